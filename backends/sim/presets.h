@@ -1,0 +1,45 @@
+// Named GPU profiles and model shapes for the mock GPU, loading either from a preset name or from
+// a JSON file, and small helpers (KV dtype widths, the parameter-count formula).
+// Every constant's source is in presets.cpp and docs/cost-model.md.
+// Thread-safety: the preset tables are immutable after first use (function-local statics), so
+// every function here is safe from any thread; the loaders read files and share nothing.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/sim/cost_model.h"
+
+namespace llm {
+
+// Looks a preset up by name: an exact match first, then a case-insensitive one. nullptr if none.
+// The pointers stay valid for the life of the program.
+const GpuProfile* find_gpu_preset(std::string_view name);
+const ModelShape* find_model_preset(std::string_view name);
+
+// Preset names in table order.
+std::vector<std::string> gpu_preset_names();
+std::vector<std::string> model_preset_names();
+
+// `name_or_json_path` is a preset name, or a path ending in ".json" whose object holds the
+// struct's fields under their member names. Throws std::invalid_argument naming the file and the
+// field (unknown key, missing required key, wrong type, out-of-range value, unreadable or
+// malformed file), or listing the known presets for an unknown name.
+// GPU JSON: every field is required except fp8_flops (default 0).
+// Model JSON: every field is required except tied_embeddings (default false),
+// weight_bytes_per_param (default 2) and params (default params_from_shape()).
+GpuProfile load_gpu_profile(const std::string& name_or_json_path);
+ModelShape load_model_shape(const std::string& name_or_json_path);
+
+// Bytes per KV element for a --kv-cache-dtype value: "auto", "bfloat16", "float16" -> 2;
+// "fp8", "fp8_e4m3", "fp8_e5m2" -> 1. Throws std::invalid_argument listing them otherwise.
+int64_t kv_cache_dtype_bytes(std::string_view dtype);
+
+// Parameter count of a Llama-style decoder: embeddings, per layer QKV + output projection + gated
+// MLP + two RMSNorm weights, the final norm, and a separate LM head unless tied. Exact for the
+// Llama and Mistral presets; Qwen2.5 also has QKV biases and Qwen3 q/k norms, which it omits.
+int64_t params_from_shape(const ModelShape& m);
+
+}  // namespace llm

@@ -1,0 +1,32 @@
+// The mock GPU: a deterministic Backend whose step time comes from the roofline cost model and
+// whose output tokens are pseudo-random ids from a seeded generator. A request with a scripted
+// output length emits the end-of-sequence id as its last token, so it stops exactly there.
+// Thread-safety: none; driven by one engine.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/sim/cost_model.h"
+#include "core/backend.h"
+
+namespace llm {
+
+class SimBackend final : public Backend {
+ public:
+  // The model's vocabulary is [0, vocab); eos is its last id.
+  SimBackend(const Deployment& deployment, uint64_t seed);
+
+  Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) override;
+  int32_t eos_token_id() const override { return eos_; }
+
+  const Deployment& deployment() const { return deployment_; }
+  // The token a request receives as its output number `index` (0-based), excluding eos.
+  int32_t token_for(const Request& request, int64_t index) const;
+
+ private:
+  Deployment deployment_;
+  uint64_t seed_;
+  int32_t eos_;
+};
+
+}  // namespace llm

@@ -1,0 +1,120 @@
+#include "core/block_pool.h"
+
+#include <stdexcept>
+
+namespace llm {
+
+BlockPool::BlockPool(int32_t num_blocks) {
+  if (num_blocks < 2) throw std::invalid_argument("BlockPool needs at least 2 blocks (one is null)");
+  blocks_.resize(num_blocks);
+  by_hash_.reserve(static_cast<size_t>(num_blocks));
+  for (int32_t b = 1; b < num_blocks; ++b) push_tail(b);
+}
+
+double BlockPool::usage() const {
+  return 1.0 - static_cast<double>(num_free_) / static_cast<double>(num_usable());
+}
+
+int32_t BlockPool::lookup(uint64_t hash) const {
+  auto it = by_hash_.find(hash);
+  return it == by_hash_.end() ? kNone : it->second;
+}
+
+void BlockPool::take(std::span<const int32_t> blocks) {
+  for (int32_t b : blocks) {
+    Block& block = blocks_[b];
+    if (block.ref_count == 0) unlink(b);
+    ++block.ref_count;
+  }
+}
+
+bool BlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
+  if (n > num_free_) return false;
+  for (int32_t i = 0; i < n; ++i) {
+    int32_t b = head_;
+    unlink(b);
+    evict_hash(b);
+    blocks_[b].ref_count = 1;
+    out.push_back(b);
+  }
+  return true;
+}
+
+void BlockPool::release(std::span<const int32_t> blocks) {
+  for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
+    Block& block = blocks_[*it];
+    if (block.ref_count <= 0) throw std::logic_error("BlockPool: releasing an unreferenced block");
+    if (--block.ref_count == 0) {
+      if (block.hashed) {
+        push_tail(*it);
+      } else {
+        push_head(*it);
+      }
+    }
+  }
+}
+
+void BlockPool::cache(int32_t block, uint64_t hash) {
+  Block& b = blocks_[block];
+  if (b.hashed) return;
+  b.hashed = true;
+  b.hash = hash;
+  by_hash_.try_emplace(hash, block);
+}
+
+std::vector<int32_t> BlockPool::free_queue() const {
+  std::vector<int32_t> order;
+  for (int32_t b = head_; b != kNone; b = blocks_[b].next) order.push_back(b);
+  return order;
+}
+
+void BlockPool::unlink(int32_t b) {
+  Block& block = blocks_[b];
+  if (!block.in_free_queue) throw std::logic_error("BlockPool: block not in the free queue");
+  if (block.prev != kNone) {
+    blocks_[block.prev].next = block.next;
+  } else {
+    head_ = block.next;
+  }
+  if (block.next != kNone) {
+    blocks_[block.next].prev = block.prev;
+  } else {
+    tail_ = block.prev;
+  }
+  block.prev = block.next = kNone;
+  block.in_free_queue = false;
+  --num_free_;
+}
+
+void BlockPool::push_head(int32_t b) {
+  Block& block = blocks_[b];
+  block.prev = kNone;
+  block.next = head_;
+  if (head_ != kNone) blocks_[head_].prev = b;
+  head_ = b;
+  if (tail_ == kNone) tail_ = b;
+  block.in_free_queue = true;
+  ++num_free_;
+}
+
+void BlockPool::push_tail(int32_t b) {
+  Block& block = blocks_[b];
+  block.next = kNone;
+  block.prev = tail_;
+  if (tail_ != kNone) blocks_[tail_].next = b;
+  tail_ = b;
+  if (head_ == kNone) head_ = b;
+  block.in_free_queue = true;
+  ++num_free_;
+}
+
+void BlockPool::evict_hash(int32_t b) {
+  Block& block = blocks_[b];
+  if (!block.hashed) return;
+  auto it = by_hash_.find(block.hash);
+  if (it != by_hash_.end() && it->second == b) by_hash_.erase(it);
+  block.hashed = false;
+  block.hash = 0;
+}
+
+}  // namespace llm

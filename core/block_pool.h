@@ -1,0 +1,72 @@
+// The pool of paged KV blocks with its prefix cache: reference counts, a free queue ordered for LRU
+// eviction, and the map from a full block's chained hash to the block that holds it.
+//
+// Block 0 is the reserved null block and never handed out, so usable = total - 1. A free block
+// with a hash is still a cache entry: it is reused (and its hash evicted) only when it reaches the
+// head of the free queue. Freed blocks with a hash go to the tail (evicted last), blocks without
+// one to the head (reused first).
+// Thread-safety: none; owned by one engine.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+namespace llm {
+
+class BlockPool {
+ public:
+  static constexpr int32_t kNone = -1;
+
+  explicit BlockPool(int32_t num_blocks);
+
+  int32_t num_blocks() const { return static_cast<int32_t>(blocks_.size()); }
+  int32_t num_usable() const { return num_blocks() - 1; }
+  int32_t num_free() const { return num_free_; }  // includes cached blocks nobody references
+  int32_t num_used() const { return num_usable() - num_free_; }
+  double usage() const;  // 1 - free / usable, in [0, 1]
+
+  int32_t ref_count(int32_t block) const { return blocks_[block].ref_count; }
+  bool has_hash(int32_t block) const { return blocks_[block].hashed; }
+  size_t num_cached_hashes() const { return by_hash_.size(); }
+
+  // The block caching this hash, or kNone.
+  int32_t lookup(uint64_t hash) const;
+  // Takes one reference on each block (a cache hit); unreferenced blocks leave the free queue.
+  void take(std::span<const int32_t> blocks);
+  // Pops n blocks from the head of the free queue (evicting their hashes) and references them.
+  // Returns false, changing nothing, when fewer than n are free.
+  bool allocate(int32_t n, std::vector<int32_t>& out);
+  // Drops one reference from each block, walking from the last to the first.
+  void release(std::span<const int32_t> blocks);
+  // Registers a full block's hash. If another block already caches the same content the mapping
+  // keeps the older block; this one is still marked hashed (it holds that content too).
+  void cache(int32_t block, uint64_t hash);
+
+  // Free-queue order from the head (next to reuse) to the tail; for tests.
+  std::vector<int32_t> free_queue() const;
+
+ private:
+  struct Block {
+    uint64_t hash = 0;
+    int32_t ref_count = 0;
+    int32_t prev = kNone;  // free-queue links
+    int32_t next = kNone;
+    bool hashed = false;
+    bool in_free_queue = false;
+  };
+
+  void unlink(int32_t block);
+  void push_head(int32_t block);
+  void push_tail(int32_t block);
+  void evict_hash(int32_t block);
+
+  std::vector<Block> blocks_;
+  std::unordered_map<uint64_t, int32_t> by_hash_;
+  int32_t head_ = kNone;
+  int32_t tail_ = kNone;
+  int32_t num_free_ = 0;
+};
+
+}  // namespace llm

@@ -1,0 +1,80 @@
+#include "core/block_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace llm {
+namespace {
+
+TEST(BlockPool, NullBlockIsReservedAndAllOthersStartFree) {
+  BlockPool pool(5);
+  EXPECT_EQ(pool.num_usable(), 4);
+  EXPECT_EQ(pool.num_free(), 4);
+  EXPECT_EQ(pool.free_queue(), (std::vector<int32_t>{1, 2, 3, 4}));
+  EXPECT_DOUBLE_EQ(pool.usage(), 0.0);
+}
+
+TEST(BlockPool, AllocateTakesFromTheHeadAndFailsWithoutChange) {
+  BlockPool pool(5);
+  std::vector<int32_t> got;
+  ASSERT_TRUE(pool.allocate(3, got));
+  EXPECT_EQ(got, (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ(pool.num_free(), 1);
+  EXPECT_DOUBLE_EQ(pool.usage(), 0.75);
+  std::vector<int32_t> more;
+  EXPECT_FALSE(pool.allocate(2, more));
+  EXPECT_TRUE(more.empty());
+  EXPECT_EQ(pool.num_free(), 1);
+}
+
+TEST(BlockPool, HashedBlocksGoToTheTailUnhashedToTheHeadInReverseOrder) {
+  BlockPool pool(6);
+  std::vector<int32_t> a;
+  ASSERT_TRUE(pool.allocate(4, a));  // 1 2 3 4
+  pool.cache(1, 101);
+  pool.cache(2, 102);
+  pool.release(a);  // walks 4, 3, 2, 1
+  // Unhashed 4 then 3 pushed on the head; hashed 2 then 1 appended to the tail.
+  EXPECT_EQ(pool.free_queue(), (std::vector<int32_t>{3, 4, 5, 2, 1}));
+  EXPECT_EQ(pool.lookup(101), 1);
+  EXPECT_EQ(pool.lookup(102), 2);
+}
+
+TEST(BlockPool, ReusingACachedBlockEvictsItsHash) {
+  BlockPool pool(3);
+  std::vector<int32_t> a;
+  ASSERT_TRUE(pool.allocate(2, a));
+  pool.cache(a[0], 7);
+  pool.release(a);  // 2 (unhashed) to head, 1 (hashed) to tail: queue 2, 1
+  std::vector<int32_t> b;
+  ASSERT_TRUE(pool.allocate(2, b));
+  EXPECT_EQ(b, (std::vector<int32_t>{2, 1}));
+  EXPECT_EQ(pool.lookup(7), BlockPool::kNone);
+  EXPECT_FALSE(pool.has_hash(1));
+}
+
+TEST(BlockPool, TakingAFreeCachedBlockRemovesItFromTheFreeQueue) {
+  BlockPool pool(4);
+  std::vector<int32_t> a;
+  ASSERT_TRUE(pool.allocate(1, a));
+  pool.cache(a[0], 9);
+  pool.release(a);
+  EXPECT_EQ(pool.num_free(), 3);
+  const int32_t hit = pool.lookup(9);
+  ASSERT_NE(hit, BlockPool::kNone);
+  pool.take(std::vector<int32_t>{hit});
+  EXPECT_EQ(pool.num_free(), 2);
+  EXPECT_EQ(pool.ref_count(hit), 1);
+  pool.take(std::vector<int32_t>{hit});
+  EXPECT_EQ(pool.ref_count(hit), 2);
+  EXPECT_EQ(pool.num_free(), 2);
+}
+
+TEST(BlockPool, ReleasingAnUnreferencedBlockIsALogicError) {
+  BlockPool pool(3);
+  EXPECT_THROW(pool.release(std::vector<int32_t>{1}), std::logic_error);
+}
+
+}  // namespace
+}  // namespace llm

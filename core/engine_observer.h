@@ -1,0 +1,44 @@
+// Receives the engine's events: the single source for per-request records, Prometheus metrics and
+// simulator reports, so they cannot disagree. Default methods ignore the event.
+// Thread-safety: called on the engine thread only.
+#pragma once
+
+#include <cstdint>
+
+#include "core/clock.h"
+#include "core/request.h"
+#include "core/scheduler.h"
+
+namespace llm {
+
+// The state after one engine step.
+struct StepStats {
+  Nanos start = 0;
+  Nanos end = 0;
+  int64_t scheduled_tokens = 0;  // prompt + generated tokens processed in the step
+  int64_t num_seqs = 0;          // sequences in the batch
+  int64_t num_preempted = 0;
+  int64_t num_running = 0;       // after the step's outputs were applied
+  int64_t num_waiting = 0;
+  int64_t free_blocks = 0;
+  int64_t usable_blocks = 0;
+  double kv_usage = 0;
+};
+
+class EngineObserver {
+ public:
+  virtual ~EngineObserver() = default;
+  // A request entered the waiting queue (its queued time is set).
+  virtual void on_queued(const Request& request) {}
+  // The scheduler decided a step (before it runs); `scheduler` shows the sets after the decision.
+  virtual void on_scheduled(const SchedulerOutput& batch, const Scheduler& scheduler) {}
+  // A request received an output token at `time`; itl_ns is time minus its previous token time,
+  // or kNoTime for its first token.
+  virtual void on_token(const Request& request, Nanos time, Nanos itl_ns) {}
+  virtual void on_preempted(const Request& request) {}
+  // The request left the engine; its timeline and counts are final. The object dies afterwards.
+  virtual void on_finished(const Request& request) {}
+  virtual void on_step(const StepStats& stats) {}
+};
+
+}  // namespace llm

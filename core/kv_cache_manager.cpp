@@ -1,0 +1,135 @@
+#include "core/kv_cache_manager.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/rng.h"
+
+namespace llm {
+namespace {
+
+constexpr uint64_t kRootHash = 0x6c6c6d7365727665ULL;  // parent hash of a request's first block
+constexpr uint64_t kTokenDomain = 1;
+constexpr uint64_t kHashIdDomain = 2;
+constexpr uint64_t kSaltDomain = 3;
+
+}  // namespace
+
+KvCacheManager::KvCacheManager(int32_t num_blocks, int32_t block_size, bool enable_prefix_caching)
+    : pool_(num_blocks), block_size_(block_size), caching_(enable_prefix_caching) {
+  if (block_size <= 0) throw std::invalid_argument("block_size must be positive");
+}
+
+uint64_t KvCacheManager::content_key(const Request& r, int64_t index) const {
+  const int64_t begin = index * block_size_;
+  const int64_t end = begin + block_size_;
+  const bool in_prompt = end <= r.prompt_len;
+  const bool have_tokens = in_prompt ? !r.prompt_tokens.empty()
+                                     : !r.prompt_tokens.empty() && r.keep_output_tokens;
+  if (have_tokens) {
+    uint64_t key = kTokenDomain;
+    for (int64_t t = begin; t < end; ++t) {
+      int32_t token = t < r.prompt_len ? r.prompt_tokens[t] : r.output_tokens[t - r.prompt_len];
+      key = hash_combine(key, static_cast<uint32_t>(token));
+    }
+    return key;
+  }
+  if (in_prompt && r.hash_block_size > 0) {
+    const int64_t first = begin / r.hash_block_size;
+    const int64_t last = (end - 1) / r.hash_block_size;
+    if (last < static_cast<int64_t>(r.prefix_hash_ids.size())) {
+      uint64_t key = hash_combine(kHashIdDomain, static_cast<uint64_t>(begin % r.hash_block_size));
+      for (int64_t h = first; h <= last; ++h) key = hash_combine(key, r.prefix_hash_ids[h]);
+      return key;
+    }
+  }
+  // Content nobody else is known to share: the prompt's salt (shared by the n children of one
+  // request) for prompt blocks, the sequence's own id for blocks holding its outputs.
+  const uint64_t salt = in_prompt ? r.prompt_salt : hash_combine(r.prompt_salt, r.id + 1);
+  return hash_combine(hash_combine(kSaltDomain, salt), static_cast<uint64_t>(index));
+}
+
+uint64_t KvCacheManager::block_hash(Request& r, int64_t index) {
+  while (static_cast<int64_t>(r.block_hashes.size()) <= index) {
+    const int64_t i = static_cast<int64_t>(r.block_hashes.size());
+    if ((i + 1) * block_size_ > r.num_tokens()) throw std::logic_error("hashing a partial block");
+    r.block_hashes.push_back(chain(i == 0 ? kRootHash : r.block_hashes[i - 1], r, i));
+  }
+  return r.block_hashes[index];
+}
+
+uint64_t KvCacheManager::chain(uint64_t parent, const Request& r, int64_t index) const {
+  return hash_combine(parent, content_key(r, index));
+}
+
+int64_t KvCacheManager::peek_cached_prefix(const Request& r, std::vector<int32_t>& hit_blocks) const {
+  hit_blocks.clear();
+  if (!caching_ || r.num_computed_tokens != 0) return 0;
+  const int64_t max_blocks = (r.num_tokens() - 1) / block_size_;
+  uint64_t hash = kRootHash;
+  for (int64_t i = 0; i < max_blocks; ++i) {
+    hash = i < static_cast<int64_t>(r.block_hashes.size()) ? r.block_hashes[i] : chain(hash, r, i);
+    const int32_t block = pool_.lookup(hash);
+    if (block == BlockPool::kNone) break;
+    hit_blocks.push_back(block);
+  }
+  return static_cast<int64_t>(hit_blocks.size()) * block_size_;
+}
+
+int64_t KvCacheManager::find_cached_prefix(Request& r, std::vector<int32_t>& hit_blocks) {
+  hit_blocks.clear();
+  if (!caching_ || r.num_computed_tokens != 0) return 0;
+  const int64_t max_blocks = (r.num_tokens() - 1) / block_size_;
+  for (int64_t i = 0; i < max_blocks; ++i) {
+    const int32_t block = pool_.lookup(block_hash(r, i));
+    if (block == BlockPool::kNone) break;
+    hit_blocks.push_back(block);
+  }
+  return static_cast<int64_t>(hit_blocks.size()) * block_size_;
+}
+
+bool KvCacheManager::can_admit(const Request& r, std::span<const int32_t> hit_blocks) const {
+  int64_t evictable_hits = 0;
+  for (int32_t b : hit_blocks) evictable_hits += pool_.ref_count(b) == 0 ? 1 : 0;
+  const int64_t needed = blocks_for(r.num_tokens()) - static_cast<int64_t>(r.block_ids.size()) -
+                         static_cast<int64_t>(hit_blocks.size()) + evictable_hits;
+  return needed <= pool_.num_free();
+}
+
+bool KvCacheManager::allocate_slots(Request& r, int64_t num_new_tokens,
+                                    std::span<const int32_t> hit_blocks) {
+  const int64_t hit_tokens = static_cast<int64_t>(hit_blocks.size()) * block_size_;
+  const int64_t end_token = r.num_computed_tokens + hit_tokens + num_new_tokens;
+  const int64_t held = static_cast<int64_t>(r.block_ids.size() + hit_blocks.size());
+  const int64_t new_blocks = std::max<int64_t>(blocks_for(end_token) - held, 0);
+  int64_t evictable_hits = 0;
+  for (int32_t b : hit_blocks) evictable_hits += pool_.ref_count(b) == 0 ? 1 : 0;
+  if (new_blocks + evictable_hits > pool_.num_free()) return false;
+
+  pool_.take(hit_blocks);
+  r.block_ids.insert(r.block_ids.end(), hit_blocks.begin(), hit_blocks.end());
+  r.num_hashed_blocks_cached += static_cast<int64_t>(hit_blocks.size());
+  pool_.allocate(static_cast<int32_t>(new_blocks), r.block_ids);
+
+  if (caching_) {
+    const int64_t full = std::min(end_token, r.num_tokens()) / block_size_;
+    for (int64_t i = r.num_hashed_blocks_cached; i < full; ++i) {
+      pool_.cache(r.block_ids[i], block_hash(r, i));
+    }
+    r.num_hashed_blocks_cached = std::max(r.num_hashed_blocks_cached, full);
+  }
+  return true;
+}
+
+void KvCacheManager::release(Request& r) {
+  pool_.release(r.block_ids);
+  r.block_ids.clear();
+  r.num_hashed_blocks_cached = 0;
+}
+
+void KvCacheManager::record_lookup(int64_t prompt_tokens, int64_t hit_tokens) {
+  counters_.queries += prompt_tokens;
+  counters_.hits += hit_tokens;
+}
+
+}  // namespace llm

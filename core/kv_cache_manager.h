@@ -1,0 +1,73 @@
+// Maps requests to KV blocks: prefix-cache lookup, slot allocation for a step's new tokens, the
+// admission check for waiting requests, and release. Owns the BlockPool and the prefix-cache
+// counters (in tokens).
+//
+// A full block's identity is a chained hash: hash(previous block's hash, the block's content key).
+// The content key comes from the token ids when the request has them, else from the trace's prefix
+// hash ids, else from a per-request salt (content nobody else shares).
+// Thread-safety: none; owned by one engine.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/block_pool.h"
+#include "core/request.h"
+
+namespace llm {
+
+struct PrefixCacheCounters {
+  int64_t queries = 0;  // prompt tokens looked up (each new request once, at admission)
+  int64_t hits = 0;     // of those, tokens found cached
+};
+
+class KvCacheManager {
+ public:
+  KvCacheManager(int32_t num_blocks, int32_t block_size, bool enable_prefix_caching);
+
+  int32_t block_size() const { return block_size_; }
+  bool prefix_caching() const { return caching_; }
+  const BlockPool& pool() const { return pool_; }
+  double usage() const { return pool_.usage(); }
+  const PrefixCacheCounters& counters() const { return counters_; }
+
+  // Longest cached prefix of a request with nothing computed, in whole blocks; never includes the
+  // last token (so at most floor((num_tokens - 1) / block_size) blocks). Fills hit_blocks.
+  int64_t find_cached_prefix(Request& request, std::vector<int32_t>& hit_blocks);
+
+  // The same lookup without memoizing hashes in the request (for checks and reports).
+  int64_t peek_cached_prefix(const Request& request, std::vector<int32_t>& hit_blocks) const;
+
+  // Admission gate for a waiting request: can the blocks for its whole current sequence be had,
+  // counting hit blocks as held (those nobody references still use a free block)? Reserves nothing.
+  bool can_admit(const Request& request, std::span<const int32_t> hit_blocks) const;
+
+  // Gives the request KV slots for num_new_tokens tokens after its computed ones (and after
+  // hit_blocks, which it takes first). Registers the blocks that become full in the prefix cache.
+  // Returns false, changing nothing, when the pool cannot supply the blocks.
+  bool allocate_slots(Request& request, int64_t num_new_tokens,
+                      std::span<const int32_t> hit_blocks = {});
+
+  // Releases all of a request's blocks (hashed ones stay cached, evictable).
+  void release(Request& request);
+
+  // Counts one admitted new request's lookup in the prefix-cache counters.
+  void record_lookup(int64_t prompt_tokens, int64_t hit_tokens);
+
+  // Chained hash of block `index` (full blocks only), computing earlier ones as needed.
+  uint64_t block_hash(Request& request, int64_t index);
+
+ private:
+  uint64_t content_key(const Request& request, int64_t index) const;
+  uint64_t chain(uint64_t parent, const Request& request, int64_t index) const;
+  int64_t blocks_for(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+
+  BlockPool pool_;
+  int32_t block_size_;
+  bool caching_;
+  PrefixCacheCounters counters_;
+  std::vector<int32_t> scratch_;
+};
+
+}  // namespace llm

@@ -1,0 +1,125 @@
+#include "core/kv_cache_manager.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+namespace llm {
+namespace {
+
+Request with_tokens(std::vector<int32_t> tokens, uint64_t id) {
+  Request r;
+  r.id = id;
+  r.prompt_tokens = std::move(tokens);
+  r.prompt_len = static_cast<int64_t>(r.prompt_tokens.size());
+  return r;
+}
+
+std::vector<int32_t> iota_tokens(int n, int start) {
+  std::vector<int32_t> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), start);
+  return v;
+}
+
+// Admits a request the way the scheduler does: lookup, then allocate its whole prompt.
+int64_t admit(KvCacheManager& kv, Request& r) {
+  std::vector<int32_t> hits;
+  const int64_t hit_tokens = kv.find_cached_prefix(r, hits);
+  EXPECT_TRUE(kv.allocate_slots(r, r.num_tokens() - hit_tokens, hits));
+  r.num_computed_tokens = r.num_tokens();
+  return hit_tokens;
+}
+
+TEST(PrefixCache, SharedFullBlocksHitWhileTheFirstRequestIsStillCached) {
+  KvCacheManager kv(32, 4, true);
+  Request a = with_tokens(iota_tokens(14, 100), 1);  // 3 full blocks + 2 tokens
+  EXPECT_EQ(admit(kv, a), 0);
+  std::vector<int32_t> b_tokens = iota_tokens(12, 100);  // same first 3 blocks
+  b_tokens.push_back(5);
+  Request b = with_tokens(b_tokens, 2);
+  EXPECT_EQ(admit(kv, b), 12);  // k = 3 blocks x block_size 4
+  EXPECT_EQ(kv.pool().ref_count(a.block_ids[0]), 2);
+  kv.release(a);
+  kv.release(b);
+  // After both leave, the blocks stay cached: a third request still hits them.
+  Request c = with_tokens(b_tokens, 3);
+  EXPECT_EQ(admit(kv, c), 12);
+}
+
+TEST(PrefixCache, TheLastPromptTokenIsNeverAHit) {
+  KvCacheManager kv(32, 4, true);
+  Request a = with_tokens(iota_tokens(8, 0), 1);
+  admit(kv, a);
+  Request b = with_tokens(iota_tokens(8, 0), 2);  // fully cached prompt of 2 blocks
+  EXPECT_EQ(admit(kv, b), 4);                      // only floor((8 - 1) / 4) = 1 block
+}
+
+TEST(PrefixCache, ADifferentEarlierBlockBreaksTheChain) {
+  KvCacheManager kv(32, 4, true);
+  Request a = with_tokens(iota_tokens(12, 0), 1);
+  admit(kv, a);
+  std::vector<int32_t> t = iota_tokens(12, 0);
+  t[1] = 999;  // first block differs, later blocks equal
+  Request b = with_tokens(t, 2);
+  EXPECT_EQ(admit(kv, b), 0);
+}
+
+TEST(PrefixCache, EvictionIsLeastRecentlyFreedFirstAndTailBlocksFirst) {
+  KvCacheManager kv(5, 4, true);  // 4 usable blocks
+  Request a = with_tokens(iota_tokens(9, 0), 1);   // blocks: 2 full + 1 partial
+  admit(kv, a);
+  kv.release(a);  // frees a's partial block to the head, then its full blocks to the tail
+  Request b = with_tokens(iota_tokens(9, 500), 2);  // needs 3 blocks: takes the unhashed ones first
+  admit(kv, b);
+  // One of a's two cached blocks had to go; a's tail block (freed first) is evicted first, so a's
+  // first block still hits.
+  Request a2 = with_tokens(iota_tokens(9, 0), 3);
+  std::vector<int32_t> hits;
+  EXPECT_EQ(kv.find_cached_prefix(a2, hits), 4);
+}
+
+TEST(PrefixCache, MooncakeStyleHashIdsDriveHitsAcrossBlockSizes) {
+  KvCacheManager kv(256, 16, true);
+  Request a;
+  a.id = 1;
+  a.prompt_len = 1100;
+  a.prefix_hash_ids = {10, 11, 12};
+  a.hash_block_size = 512;
+  a.prompt_salt = 1;
+  admit(kv, a);
+  Request b = a;
+  b.id = 2;
+  b.block_ids.clear();
+  b.block_hashes.clear();
+  b.num_hashed_blocks_cached = 0;
+  b.num_computed_tokens = 0;
+  b.prefix_hash_ids = {10, 11, 99};
+  b.prompt_salt = 2;
+  EXPECT_EQ(admit(kv, b), 1024);  // two shared 512-token hash blocks = 64 KV blocks
+}
+
+TEST(PrefixCache, DisabledCachingNeverHits) {
+  KvCacheManager kv(32, 4, false);
+  Request a = with_tokens(iota_tokens(12, 0), 1);
+  admit(kv, a);
+  Request b = with_tokens(iota_tokens(12, 0), 2);
+  EXPECT_EQ(admit(kv, b), 0);
+}
+
+TEST(KvSlots, AllocationFailsWithoutChangeAndTheAdmissionGateCountsTheWholeSequence) {
+  KvCacheManager kv(4, 4, false);  // 3 usable
+  Request a = with_tokens(iota_tokens(12, 0), 1);
+  std::vector<int32_t> none;
+  EXPECT_TRUE(kv.can_admit(a, none));
+  EXPECT_TRUE(kv.allocate_slots(a, 4));  // a chunk: one block
+  Request b = with_tokens(iota_tokens(12, 50), 2);
+  EXPECT_FALSE(kv.can_admit(b, none));    // 3 blocks needed, 2 free
+  EXPECT_TRUE(kv.allocate_slots(b, 8));   // yet a chunk would fit: the gate reserves nothing
+  EXPECT_FALSE(kv.allocate_slots(a, 8));  // a needs 2 more, 0 free
+  EXPECT_EQ(a.block_ids.size(), 1u);
+  EXPECT_EQ(kv.pool().num_free(), 0);
+}
+
+}  // namespace
+}  // namespace llm

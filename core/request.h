@@ -1,0 +1,88 @@
+// One engine request (one sequence): its prompt, sampling parameters, state machine and timeline.
+// A client request with n > 1 becomes n of these (see fan_out). Owned by the EngineCore; the
+// scheduler and KV cache manager hold raw pointers while it is alive.
+// Thread-safety: none; touched only by the engine thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace llm {
+
+enum class RequestState : uint8_t { kWaiting, kRunning, kFinished };
+
+enum class FinishReason : uint8_t { kNone, kStop, kLength, kAbort, kError };
+
+const char* finish_reason_name(FinishReason reason);  // "stop", "length", "abort", "error", ""
+
+struct SamplingParams {
+  int64_t max_tokens = -1;  // -1: not set by the client (the engine uses the context's room)
+  int32_t n = 1;
+  std::vector<int32_t> stop_token_ids;
+  bool ignore_eos = false;
+  uint64_t seed = 0;
+  double temperature = 1.0;
+  double top_p = 1.0;
+};
+
+// Engine timestamps in integer nanoseconds of the engine's Clock; kNoTime until they happen.
+struct Timeline {
+  Nanos arrival = kNoTime;      // the frontend had the whole request
+  Nanos queued = kNoTime;       // entered the waiting queue (set once)
+  Nanos scheduled = kNoTime;    // first picked from waiting (not reset by preemption)
+  Nanos first_token = kNoTime;  // the step that produced the first output token completed
+  Nanos last_token = kNoTime;   // the step that produced the latest output token completed
+  Nanos finished = kNoTime;     // left the engine
+  int32_t num_preemptions = 0;
+};
+
+struct Request {
+  uint64_t id = 0;          // engine-unique, assigned by EngineCore::add_request
+  std::string external_id;  // the client's id ("<i>_<parent>" for a child of n > 1)
+  std::string parent_id;    // the client request this sequence belongs to
+  int32_t child_index = 0;  // i in 0..n-1
+
+  // Prompt: real token ids, or (simulated) only a length plus optional prefix identity.
+  int64_t prompt_len = 0;
+  std::vector<int32_t> prompt_tokens;
+  std::vector<uint64_t> prefix_hash_ids;  // see TraceRequest: ids of hash_block_size-token blocks
+  int32_t hash_block_size = 0;
+  uint64_t prompt_salt = 0;  // identity of prompt content not covered by tokens or hash ids
+
+  SamplingParams params;
+  int32_t priority = 0;
+  int64_t scripted_output_len = -1;  // simulated backends: the model stops after this many tokens
+  bool keep_output_tokens = false;   // store output ids (needed to hash their blocks, to detokenize)
+
+  // Mutable engine state.
+  RequestState state = RequestState::kWaiting;
+  FinishReason finish_reason = FinishReason::kNone;
+  int32_t stop_token = -1;  // the stop token id that ended it, if any
+  int64_t num_computed_tokens = 0;
+  int64_t num_output_tokens = 0;
+  int32_t last_output_token = -1;
+  uint64_t output_digest = 0xcbf29ce484222325ULL;  // FNV-1a over output ids: cheap identity
+  std::vector<int32_t> output_tokens;              // only with keep_output_tokens
+  int64_t num_cached_tokens = -1;                  // prefix-cache hit at first admission
+  std::vector<int32_t> block_ids;                  // KV blocks in sequence order
+  std::vector<uint64_t> block_hashes;              // chained hashes of full blocks, grown lazily
+  int64_t num_hashed_blocks_cached = 0;            // leading blocks registered in the prefix cache
+  Timeline timeline;
+
+  int64_t num_tokens() const { return prompt_len + num_output_tokens; }
+  bool is_finished() const { return state == RequestState::kFinished; }
+  // max_tokens with the default applied: the context's room after the prompt.
+  int64_t effective_max_tokens(int64_t max_model_len) const;
+  void append_output_token(int32_t token);
+};
+
+// Makes the n engine sequences of one client request: ids "<i>_<parent>", seeds seed + i, the same
+// arrival and prompt identity (they share prompt blocks through the prefix cache). n == 1 returns
+// one copy whose external id is the parent's.
+std::vector<std::unique_ptr<Request>> fan_out(const Request& parent_template);
+
+}  // namespace llm

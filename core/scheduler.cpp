@@ -1,0 +1,154 @@
+#include "core/scheduler.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <tuple>
+
+namespace llm {
+
+void SchedulerOutput::clear() {
+  schedule_time = kNoTime;
+  seqs.clear();
+  preempted.clear();
+  total_tokens = 0;
+  num_admitted = 0;
+}
+
+Scheduler::Scheduler(const SchedulerConfig& config)
+    : config_(config),
+      kv_(config.num_gpu_blocks, config.block_size, config.enable_prefix_caching),
+      waiting_(config.policy) {
+  running_.reserve(static_cast<size_t>(config.max_num_seqs));
+}
+
+void Scheduler::add(Request* r) {
+  r->state = RequestState::kWaiting;
+  waiting_.push_back(r);
+}
+
+bool Scheduler::remove(Request* r) {
+  bool found = waiting_.remove(r);
+  if (!found) {
+    auto it = std::find(running_.begin(), running_.end(), r);
+    if (it != running_.end()) {
+      running_.erase(it);
+      found = true;
+    }
+  }
+  if (found) kv_.release(*r);
+  return found;
+}
+
+int64_t Scheduler::cap_chunk(int64_t wanted, int64_t budget) const {
+  if (config_.long_prefill_token_threshold > 0) {
+    wanted = std::min(wanted, config_.long_prefill_token_threshold);
+  }
+  return std::min(wanted, budget);
+}
+
+void Scheduler::schedule(Nanos now, SchedulerOutput& out) {
+  out.clear();
+  out.schedule_time = now;
+  int64_t budget = config_.max_num_batched_tokens;
+  schedule_running(out, budget);
+  if (out.preempted.empty()) schedule_waiting(now, out, budget);
+  for (ScheduledSeq& s : out.seqs) {
+    s.request->num_computed_tokens = s.num_computed_before + s.num_new_tokens;
+    s.samples = s.request->num_computed_tokens >= s.request->num_tokens();
+    out.total_tokens += s.num_new_tokens;
+  }
+}
+
+void Scheduler::schedule_running(SchedulerOutput& out, int64_t& budget) {
+  size_t i = 0;
+  while (i < running_.size() && budget > 0) {
+    Request* r = running_[i];
+    int64_t wanted = cap_chunk(r->num_tokens() - r->num_computed_tokens, budget);
+    wanted = std::min(wanted, config_.max_model_len - 1 - r->num_computed_tokens);
+    if (wanted <= 0) {
+      ++i;
+      continue;
+    }
+    bool self_preempted = false;
+    while (!kv_.allocate_slots(*r, wanted)) {
+      const size_t victim = pick_victim();
+      self_preempted = running_[victim] == r;
+      if (victim < i) --i;  // priority policy: an earlier request leaves the running set
+      preempt(victim, out, budget);
+      if (self_preempted) break;
+    }
+    if (self_preempted) break;
+    out.seqs.push_back({r, r->num_computed_tokens, wanted, false});
+    budget -= wanted;
+    ++i;
+  }
+}
+
+void Scheduler::schedule_waiting(Nanos now, SchedulerOutput& out, int64_t& budget) {
+  while (!waiting_.empty() && budget > 0) {
+    if (running_.size() >= static_cast<size_t>(config_.max_num_seqs)) break;
+    Request* r = waiting_.front();
+    int64_t hit_tokens = kv_.find_cached_prefix(*r, hit_blocks_);
+    int64_t wanted = r->num_tokens() - r->num_computed_tokens - hit_tokens;
+    if (!config_.enable_chunked_prefill && wanted > budget) break;
+    wanted = cap_chunk(wanted, budget);
+    if (!kv_.can_admit(*r, hit_blocks_)) break;
+    if (!kv_.allocate_slots(*r, wanted, hit_blocks_)) break;
+
+    waiting_.pop_front();
+    running_.push_back(r);
+    r->state = RequestState::kRunning;
+    if (r->timeline.scheduled == kNoTime) r->timeline.scheduled = now;
+    if (r->num_cached_tokens < 0) {
+      r->num_cached_tokens = hit_tokens;
+      if (kv_.prefix_caching()) kv_.record_lookup(r->num_tokens(), hit_tokens);
+    }
+    out.seqs.push_back({r, r->num_computed_tokens + hit_tokens, wanted, false});
+    ++out.num_admitted;
+    budget -= wanted;
+  }
+}
+
+size_t Scheduler::pick_victim() const {
+  if (config_.policy == SchedulingPolicy::kFcfs) return running_.size() - 1;
+  size_t victim = 0;
+  for (size_t i = 1; i < running_.size(); ++i) {
+    const Request* a = running_[i];
+    const Request* b = running_[victim];
+    if (std::tuple(a->priority, a->timeline.arrival, a->id) >
+        std::tuple(b->priority, b->timeline.arrival, b->id)) {
+      victim = i;
+    }
+  }
+  return victim;
+}
+
+void Scheduler::preempt(size_t index, SchedulerOutput& out, int64_t& budget) {
+  Request* victim = running_[index];
+  running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(index));
+  // Under the priority policy the victim may already hold a share of this step: give it back.
+  auto it = std::find_if(out.seqs.begin(), out.seqs.end(),
+                         [victim](const ScheduledSeq& s) { return s.request == victim; });
+  if (it != out.seqs.end()) {
+    budget += it->num_new_tokens;
+    out.seqs.erase(it);
+  }
+  kv_.release(*victim);
+  victim->num_computed_tokens = 0;
+  victim->state = RequestState::kWaiting;
+  ++victim->timeline.num_preemptions;
+  ++num_preemptions_;
+  waiting_.push_preempted(victim);
+  out.preempted.push_back(victim);
+}
+
+void Scheduler::drop_finished() {
+  auto finished = [this](Request* r) {
+    if (!r->is_finished()) return false;
+    kv_.release(*r);
+    return true;
+  };
+  running_.erase(std::remove_if(running_.begin(), running_.end(), finished), running_.end());
+}
+
+}  // namespace llm

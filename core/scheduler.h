@@ -1,0 +1,82 @@
+// vLLM v1's continuous-batching scheduler: each step spends a token budget first on running
+// requests (admission order: a decode token each, or their next prefill chunk), then, if nothing
+// was preempted, on waiting requests in queue order (chunked prefill, prefix-cache hits, a
+// whole-sequence admission gate, head-of-line blocking). When a running request cannot get KV
+// slots, the newest running request (FCFS) or the lowest-priority one is preempted by recompute.
+// See docs/scheduler.md for the rules and their sources.
+// Thread-safety: none; driven by the engine thread.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/clock.h"
+#include "core/kv_cache_manager.h"
+#include "core/request.h"
+#include "core/scheduler_config.h"
+#include "core/waiting_queue.h"
+
+namespace llm {
+
+// One sequence's share of a step.
+struct ScheduledSeq {
+  Request* request = nullptr;
+  int64_t num_computed_before = 0;  // tokens already in its KV cache (cache hits included)
+  int64_t num_new_tokens = 0;       // tokens computed this step
+  bool samples = false;             // the step reaches its last token, so it yields a new token
+};
+
+// What one schedule() call decided. Reused between steps to avoid allocation.
+struct SchedulerOutput {
+  Nanos schedule_time = kNoTime;
+  std::vector<ScheduledSeq> seqs;
+  std::vector<Request*> preempted;  // in the order they were preempted
+  int64_t total_tokens = 0;
+  int64_t num_admitted = 0;  // taken from waiting this step
+
+  bool empty() const { return seqs.empty(); }
+  void clear();
+};
+
+class Scheduler {
+ public:
+  Scheduler(const SchedulerConfig& config);
+
+  const SchedulerConfig& config() const { return config_; }
+  KvCacheManager& kv() { return kv_; }
+  const KvCacheManager& kv() const { return kv_; }
+
+  void add(Request* request);  // enters the waiting queue
+  // Removes a request from whichever set holds it and releases its blocks. False when absent.
+  bool remove(Request* request);
+
+  // Decides the next step at time `now`; fills `out`. Updates num_computed_tokens as if the step
+  // ran (the caller applies outputs before the next schedule()).
+  void schedule(Nanos now, SchedulerOutput& out);
+
+  // Takes finished requests out of the running set and releases their blocks.
+  void drop_finished();
+
+  const std::vector<Request*>& running() const { return running_; }
+  const WaitingQueue& waiting() const { return waiting_; }
+  size_t num_running() const { return running_.size(); }
+  size_t num_waiting() const { return waiting_.size(); }
+  bool has_unfinished() const { return !running_.empty() || !waiting_.empty(); }
+  int64_t num_preemptions() const { return num_preemptions_; }
+
+ private:
+  void schedule_running(SchedulerOutput& out, int64_t& budget);
+  void schedule_waiting(Nanos now, SchedulerOutput& out, int64_t& budget);
+  size_t pick_victim() const;  // index into running_
+  void preempt(size_t index, SchedulerOutput& out, int64_t& budget);
+  int64_t cap_chunk(int64_t wanted, int64_t budget) const;
+
+  SchedulerConfig config_;
+  KvCacheManager kv_;
+  std::vector<Request*> running_;  // admission order
+  WaitingQueue waiting_;
+  int64_t num_preemptions_ = 0;
+  std::vector<int32_t> hit_blocks_;  // scratch
+};
+
+}  // namespace llm

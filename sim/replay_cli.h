@@ -1,0 +1,63 @@
+// `llmsim replay TRACE [flags]`: flag parsing (vLLM's engine-argument names), the mapping from
+// flags to a ReplayConfig (presets, KV capacity, vLLM's device-dependent defaults), and the run
+// that writes requests.jsonl and summary.json atomically.
+// Thread-safety: single-threaded command-line code.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/replay.h"
+
+namespace llm {
+
+// A bad flag or flag value; what() names the flag. llmsim exits with code 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ReplayOptions {
+  std::string trace_path;
+  std::string gpu = "H200";
+  std::string model = "Llama-3.1-8B";
+  int64_t tensor_parallel_size = 1;
+  std::optional<int32_t> max_num_seqs;            // default depends on the GPU (vLLM's rule)
+  std::optional<int64_t> max_num_batched_tokens;  // likewise
+  int32_t block_size = 16;
+  double gpu_memory_utilization = 0.92;
+  bool enable_prefix_caching = true;
+  bool enable_chunked_prefill = true;
+  std::string kv_cache_dtype = "auto";
+  std::optional<int64_t> max_model_len;           // default: the model's context length
+  std::optional<int64_t> num_gpu_blocks_override;
+  int64_t long_prefill_token_threshold = 0;
+  std::string scheduling_policy = "fcfs";
+  uint64_t seed = 0;
+  double arrival_rate_scale = 1.0;
+  std::string output_dir;  // empty: no files
+  bool quiet = false;      // no summary table on stdout
+  bool progress = true;    // progress bar on stderr when it is a terminal
+};
+
+// Parses the arguments after "replay". Throws UsageError naming the flag.
+ReplayOptions parse_replay_args(const std::vector<std::string>& args);
+std::string replay_usage();
+
+// Resolves presets and defaults into an engine configuration. Throws UsageError.
+ReplayConfig make_replay_config(const ReplayOptions& options);
+
+// Called now and then during a run with (finished sequences, all sequences so far).
+using ProgressFn = std::function<void(int64_t done, int64_t total)>;
+
+// Runs the whole command; returns the process exit code (0, or 2 for bad input). Output files are
+// written under temporary names and renamed only when the replay succeeded.
+int run_replay_command(const ReplayOptions& options, std::ostream& out, std::ostream& err,
+                       const ProgressFn& progress = {});
+
+}  // namespace llm

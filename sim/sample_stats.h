@@ -1,0 +1,49 @@
+// Summary statistics for a report: mean and percentiles of a set of values.
+// ExactSamples keeps every value (per-request figures: one value per request). LogSketch keeps a
+// fixed array of logarithmic buckets (relative error under 0.05%) for streams too long to keep,
+// such as one inter-token latency per output token.
+// Thread-safety: none.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace llm {
+
+struct Distribution {
+  int64_t count = 0;
+  double mean = 0;
+  double p50 = 0;
+  double p90 = 0;
+  double p99 = 0;
+  double max = 0;
+};
+
+class ExactSamples {
+ public:
+  void add(double value) { values_.push_back(value); }
+  size_t size() const { return values_.size(); }
+  // Percentiles interpolate linearly between closest ranks (numpy's default).
+  Distribution summarize();
+
+ private:
+  std::vector<double> values_;
+};
+
+class LogSketch {
+ public:
+  LogSketch();
+  void add(double value);  // values <= 0 count as exact zeros
+  Distribution summarize() const;
+
+ private:
+  double quantile(double q) const;
+  std::vector<int64_t> buckets_;
+  int64_t zeros_ = 0;
+  int64_t count_ = 0;
+  double sum_ = 0;
+  double max_ = 0;
+};
+
+}  // namespace llm

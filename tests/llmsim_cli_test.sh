@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# End-to-end checks of the llmsim command line: outputs, determinism, importers of the shared
+# traces, and bad input (exit code 2, a message naming the file:line or flag, no output files).
+# Usage: tests/llmsim_cli_test.sh PATH/TO/llmsim
+set -u
+llmsim=${1:?usage: llmsim_cli_test.sh PATH/TO/llmsim}
+root=$(cd "$(dirname "$0")/.." && pwd)
+shared="$root/../shared/traces"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+
+# expect_error NAME PATTERN ARGS...: exit code 2, stderr matching PATTERN, no output files.
+expect_error() {
+  local name=$1 pattern=$2
+  shift 2
+  rm -rf "$work/err"
+  "$llmsim" replay "$@" --output-dir "$work/err" >"$work/stdout" 2>"$work/stderr"
+  local rc=$?
+  if [[ $rc -ne 2 ]]; then fail "$name: exit code $rc, want 2"; return; fi
+  if ! grep -qE -- "$pattern" "$work/stderr"; then
+    fail "$name: stderr does not match '$pattern': $(cat "$work/stderr")"; return
+  fi
+  if [[ -e $work/err/requests.jsonl || -e $work/err/summary.json ]] || compgen -G "$work/err/*.partial" >/dev/null; then
+    fail "$name: output files left behind"; return
+  fi
+  ok
+}
+
+# --- a normal run writes both files and prints the table -------------------------------------
+if "$llmsim" replay "$root/traces/tiny.json" --output-dir "$work/a" >"$work/table" 2>"$work/stderr"; then ok; else fail "tiny replay failed: $(cat "$work/stderr")"; fi
+lines=$(wc -l <"$work/a/requests.jsonl")
+[[ $lines -eq 11 ]] && ok || fail "tiny: $lines request lines, want 11 (10 requests, one with n=2)"
+grep -q "TTFT, arrival to first token" "$work/table" && ok || fail "summary table lacks TTFT row"
+python3 - "$work/a" <<'PY' && ok || fail "requests.jsonl / summary.json content"
+import json, sys
+d = sys.argv[1]
+rows = [json.loads(l) for l in open(d + "/requests.jsonl")]
+need = ["id", "arrival_s", "finish_reason", "prompt_tokens", "cached_tokens", "completion_tokens",
+        "num_preemptions", "time_to_first_token_ms", "generation_time_ms", "queue_time_ms",
+        "mean_itl_ms", "tokens_per_second"]
+for r in rows:
+    missing = [k for k in need if k not in r]
+    assert not missing, missing
+    n = r["completion_tokens"]
+    if n > 1:
+        assert abs(r["mean_itl_ms"] - r["generation_time_ms"] / (n - 1)) < 1e-9
+    else:
+        assert r["mean_itl_ms"] is None
+s = json.load(open(d + "/summary.json"))
+assert s["sequences"] == len(rows), (s["sequences"], len(rows))
+assert s["completion_tokens"] == sum(r["completion_tokens"] for r in rows)
+assert sum(s["finish_reasons"].values()) == len(rows)
+assert s["prefix_cache_hits"] > 0  # tiny.json has a shared prefix and an n=2 request
+PY
+
+# --- determinism ----------------------------------------------------------------------------
+"$llmsim" replay "$root/traces/tiny.json" --output-dir "$work/b" --quiet
+cmp -s "$work/a/requests.jsonl" "$work/b/requests.jsonl" && cmp -s "$work/a/summary.json" "$work/b/summary.json" \
+  && ok || fail "two identical runs differ"
+"$llmsim" replay "$root/traces/tiny.json" --output-dir "$work/c" --quiet --seed 7
+strip() { sed -E 's/,"output_digest":"[0-9a-f]+"//' "$1"; }
+if cmp -s "$work/a/requests.jsonl" "$work/c/requests.jsonl"; then fail "--seed did not change token ids"; else ok; fi
+[[ "$(strip "$work/a/requests.jsonl")" == "$(strip "$work/c/requests.jsonl")" ]] && ok \
+  || fail "--seed changed the schedule of a length-only trace"
+
+# --- what-if flags change the outcome in the expected direction ------------------------------
+"$llmsim" replay "$root/traces/azure-conv-sample.json" --output-dir "$work/base" --quiet
+"$llmsim" replay "$root/traces/azure-conv-sample.json" --output-dir "$work/fast" --quiet \
+  --arrival-rate-scale 50 --num-gpu-blocks-override 2000 --max-model-len 8192
+python3 - "$work/base" "$work/fast" <<'PY' && ok || fail "--arrival-rate-scale / small KV cache did not add load"
+import json, sys
+a = json.load(open(sys.argv[1] + "/summary.json"))
+b = json.load(open(sys.argv[2] + "/summary.json"))
+assert b["duration_s"] < a["duration_s"] / 2, (a["duration_s"], b["duration_s"])
+assert b["ttft_s"]["p99"] > a["ttft_s"]["p99"]
+assert b["peak_waiting"] > a["peak_waiting"]
+assert b["preemptions"] > 0
+PY
+
+# --- the shared traces import as they are ----------------------------------------------------
+if [[ -d $shared ]]; then
+  "$llmsim" replay "$shared/AzureLLMInferenceTrace_code.csv" --output-dir "$work/code" --quiet
+  [[ $(wc -l <"$work/code/requests.jsonl") -eq 8819 ]] && ok || fail "Azure code: wrong request count"
+  # A KV cache large enough to keep earlier turns (1B model, fp8): the trace's shared hash ids
+  # must turn into hits (an unbounded cache would reach 37%).
+  "$llmsim" replay "$shared/mooncake_conversation_trace.jsonl" --output-dir "$work/moon" --quiet \
+    --model Llama-3.2-1B --kv-cache-dtype fp8
+  python3 - "$work/moon" <<'PY' && ok || fail "Mooncake hash ids did not drive prefix-cache hits"
+import json, sys
+s = json.load(open(sys.argv[1] + "/summary.json"))
+assert s["requests"] == 12031, s["requests"]
+assert s["prefix_cache_hit_rate"] > 0.2, s["prefix_cache_hit_rate"]
+PY
+else
+  echo "SKIP: ../shared/traces is absent; the shared-trace checks did not run"
+fi
+
+# --- bad input -------------------------------------------------------------------------------
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,10,4\n2023-11-16 18:15:45.0,10,4\n' >"$work/order.csv"
+printf 'TIMESTAMP,ContextTokens\n2023-11-16 18:15:46.0,10\n' >"$work/columns.csv"
+printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,-3,4\n' >"$work/negative.csv"
+printf '{"timestamp": 0, "input_length": 10, "output_length": 2, "hash_ids": [1]}\n{"timestamp": 5, "input_length": 10\n' >"$work/broken.jsonl"
+printf '{"metadata": {}, "requests": [{"arrival": 0, "prompt_len": 5, "output_len": 2, "bogus": 1}]}' >"$work/unknown.json"
+expect_error "out-of-order CSV" "order.csv:3" "$work/order.csv"
+expect_error "missing CSV column" "columns.csv:1" "$work/columns.csv"
+expect_error "negative length" "negative.csv:2.*ContextTokens" "$work/negative.csv"
+expect_error "malformed JSONL" "broken.jsonl:2" "$work/broken.jsonl"
+expect_error "unknown JSON field" "bogus" "$work/unknown.json"
+expect_error "missing trace file" "no-such-file.json" "$work/no-such-file.json"
+expect_error "unknown GPU preset" "--gpu.*H200" "$root/traces/tiny.json" --gpu Z80
+expect_error "unknown model preset" "--model" "$root/traces/tiny.json" --model gpt-5
+expect_error "bad integer" "--max-num-seqs" "$root/traces/tiny.json" --max-num-seqs many
+expect_error "contradictory flags" "--enable-prefix-caching" "$root/traces/tiny.json" --enable-prefix-caching --no-enable-prefix-caching
+expect_error "unknown flag" "--max-num-sequences" "$root/traces/tiny.json" --max-num-sequences 4
+expect_error "bad kv dtype" "--kv-cache-dtype" "$root/traces/tiny.json" --kv-cache-dtype int3
+expect_error "model does not fit" "no room for a KV cache" "$root/traces/tiny.json" --model Llama-3.1-70B
+expect_error "context over KV capacity" "--max-model-len" "$root/traces/tiny.json" --num-gpu-blocks-override 100
+expect_error "bad rate scale" "--arrival-rate-scale" "$root/traces/tiny.json" --arrival-rate-scale -1
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

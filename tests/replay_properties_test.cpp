@@ -1,0 +1,257 @@
+// Property tests over random traces and random engine configurations: the invariants every replay
+// must keep (conservation, KV accounting, timing identities, preemption accounting, budgets, work
+// conservation, determinism).
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backends/sim/presets.h"
+#include "core/engine_core.h"
+#include "core/request_metrics.h"
+#include "sim/replay.h"
+#include "sim/replay_report.h"
+
+namespace llm {
+namespace {
+
+constexpr int64_t kMaxModelLen = 512;
+
+struct RandomCase {
+  Trace trace;
+  ReplayConfig config;
+};
+
+rc::Gen<RandomCase> random_case() {
+  return rc::gen::exec([] {
+    RandomCase c;
+    SchedulerConfig& s = c.config.scheduler;
+    s.block_size = *rc::gen::element(4, 8, 16);
+    s.max_model_len = kMaxModelLen;
+    const int32_t min_blocks = static_cast<int32_t>(kMaxModelLen / s.block_size) + 1;
+    s.num_gpu_blocks = *rc::gen::inRange(min_blocks, 2 * min_blocks);
+    s.max_num_batched_tokens = *rc::gen::inRange<int64_t>(16, 2048);
+    s.max_num_seqs = *rc::gen::inRange(1, 64);
+    s.enable_prefix_caching = *rc::gen::arbitrary<bool>();
+    s.long_prefill_token_threshold = *rc::gen::element<int64_t>(0, 0, 32, 200);
+    s.policy = *rc::gen::element(SchedulingPolicy::kFcfs, SchedulingPolicy::kFcfs,
+                                 SchedulingPolicy::kPriority);
+    c.config.deployment.gpu = *find_gpu_preset("H200");
+    c.config.deployment.model = *find_model_preset("Llama-3.2-1B");
+    c.config.seed = *rc::gen::inRange<uint64_t>(0, 1000);
+
+    const int num_requests = *rc::gen::inRange(1, 40);
+    const int32_t hash_block = *rc::gen::element(16, 32);
+    Nanos t = 0;
+    for (int i = 0; i < num_requests; ++i) {
+      TraceRequest r;
+      r.id = "r" + std::to_string(i);
+      t += *rc::gen::inRange<int64_t>(0, 50'000'000);
+      r.arrival_ns = t;
+      r.prompt_len = *rc::gen::inRange<int64_t>(1, 300);
+      r.output_len = *rc::gen::inRange<int64_t>(1, 120);
+      if (*rc::gen::inRange(0, 3) == 0) {
+        // A shared system prompt: the first hash ids come from a pool of two.
+        const int64_t ids = (r.prompt_len + hash_block - 1) / hash_block;
+        const uint64_t family = *rc::gen::inRange<uint64_t>(0, 2);
+        for (int64_t k = 0; k < ids; ++k) {
+          r.prefix_hash_ids.push_back(k < 3 ? family * 100 + k : 10'000 + i * 100 + k);
+        }
+        r.hash_block_size = hash_block;
+      }
+      r.n = *rc::gen::element(1, 1, 1, 2, 3);
+      if (*rc::gen::inRange(0, 4) == 0) r.max_tokens = *rc::gen::inRange<int64_t>(1, 150);
+      r.priority = *rc::gen::inRange(0, 3);
+      c.trace.requests.push_back(r);
+    }
+    return c;
+  });
+}
+
+struct SeqRecord {
+  FinishReason reason = FinishReason::kNone;
+  int64_t outputs = 0;
+  int64_t prompt = 0;
+  Timeline timeline;
+  int64_t preempt_events = 0;
+  int64_t tokens_seen = 0;
+  int finishes = 0;
+};
+
+// Checks per-step invariants as the replay runs and records every sequence.
+class InvariantChecker final : public EngineObserver {
+ public:
+  explicit InvariantChecker(const SchedulerConfig& config) : config_(config) {}
+
+  void on_scheduled(const SchedulerOutput& b, const Scheduler& s) override {
+    RC_ASSERT(b.total_tokens <= config_.max_num_batched_tokens);
+    RC_ASSERT(s.num_running() <= static_cast<size_t>(config_.max_num_seqs));
+    std::set<const Request*> distinct;
+    for (const ScheduledSeq& q : b.seqs) {
+      RC_ASSERT(q.num_new_tokens > 0);
+      distinct.insert(q.request);
+    }
+    RC_ASSERT(distinct.size() == b.seqs.size());
+    // Work conservation: the step stopped admitting only for a reason the rules allow.
+    if (!s.waiting().empty() && b.preempted.empty() && b.total_tokens < config_.max_num_batched_tokens &&
+        s.num_running() < static_cast<size_t>(config_.max_num_seqs)) {
+      const Request* head = s.waiting().front();
+      std::vector<int32_t> hits;
+      s.kv().peek_cached_prefix(*head, hits);
+      RC_ASSERT(!s.kv().can_admit(*head, hits));
+    }
+    const BlockPool& pool = s.kv().pool();
+    RC_ASSERT(pool.num_free() >= 0);
+    RC_ASSERT(pool.num_free() + pool.num_used() == pool.num_usable());
+  }
+
+  void on_token(const Request& r, Nanos time, Nanos itl) override {
+    SeqRecord& rec = seqs[r.external_id];
+    ++rec.tokens_seen;
+    RC_ASSERT((itl == kNoTime) == (rec.tokens_seen == 1));
+    if (itl != kNoTime) RC_ASSERT(itl > 0);
+  }
+  void on_preempted(const Request& r) override { ++seqs[r.external_id].preempt_events; }
+  void on_finished(const Request& r) override {
+    SeqRecord& rec = seqs[r.external_id];
+    ++rec.finishes;
+    rec.reason = r.finish_reason;
+    rec.outputs = r.num_output_tokens;
+    rec.prompt = r.prompt_len;
+    rec.timeline = r.timeline;
+  }
+  void on_step(const StepStats& st) override {
+    RC_ASSERT(st.free_blocks >= 0);
+    RC_ASSERT(st.free_blocks <= st.usable_blocks);
+    RC_ASSERT(st.end > st.start);
+    if (!steps.empty()) RC_ASSERT(st.start >= steps.back().end);
+    steps.push_back(st);
+  }
+
+  std::map<std::string, SeqRecord> seqs;
+  std::vector<StepStats> steps;
+
+ private:
+  SchedulerConfig config_;
+};
+
+std::string child_id(const TraceRequest& r, int i) {
+  return r.n > 1 ? std::to_string(i) + "_" + r.id : r.id;
+}
+
+RC_GTEST_PROP(ReplayProperties, EveryInvariantHoldsOnRandomTracesAndConfigs, ()) {
+  const RandomCase c = *random_case();
+  InvariantChecker checker(c.config.scheduler);
+  int64_t idle_engine_blocks_free = -1;
+  const ReplayTotals totals = run_replay(c.trace, c.config, checker, [&](const EngineCore& e) {
+    if (!e.has_unfinished()) idle_engine_blocks_free = e.scheduler().kv().pool().num_free();
+  });
+
+  // 1. Conservation: each sequence finished exactly once.
+  int64_t expected_seqs = 0;
+  for (const auto& r : c.trace.requests) expected_seqs += r.n;
+  RC_ASSERT(static_cast<int64_t>(checker.seqs.size()) == expected_seqs);
+  RC_ASSERT(totals.num_sequences == expected_seqs);
+  // 2. No block leaked once idle.
+  RC_ASSERT(idle_engine_blocks_free == c.config.scheduler.num_gpu_blocks - 1);
+
+  int64_t preemptions = 0;
+  for (const auto& r : c.trace.requests) {
+    for (int i = 0; i < r.n; ++i) {
+      const SeqRecord& s = checker.seqs.at(child_id(r, i));
+      RC_ASSERT(s.finishes == 1);
+      // The sequence produces exactly its scripted output, cut by max_tokens or the context.
+      const int64_t max_tokens = r.max_tokens >= 0 ? r.max_tokens : kMaxModelLen - r.prompt_len;
+      const int64_t expected =
+          std::min({r.output_len, max_tokens, kMaxModelLen - r.prompt_len});
+      RC_ASSERT(s.outputs == expected);
+      RC_ASSERT(s.tokens_seen == expected);
+      const bool length = expected == max_tokens || r.prompt_len + expected >= kMaxModelLen;
+      RC_ASSERT(s.reason == (length ? FinishReason::kLength : FinishReason::kStop));
+      // 3. Timing identities.
+      const Timeline& t = s.timeline;
+      RC_ASSERT(t.arrival == r.arrival_ns);
+      RC_ASSERT(t.arrival <= t.queued);
+      RC_ASSERT(t.queued <= t.scheduled);
+      RC_ASSERT(t.scheduled < t.first_token);
+      RC_ASSERT(t.first_token <= t.last_token);
+      RC_ASSERT(t.last_token == t.finished);
+      const RequestIntervals iv = compute_intervals(t, s.outputs);
+      RC_ASSERT(*iv.ttft_s >= *iv.queue_s);
+      const PerRequestMetrics m = compute_per_request_metrics(t, s.outputs);
+      RC_ASSERT(*m.time_to_first_token_ms == nanos_to_ms(t.first_token - t.scheduled));
+      RC_ASSERT(*m.queue_time_ms == nanos_to_ms(t.scheduled - t.queued));
+      RC_ASSERT(*m.generation_time_ms == nanos_to_ms(t.last_token - t.first_token));
+      RC_ASSERT(m.mean_itl_ms.has_value() == (s.outputs > 1));
+      // 4. Preemption accounting.
+      RC_ASSERT(t.num_preemptions == s.preempt_events);
+      preemptions += s.preempt_events;
+    }
+  }
+  RC_ASSERT(preemptions == totals.num_preemptions);
+  RC_TAG(preemptions > 0 ? "preempted" : "no preemption", totals.prefix_hits > 0 ? "prefix hits" : "no hits");
+
+  // 7. Work conservation in time: the engine idles only when every arrived request is done.
+  std::vector<Nanos> finish_times;
+  for (const auto& [id, s] : checker.seqs) finish_times.push_back(s.timeline.finished);
+  std::sort(finish_times.begin(), finish_times.end());
+  for (size_t k = 1; k < checker.steps.size(); ++k) {
+    const Nanos gap_start = checker.steps[k - 1].end;
+    const Nanos next_start = checker.steps[k].start;
+    if (next_start == gap_start) continue;
+    // Idle from gap_start: everything that arrived by then has finished by then...
+    for (const auto& r : c.trace.requests) {
+      if (r.arrival_ns <= gap_start) {
+        for (int i = 0; i < r.n; ++i) {
+          RC_ASSERT(checker.seqs.at(child_id(r, i)).timeline.finished <= gap_start);
+        }
+      }
+    }
+    // ...and the next step starts at the next arrival.
+    bool arrival_at_start = false;
+    for (const auto& r : c.trace.requests) arrival_at_start |= r.arrival_ns == next_start;
+    RC_ASSERT(arrival_at_start);
+  }
+}
+
+std::string replay_jsonl(const Trace& trace, const ReplayConfig& config) {
+  std::ostringstream out;
+  ReplayReport report(&out);
+  const ReplayTotals totals = run_replay(trace, config, report);
+  out << format_summary_json(report.finish(totals, static_cast<int64_t>(trace.requests.size())));
+  return out.str();
+}
+
+// Drops the output digests, leaving only the schedule-dependent fields.
+std::string without_digests(std::string s) {
+  std::string out;
+  size_t pos = 0;
+  while (true) {
+    const size_t at = s.find(",\"output_digest\":\"", pos);
+    if (at == std::string::npos) break;
+    out += s.substr(pos, at - pos);
+    pos = s.find('"', at + 18) + 1;
+  }
+  return out + s.substr(pos);
+}
+
+RC_GTEST_PROP(ReplayProperties, SameInputsGiveIdenticalOutputsAndTheSeedOnlyChangesTokens, ()) {
+  RandomCase c = *random_case();
+  const std::string first = replay_jsonl(c.trace, c.config);
+  RC_ASSERT(first == replay_jsonl(c.trace, c.config));
+  c.config.seed += 1;
+  const std::string reseeded = replay_jsonl(c.trace, c.config);
+  RC_ASSERT(without_digests(first) == without_digests(reseeded));
+  // Some sequence with two or more tokens exists in most traces; then the digests must differ.
+  bool multi_token = false;
+  for (const auto& r : c.trace.requests) multi_token |= r.output_len > 1 && r.max_tokens != 1;
+  if (multi_token) RC_ASSERT(first != reseeded);
+}
+
+}  // namespace
+}  // namespace llm
