@@ -13,8 +13,10 @@ using Nanos = int64_t;
 inline constexpr Nanos kNanosPerSecond = 1'000'000'000;
 inline constexpr Nanos kNoTime = -1;  // a timestamp that has not happened (yet)
 
-inline double nanos_to_seconds(Nanos ns) { return static_cast<double>(ns) * 1e-9; }
-inline double nanos_to_ms(Nanos ns) { return static_cast<double>(ns) * 1e-6; }
+// Division (correctly rounded) so that 300'000'000 ns is exactly the double 0.3: a latency equal to
+// a histogram bound must land in that bound's bucket.
+inline double nanos_to_seconds(Nanos ns) { return static_cast<double>(ns) / 1e9; }
+inline double nanos_to_ms(Nanos ns) { return static_cast<double>(ns) / 1e6; }
 
 class Clock {
  public:

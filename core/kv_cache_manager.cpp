@@ -49,7 +49,7 @@ uint64_t KvCacheManager::content_key(const Request& r, int64_t index) const {
   return hash_combine(hash_combine(kSaltDomain, salt), static_cast<uint64_t>(index));
 }
 
-uint64_t KvCacheManager::block_hash(Request& r, int64_t index) {
+uint64_t KvCacheManager::block_hash(Request& r, int64_t index) const {
   while (static_cast<int64_t>(r.block_hashes.size()) <= index) {
     const int64_t i = static_cast<int64_t>(r.block_hashes.size());
     if ((i + 1) * block_size_ > r.num_tokens()) throw std::logic_error("hashing a partial block");

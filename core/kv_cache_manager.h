@@ -56,7 +56,8 @@ class KvCacheManager {
   void record_lookup(int64_t prompt_tokens, int64_t hit_tokens);
 
   // Chained hash of block `index` (full blocks only), computing earlier ones as needed.
-  uint64_t block_hash(Request& request, int64_t index);
+  // Only the request is changed (its memoized hashes).
+  uint64_t block_hash(Request& request, int64_t index) const;
 
  private:
   uint64_t content_key(const Request& request, int64_t index) const;

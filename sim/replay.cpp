@@ -19,9 +19,34 @@ struct EngineSlot {
   std::vector<std::unique_ptr<Request>> inbox;  // arrived during a step
   bool busy = false;
   Nanos done_at = 0;
+  EngineTotals totals;
+
+  int64_t outstanding() const {
+    const Scheduler& s = core->scheduler();
+    return static_cast<int64_t>(s.num_running() + s.num_waiting() + inbox.size());
+  }
+  void note_waiting() {
+    totals.peak_waiting = std::max<int64_t>(totals.peak_waiting,
+                                            static_cast<int64_t>(core->scheduler().num_waiting()));
+  }
 };
 
 }  // namespace
+
+EngineTotals ReplayTotals::sum() const {
+  EngineTotals s;
+  for (const EngineTotals& e : engines) {
+    s.num_steps += e.num_steps;
+    s.peak_waiting = std::max(s.peak_waiting, e.peak_waiting);
+    s.num_requests += e.num_requests;
+    s.num_sequences += e.num_sequences;
+    s.num_preemptions += e.num_preemptions;
+    s.prefix_queries += e.prefix_queries;
+    s.prefix_hits += e.prefix_hits;
+    s.num_gpu_blocks += e.num_gpu_blocks;
+  }
+  return s;
+}
 
 std::unique_ptr<Request> make_request(const TraceRequest& e, size_t index) {
   auto r = std::make_unique<Request>();
@@ -40,71 +65,118 @@ std::unique_ptr<Request> make_request(const TraceRequest& e, size_t index) {
   return r;
 }
 
-ReplayTotals run_replay(const Trace& trace, const ReplayConfig& config, EngineObserver& observer,
-                        const std::function<void(const EngineCore&)>& on_step) {
+ReplayTotals run_replay(const Trace& trace, const ReplayConfig& config,
+                        const std::vector<EngineObserver*>& observers, const ReplayHooks& hooks) {
+  const size_t num_engines = static_cast<size_t>(std::max(config.data_parallel_size, 1));
+  if (observers.size() != num_engines) {
+    throw std::invalid_argument("run_replay: one observer per engine is required");
+  }
   SimClock clock(0);
-  EngineSlot slot;
-  slot.backend = std::make_unique<SimBackend>(config.deployment, config.seed);
-  slot.core = std::make_unique<EngineCore>(config.scheduler, *slot.backend, clock, &observer);
-  EngineCore& engine = *slot.core;
+  std::vector<EngineSlot> slots(num_engines);
+  for (size_t i = 0; i < num_engines; ++i) {
+    // Each engine has its own generator stream so routing does not couple their token ids.
+    slots[i].backend = std::make_unique<SimBackend>(config.deployment, config.seed);
+    slots[i].core =
+        std::make_unique<EngineCore>(config.scheduler, *slots[i].backend, clock, observers[i]);
+    slots[i].totals.num_gpu_blocks = config.scheduler.num_gpu_blocks;
+  }
+  Router router(config.routing);
+  std::vector<EngineLoad> loads(num_engines);
 
-  ReplayTotals totals;
   const auto& requests = trace.requests;
   size_t next = 0;
-  auto note_waiting = [&] {
-    totals.peak_waiting =
-        std::max<int64_t>(totals.peak_waiting, static_cast<int64_t>(engine.scheduler().num_waiting()));
-  };
-  auto admit = [&](std::unique_ptr<Request> r) {
-    for (auto& child : fan_out(*r)) {
-      ++totals.num_sequences;
+  const bool scraping = hooks.scrape_interval > 0 && hooks.on_scrape;
+  Nanos next_scrape = 0;
+  Nanos last_scrape = -1;
+
+  auto route = [&](std::unique_ptr<Request> parent) {
+    for (size_t i = 0; i < num_engines; ++i) {
+      loads[i] = {slots[i].outstanding(), &slots[i].core->scheduler().kv()};
+    }
+    EngineSlot& slot = slots[router.pick(*parent, loads)];
+    ++slot.totals.num_requests;
+    for (auto& child : fan_out(*parent)) {
+      ++slot.totals.num_sequences;
       if (slot.busy) {
         slot.inbox.push_back(std::move(child));
       } else {
-        engine.add_request(std::move(child));
+        slot.core->add_request(std::move(child));
       }
     }
   };
-
-  while (true) {
-    // The next event: a step completion or an arrival, whichever is first (completion on a tie).
-    Nanos t = -1;
-    if (slot.busy) t = slot.done_at;
-    if (next < requests.size() && (t < 0 || requests[next].arrival_ns < t)) {
-      t = requests[next].arrival_ns;
+  auto work_remains = [&] {
+    if (next < requests.size()) return true;
+    for (const EngineSlot& s : slots) {
+      if (s.busy || s.core->has_unfinished()) return true;
     }
-    if (t < 0) break;  // no step in flight and no arrival left
+    return false;
+  };
+
+  while (work_remains()) {
+    // The next instant with an event.
+    Nanos t = next < requests.size() ? requests[next].arrival_ns : INT64_MAX;
+    for (const EngineSlot& s : slots) {
+      if (s.busy) t = std::min(t, s.done_at);
+    }
+    if (scraping) t = std::min(t, next_scrape);
     clock.set(std::max(t, clock.now()));
+    const Nanos now = clock.now();
 
-    if (slot.busy && slot.done_at <= clock.now()) {
-      engine.end_step(clock.now());
-      slot.busy = false;
-      ++totals.num_steps;
-      for (auto& r : slot.inbox) engine.add_request(std::move(r));
-      slot.inbox.clear();
-      if (on_step) on_step(engine);
+    for (size_t i = 0; i < num_engines; ++i) {
+      EngineSlot& s = slots[i];
+      if (!s.busy || s.done_at > now) continue;
+      s.core->end_step(now);
+      s.busy = false;
+      ++s.totals.num_steps;
+      for (auto& r : s.inbox) s.core->add_request(std::move(r));
+      s.inbox.clear();
+      if (hooks.on_step) hooks.on_step(i, *s.core);
     }
-    while (next < requests.size() && requests[next].arrival_ns <= clock.now()) {
-      admit(make_request(requests[next], next));
+    while (next < requests.size() && requests[next].arrival_ns <= now) {
+      route(make_request(requests[next], next));
       ++next;
     }
-    note_waiting();
-
-    if (!slot.busy && engine.has_unfinished()) {
+    for (EngineSlot& s : slots) s.note_waiting();
+    if (scraping && next_scrape <= now) {
+      hooks.on_scrape(now);
+      last_scrape = now;
+      next_scrape += hooks.scrape_interval;
+    }
+    for (EngineSlot& s : slots) {
+      if (s.busy || !s.core->has_unfinished()) continue;
       Nanos duration = 0;
-      if (!engine.begin_step(&duration)) {
+      if (!s.core->begin_step(&duration)) {
         throw std::logic_error("engine has unfinished requests but can schedule none");
       }
-      slot.busy = true;
-      slot.done_at = clock.now() + std::max<Nanos>(duration, 1);
+      s.busy = true;
+      s.done_at = now + std::max<Nanos>(duration, 1);
     }
   }
+
+  ReplayTotals totals;
   totals.end_time = clock.now();
-  totals.num_preemptions = engine.scheduler().num_preemptions();
-  totals.prefix_queries = engine.scheduler().kv().counters().queries;
-  totals.prefix_hits = engine.scheduler().kv().counters().hits;
-  totals.num_gpu_blocks = config.scheduler.num_gpu_blocks;
+  if (scraping && last_scrape < totals.end_time) {
+    // The final scrape sees the finished state, at the first scrape instant at or after the end.
+    clock.set(std::max(next_scrape, clock.now()));
+    hooks.on_scrape(clock.now());
+  }
+  for (EngineSlot& s : slots) {
+    const Scheduler& sched = s.core->scheduler();
+    s.totals.num_preemptions = sched.num_preemptions();
+    s.totals.prefix_queries = sched.kv().counters().queries;
+    s.totals.prefix_hits = sched.kv().counters().hits;
+    totals.engines.push_back(s.totals);
+  }
   return totals;
+}
+
+ReplayTotals run_replay(const Trace& trace, const ReplayConfig& config, EngineObserver& observer,
+                        const std::function<void(const EngineCore&)>& on_step) {
+  ReplayConfig one = config;
+  one.data_parallel_size = 1;
+  ReplayHooks hooks;
+  if (on_step) hooks.on_step = [&on_step](size_t, const EngineCore& e) { on_step(e); };
+  return run_replay(trace, one, {&observer}, hooks);
 }
 
 }  // namespace llm

@@ -8,7 +8,12 @@
 #include <ostream>
 
 #include "backends/sim/presets.h"
+#include "core/exposition.h"
+#include "core/observer_tee.h"
+#include "core/vllm_metrics.h"
+#include "sim/metrics_recorder.h"
 #include "sim/replay_report.h"
+#include "sim/time_text.h"
 #include "sim/trace_io.h"
 
 namespace llm {
@@ -64,12 +69,20 @@ Engine arguments (named as vLLM's):
   --long-prefill-token-threshold N cap on one request's prefill chunk (0 = off)
   --scheduling-policy fcfs|priority
   --tensor-parallel-size N         GPUs per engine (1)
+  --data-parallel-size N           engines, each with its own KV cache (1)
+  --routing-policy P               round-robin | least-outstanding | prefix-affinity (round-robin)
+  --served-model-name NAME         the model_name label of the metrics (default: --model)
 Simulation:
   --gpu NAME|FILE.json             GPU preset or profile (H200)
   --model NAME|FILE.json           model preset or shape (Llama-3.1-8B)
   --seed N                         output-token seed (0)
   --arrival-rate-scale F           multiply the arrival rate (2 = twice the load) (1)
   --output-dir DIR                 write DIR/requests.jsonl and DIR/summary.json
+  --metrics-out FILE               the replay's Prometheus metrics as OpenMetrics time series
+  --promtool-series FILE           the same series as promtool test-rules input_series (YAML)
+  --metrics-snapshot FILE          the /metrics text an engine would serve at the end of the run
+  --scrape-interval D              time between samples of those series (5s)
+  --start-time RFC3339             wall-clock time of the trace's start (2026-01-01T00:00:00Z)
   --quiet                          no summary table
   --no-progress                    no progress bar
 )";
@@ -142,6 +155,42 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
       }
     } else if (flag == "--tensor-parallel-size") {
       o.tensor_parallel_size = parse_int(flag, next(), 1);
+    } else if (flag == "--data-parallel-size") {
+      o.data_parallel_size = static_cast<int32_t>(parse_int(flag, next(), 1));
+    } else if (flag == "--routing-policy") {
+      o.routing_policy = next();
+      try {
+        parse_routing_policy(o.routing_policy);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(flag + ": " + e.what());
+      }
+    } else if (flag == "--served-model-name") {
+      o.served_model_name = next();
+      if (o.served_model_name.empty()) throw UsageError(flag + ": empty name");
+    } else if (flag == "--metrics-out") {
+      o.metrics_out = next();
+      if (o.metrics_out.empty()) throw UsageError(flag + ": empty path");
+    } else if (flag == "--promtool-series") {
+      o.promtool_series = next();
+      if (o.promtool_series.empty()) throw UsageError(flag + ": empty path");
+    } else if (flag == "--metrics-snapshot") {
+      o.metrics_snapshot = next();
+      if (o.metrics_snapshot.empty()) throw UsageError(flag + ": empty path");
+    } else if (flag == "--scrape-interval") {
+      const std::string text = next();
+      const auto ns = parse_duration_ns(text);
+      if (!ns || *ns % 1'000'000 != 0) {
+        throw UsageError(flag + ": expected a duration such as 5s, 500ms or 1m, got '" + text + "'");
+      }
+      o.scrape_interval_ns = *ns;
+    } else if (flag == "--start-time") {
+      const std::string text = next();
+      const auto ns = parse_rfc3339_ns(text);
+      if (!ns) {
+        throw UsageError(flag + ": expected an RFC 3339 time such as 2026-01-01T00:00:00Z, got '" +
+                         text + "'");
+      }
+      o.start_time_unix_ns = *ns;
     } else if (flag == "--gpu") {
       o.gpu = next();
     } else if (flag == "--model") {
@@ -192,6 +241,8 @@ ReplayConfig make_replay_config(const ReplayOptions& o) {
                      " attention heads");
   }
   c.seed = o.seed;
+  c.data_parallel_size = o.data_parallel_size;
+  c.routing = parse_routing_policy(o.routing_policy);
 
   // vLLM's defaults for the OpenAI server: larger on 70 GiB+ GPUs other than the A100.
   const bool large_gpu = c.deployment.gpu.memory_bytes >= 70.0 * (1ull << 30) &&
@@ -231,10 +282,10 @@ namespace fs = std::filesystem;
 // Files written under a temporary name, renamed into place only on commit(); removed otherwise.
 class PendingFile {
  public:
-  PendingFile(const fs::path& final_path)
+  PendingFile(const std::string& flag, const fs::path& final_path)
       : final_(final_path), temp_(final_path.string() + ".partial") {
     stream_.open(temp_, std::ios::binary | std::ios::trunc);
-    if (!stream_) throw UsageError("--output-dir: cannot write " + temp_.string());
+    if (!stream_) throw UsageError(flag + ": cannot write " + temp_.string());
   }
   ~PendingFile() {
     if (!committed_) {
@@ -267,25 +318,102 @@ int run_replay_command(const ReplayOptions& o, std::ostream& out, std::ostream& 
     Trace trace = read_trace_file(o.trace_path);
     if (o.arrival_rate_scale != 1.0) scale_arrivals(trace, o.arrival_rate_scale);
 
-    std::unique_ptr<PendingFile> requests_file;
-    std::unique_ptr<PendingFile> summary_file;
+    std::unique_ptr<PendingFile> requests_file, summary_file, metrics_file, series_file,
+        snapshot_file;
     if (!o.output_dir.empty()) {
       std::error_code ec;
       fs::create_directories(o.output_dir, ec);
       if (ec) throw UsageError("--output-dir: cannot create " + o.output_dir + ": " + ec.message());
-      for (const char* name : {"requests.jsonl", "summary.json"}) fs::remove(fs::path(o.output_dir) / name, ec);
-      requests_file = std::make_unique<PendingFile>(fs::path(o.output_dir) / "requests.jsonl");
-      summary_file = std::make_unique<PendingFile>(fs::path(o.output_dir) / "summary.json");
+      for (const char* name : {"requests.jsonl", "summary.json"}) {
+        fs::remove(fs::path(o.output_dir) / name, ec);
+      }
+      requests_file = std::make_unique<PendingFile>("--output-dir",
+                                                    fs::path(o.output_dir) / "requests.jsonl");
+      summary_file =
+          std::make_unique<PendingFile>("--output-dir", fs::path(o.output_dir) / "summary.json");
+    }
+    if (!o.metrics_out.empty()) {
+      metrics_file = std::make_unique<PendingFile>("--metrics-out", o.metrics_out);
+    }
+    if (!o.promtool_series.empty()) {
+      series_file = std::make_unique<PendingFile>("--promtool-series", o.promtool_series);
+    }
+    if (!o.metrics_snapshot.empty()) {
+      snapshot_file = std::make_unique<PendingFile>("--metrics-snapshot", o.metrics_snapshot);
     }
 
+    // Observers: the whole-run report, one report per engine when there are several, and the
+    // Prometheus metrics when a time series is wanted.
+    const size_t num_engines = static_cast<size_t>(config.data_parallel_size);
     ReplayReport report(requests_file ? &requests_file->stream() : nullptr);
+    std::vector<std::unique_ptr<ReplayReport>> engine_reports;
+    std::vector<std::unique_ptr<ObserverTee>> tees;
+    std::vector<EngineObserver*> observers;
+    prometheus::Registry registry;
+    std::unique_ptr<VllmMetricFamilies> families;
+    std::vector<std::unique_ptr<EngineMetrics>> engine_metrics;
+    const bool want_metrics = metrics_file || series_file || snapshot_file;
+    const bool want_series = metrics_file || series_file;
+    if (want_metrics) {
+      families = std::make_unique<VllmMetricFamilies>(registry, config.scheduler.max_model_len);
+    }
+    CacheConfigInfo cache;
+    cache.block_size = config.scheduler.block_size;
+    cache.num_gpu_blocks = config.scheduler.num_gpu_blocks;
+    cache.cache_dtype = o.kv_cache_dtype;
+    cache.enable_prefix_caching = config.scheduler.enable_prefix_caching;
+    cache.gpu_memory_utilization = o.gpu_memory_utilization;
+    const std::string model_name = o.served_model_name.empty() ? o.model : o.served_model_name;
+    for (size_t i = 0; i < num_engines; ++i) {
+      auto tee = std::make_unique<ObserverTee>();
+      tee->add(&report);
+      if (num_engines > 1) {
+        engine_reports.push_back(std::make_unique<ReplayReport>(nullptr));
+        tee->add(engine_reports.back().get());
+      }
+      if (want_metrics) {
+        engine_metrics.push_back(
+            std::make_unique<EngineMetrics>(*families, model_name, static_cast<int>(i), cache));
+        tee->add(engine_metrics.back().get());
+      }
+      observers.push_back(tee.get());
+      tees.push_back(std::move(tee));
+    }
+    std::vector<EngineMetrics*> metric_ptrs;
+    for (auto& m : engine_metrics) metric_ptrs.push_back(m.get());
+    MetricsRecorder recorder(registry, metric_ptrs);
+
     int64_t total = 0;
     for (const auto& r : trace.requests) total += r.n;
-    std::function<void(const EngineCore&)> on_step;
-    if (progress) on_step = [&](const EngineCore&) { progress(report.num_finished(), total); };
-    const ReplayTotals totals = run_replay(trace, config, report, on_step);
-    const ReplaySummary summary = report.finish(totals, static_cast<int64_t>(trace.requests.size()));
+    ReplayHooks hooks;
+    if (progress) {
+      hooks.on_step = [&](size_t, const EngineCore&) { progress(report.num_finished(), total); };
+    }
+    if (want_series) {
+      hooks.scrape_interval = o.scrape_interval_ns;
+      hooks.on_scrape = [&recorder](Nanos t) { recorder.scrape(t); };
+    }
+    const ReplayTotals totals = run_replay(trace, config, observers, hooks);
+    ReplaySummary summary =
+        report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
+    for (size_t i = 0; i < engine_reports.size(); ++i) {
+      summary.per_engine.push_back(engine_reports[i]->finish(
+          totals.end_time, totals.engines[i], totals.engines[i].num_requests));
+    }
 
+    if (snapshot_file) {
+      for (auto& m : engine_metrics) m->flush();
+      snapshot_file->stream() << serialize_exposition(registry.Collect());
+      snapshot_file->commit();
+    }
+    if (metrics_file) {
+      recorder.write_openmetrics(metrics_file->stream(), o.start_time_unix_ns);
+      metrics_file->commit();
+    }
+    if (series_file) {
+      recorder.write_promtool_series(series_file->stream(), o.scrape_interval_ns);
+      series_file->commit();
+    }
     if (summary_file) {
       summary_file->stream() << format_summary_json(summary);
       requests_file->commit();

@@ -40,7 +40,15 @@ struct ReplayOptions {
   std::string scheduling_policy = "fcfs";
   uint64_t seed = 0;
   double arrival_rate_scale = 1.0;
-  std::string output_dir;  // empty: no files
+  int32_t data_parallel_size = 1;
+  std::string routing_policy = "round-robin";
+  std::string served_model_name;  // the model_name label; default: --model
+  std::string output_dir;         // empty: no files
+  std::string metrics_out;        // OpenMetrics time series file
+  std::string promtool_series;    // promtool test input_series file
+  std::string metrics_snapshot;   // the final /metrics text (Prometheus exposition)
+  int64_t scrape_interval_ns = 5'000'000'000;
+  int64_t start_time_unix_ns = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
   bool quiet = false;      // no summary table on stdout
   bool progress = true;    // progress bar on stderr when it is a terminal
 };

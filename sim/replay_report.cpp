@@ -105,6 +105,10 @@ void ReplayReport::write_line(const Request& r) {
   append_optional(s, "queue_time_ms", m.queue_time_ms);
   append_optional(s, "mean_itl_ms", m.mean_itl_ms);
   append_optional(s, "tokens_per_second", m.tokens_per_second);
+  // The Prometheus-side figures, computed as the histograms observe them.
+  const RequestIntervals iv = compute_intervals(r.timeline, r.num_output_tokens);
+  append_optional(s, "ttft_from_arrival_s", iv.ttft_s);
+  append_optional(s, "e2e_s", iv.e2e_s);
   char digest[24];
   std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(r.output_digest));
   s += ",\"output_digest\":\"";
@@ -113,11 +117,12 @@ void ReplayReport::write_line(const Request& r) {
   out_->write(s.data(), static_cast<std::streamsize>(s.size()));
 }
 
-ReplaySummary ReplayReport::finish(const ReplayTotals& totals, int64_t trace_requests) {
+ReplaySummary ReplayReport::finish(Nanos end_time, const EngineTotals& totals,
+                                   int64_t trace_requests) {
   ReplaySummary& s = summary_;
   s.requests = trace_requests;
   s.sequences = totals.num_sequences;
-  s.duration_s = nanos_to_seconds(totals.end_time);
+  s.duration_s = nanos_to_seconds(end_time);
   if (s.duration_s > 0) {
     s.input_tokens_per_s = static_cast<double>(s.prompt_tokens) / s.duration_s;
     s.output_tokens_per_s = static_cast<double>(s.completion_tokens) / s.duration_s;
@@ -206,14 +211,35 @@ std::string format_summary_table(const ReplaySummary& s) {
   row("Peak KV-cache usage", fmt("%.2f%%", s.peak_kv_usage * 100));
   row("Peak waiting requests", std::to_string(s.peak_waiting));
   row("KV-cache blocks", std::to_string(s.num_gpu_blocks));
+  if (!s.per_engine.empty()) {
+    char header_row[200];
+    std::snprintf(header_row, sizeof header_row, "%-7s %9s %11s %10s %10s %10s %8s %8s %8s %8s\n",
+                  "Engine", "Seqs", "Out tok/s", "TTFT p50", "TTFT p99", "ITL p50", "Preempt",
+                  "Hit %", "Peak KV%", "Peak wait");
+    t += "Per engine (latencies in ms)\n";
+    t += header_row;
+    for (size_t i = 0; i < s.per_engine.size(); ++i) {
+      const ReplaySummary& e = s.per_engine[i];
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "%-7zu %9lld %11.1f %10.2f %10.2f %10.2f %8lld %8.2f %8.2f %8lld\n",
+                    i, static_cast<long long>(e.sequences), e.output_tokens_per_s, e.ttft.p50 * 1e3,
+                    e.ttft.p99 * 1e3, e.itl.p50 * 1e3, static_cast<long long>(e.preemptions),
+                    e.prefix_hit_rate * 100, e.peak_kv_usage * 100,
+                    static_cast<long long>(e.peak_waiting));
+      t += buf;
+    }
+  }
   t += "================================================\n";
   return t;
 }
 
-std::string format_summary_json(const ReplaySummary& s) {
+namespace {
+
+std::string summary_json(const ReplaySummary& s, const std::string& indent) {
   std::string j = "{\n";
-  auto field = [&j](const std::string& key, const std::string& value) {
-    j += "  \"" + key + "\": " + value + ",\n";
+  const std::string in = indent + "  ";
+  auto field = [&](const std::string& key, const std::string& value) {
+    j += in + "\"" + key + "\": " + value + ",\n";
   };
   field("requests", std::to_string(s.requests));
   field("sequences", std::to_string(s.sequences));
@@ -240,8 +266,19 @@ std::string format_summary_json(const ReplaySummary& s) {
   field("prefix_cache_hit_rate", json_number(s.prefix_hit_rate));
   field("peak_kv_usage", json_number(s.peak_kv_usage));
   field("peak_waiting", std::to_string(s.peak_waiting));
-  j += "  \"num_gpu_blocks\": " + std::to_string(s.num_gpu_blocks) + "\n}\n";
+  if (!s.per_engine.empty()) {
+    std::string engines = "[";
+    for (size_t i = 0; i < s.per_engine.size(); ++i) {
+      engines += (i ? ", " : "") + summary_json(s.per_engine[i], in);
+    }
+    field("engines", engines + "]");
+  }
+  j += in + "\"num_gpu_blocks\": " + std::to_string(s.num_gpu_blocks) + "\n" + indent + "}";
   return j;
 }
+
+}  // namespace
+
+std::string format_summary_json(const ReplaySummary& s) { return summary_json(s, "") + "\n"; }
 
 }  // namespace llm

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/engine_observer.h"
 #include "sim/replay.h"
@@ -34,6 +35,7 @@ struct ReplaySummary {
   int64_t peak_waiting = 0;
   int64_t steps = 0;
   int64_t num_gpu_blocks = 0;
+  std::vector<ReplaySummary> per_engine;  // with several engines: each one's figures
 };
 
 class ReplayReport final : public EngineObserver {
@@ -49,7 +51,7 @@ class ReplayReport final : public EngineObserver {
   int64_t num_finished() const { return num_finished_; }
 
   // Completes the figures once the replay is over.
-  ReplaySummary finish(const ReplayTotals& totals, int64_t trace_requests);
+  ReplaySummary finish(Nanos end_time, const EngineTotals& totals, int64_t trace_requests);
 
  private:
   void write_line(const Request& request);

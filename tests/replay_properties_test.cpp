@@ -156,7 +156,7 @@ RC_GTEST_PROP(ReplayProperties, EveryInvariantHoldsOnRandomTracesAndConfigs, ())
   int64_t expected_seqs = 0;
   for (const auto& r : c.trace.requests) expected_seqs += r.n;
   RC_ASSERT(static_cast<int64_t>(checker.seqs.size()) == expected_seqs);
-  RC_ASSERT(totals.num_sequences == expected_seqs);
+  RC_ASSERT(totals.sum().num_sequences == expected_seqs);
   // 2. No block leaked once idle.
   RC_ASSERT(idle_engine_blocks_free == c.config.scheduler.num_gpu_blocks - 1);
 
@@ -193,8 +193,9 @@ RC_GTEST_PROP(ReplayProperties, EveryInvariantHoldsOnRandomTracesAndConfigs, ())
       preemptions += s.preempt_events;
     }
   }
-  RC_ASSERT(preemptions == totals.num_preemptions);
-  RC_TAG(preemptions > 0 ? "preempted" : "no preemption", totals.prefix_hits > 0 ? "prefix hits" : "no hits");
+  RC_ASSERT(preemptions == totals.sum().num_preemptions);
+  RC_TAG(preemptions > 0 ? "preempted" : "no preemption",
+         totals.sum().prefix_hits > 0 ? "prefix hits" : "no hits");
 
   // 7. Work conservation in time: the engine idles only when every arrived request is done.
   std::vector<Nanos> finish_times;
@@ -223,7 +224,8 @@ std::string replay_jsonl(const Trace& trace, const ReplayConfig& config) {
   std::ostringstream out;
   ReplayReport report(&out);
   const ReplayTotals totals = run_replay(trace, config, report);
-  out << format_summary_json(report.finish(totals, static_cast<int64_t>(trace.requests.size())));
+  out << format_summary_json(
+      report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size())));
   return out.str();
 }
 

@@ -1,0 +1,40 @@
+// Forwards every engine event to several observers in order (e.g. a report and the metrics).
+// Thread-safety: as the observers it forwards to; engine thread only.
+#pragma once
+
+#include <vector>
+
+#include "core/engine_observer.h"
+
+namespace llm {
+
+class ObserverTee final : public EngineObserver {
+ public:
+  ObserverTee() = default;
+  explicit ObserverTee(std::vector<EngineObserver*> targets) : targets_(std::move(targets)) {}
+  void add(EngineObserver* target) { targets_.push_back(target); }
+
+  void on_queued(const Request& r) override {
+    for (auto* t : targets_) t->on_queued(r);
+  }
+  void on_scheduled(const SchedulerOutput& b, const Scheduler& s) override {
+    for (auto* t : targets_) t->on_scheduled(b, s);
+  }
+  void on_token(const Request& r, Nanos time, Nanos itl) override {
+    for (auto* t : targets_) t->on_token(r, time, itl);
+  }
+  void on_preempted(const Request& r) override {
+    for (auto* t : targets_) t->on_preempted(r);
+  }
+  void on_finished(const Request& r) override {
+    for (auto* t : targets_) t->on_finished(r);
+  }
+  void on_step(const StepStats& s) override {
+    for (auto* t : targets_) t->on_step(s);
+  }
+
+ private:
+  std::vector<EngineObserver*> targets_;
+};
+
+}  // namespace llm

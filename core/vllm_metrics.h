@@ -1,0 +1,120 @@
+// vLLM's Prometheus metrics (names, types, labels, buckets and observation rules of vLLM's v1
+// engine; docs/metrics.md), fed by the engine's observer events so they cannot disagree with the
+// per-request records.
+//
+// VllmMetricFamilies registers every family once in a prometheus-cpp Registry. EngineMetrics is
+// one engine's observer: it keeps its deltas in plain local accumulators (no lock, no map lookup,
+// no allocation per token) and pushes them into the registry's metric objects in flush(), which
+// the engine thread calls before a scrape can need them (each step in llmserve, at each simulated
+// scrape in llmsim).
+// Thread-safety: EngineMetrics is engine-thread only; the registry may be collected concurrently.
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+
+#include "core/engine_observer.h"
+#include "core/local_histogram.h"
+
+namespace llm {
+
+struct CacheConfigInfo {
+  int64_t block_size = 16;
+  int64_t num_gpu_blocks = 0;
+  std::string cache_dtype = "auto";
+  bool enable_prefix_caching = true;
+  double gpu_memory_utilization = 0.92;
+};
+
+class VllmMetricFamilies {
+ public:
+  VllmMetricFamilies(prometheus::Registry& registry, int64_t max_model_len);
+
+  prometheus::Family<prometheus::Gauge>& running;
+  prometheus::Family<prometheus::Gauge>& waiting;
+  prometheus::Family<prometheus::Gauge>& kv_usage;
+  prometheus::Family<prometheus::Gauge>& cache_config;
+  prometheus::Family<prometheus::Counter>& preemptions;
+  prometheus::Family<prometheus::Counter>& prefix_queries;
+  prometheus::Family<prometheus::Counter>& prefix_hits;
+  prometheus::Family<prometheus::Counter>& prompt_tokens;
+  prometheus::Family<prometheus::Counter>& generation_tokens;
+  prometheus::Family<prometheus::Counter>& request_success;
+  prometheus::Family<prometheus::Histogram>& ttft;
+  prometheus::Family<prometheus::Histogram>& itl;
+  prometheus::Family<prometheus::Histogram>& tpot;
+  prometheus::Family<prometheus::Histogram>& e2e;
+  prometheus::Family<prometheus::Histogram>& queue;
+  prometheus::Family<prometheus::Histogram>& prefill;
+  prometheus::Family<prometheus::Histogram>& decode;
+  prometheus::Family<prometheus::Histogram>& inference;
+  prometheus::Family<prometheus::Histogram>& prompt_len;
+  prometheus::Family<prometheus::Histogram>& generation_len;
+  prometheus::Family<prometheus::Histogram>& max_generation_len;
+  prometheus::Family<prometheus::Histogram>& params_max_tokens;
+  prometheus::Family<prometheus::Histogram>& params_n;
+  prometheus::Family<prometheus::Histogram>& iteration_tokens;
+  const int64_t max_model_len;
+};
+
+class EngineMetrics final : public EngineObserver {
+ public:
+  EngineMetrics(VllmMetricFamilies& families, const std::string& model_name, int engine_index,
+                const CacheConfigInfo& cache);
+
+  void on_scheduled(const SchedulerOutput& batch, const Scheduler& scheduler) override;
+  void on_token(const Request& request, Nanos time, Nanos itl_ns) override;
+  void on_preempted(const Request& request) override;
+  void on_finished(const Request& request) override;
+  void on_step(const StepStats& stats) override;
+
+  // Pushes the accumulated deltas and the latest gauge values into the registry.
+  void flush();
+
+ private:
+  struct Handle {
+    prometheus::Histogram* target;
+    LocalHistogram local;
+    void observe(double v) { local.observe(v); }
+  };
+  Handle make(prometheus::Family<prometheus::Histogram>& family, std::vector<double> bounds);
+  void observe_parent(const Request& request);
+
+  prometheus::Labels labels_;
+  prometheus::Gauge& running_;
+  prometheus::Gauge& waiting_;
+  prometheus::Gauge& kv_usage_;
+  prometheus::Counter& preemptions_;
+  prometheus::Counter& prefix_queries_;
+  prometheus::Counter& prefix_hits_;
+  prometheus::Counter& prompt_tokens_;
+  prometheus::Counter& generation_tokens_;
+  std::array<prometheus::Counter*, 4> success_;  // stop, length, abort, error
+  Handle ttft_, itl_, tpot_, e2e_, queue_, prefill_, decode_, inference_;
+  Handle prompt_len_, generation_len_, max_generation_len_, params_max_tokens_, params_n_;
+  Handle iteration_tokens_;
+
+  // Pending deltas and latest gauges (engine thread).
+  int64_t d_preemptions_ = 0, d_prompt_tokens_ = 0, d_generation_tokens_ = 0;
+  std::array<int64_t, 4> d_success_{};
+  int64_t seen_queries_ = 0, seen_hits_ = 0;  // cumulative KV counters already flushed
+  int64_t last_queries_ = 0, last_hits_ = 0;  // cumulative KV counters last seen
+  int64_t num_running_ = 0, num_waiting_ = 0;
+  double kv_usage_value_ = 0;
+  // Parents with n > 1 whose children have not all finished: remaining children, max outputs.
+  struct ParentProgress {
+    int32_t remaining;
+    int64_t max_outputs;
+  };
+  std::unordered_map<std::string, ParentProgress> parents_;
+};
+
+}  // namespace llm
