@@ -66,7 +66,7 @@ void BM_ReplayAzureConv(benchmark::State& state) {
     llm::ReplayReport report(nullptr);
     const llm::ReplayTotals totals = llm::run_replay(trace, config, report);
     const llm::ReplaySummary summary =
-        report.finish(totals, static_cast<int64_t>(trace.requests.size()));
+        report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
     benchmark::DoNotOptimize(summary.duration_s);
     const double t_replay = seconds_since(t1);
     const double wall = seconds_since(t0);
@@ -76,8 +76,8 @@ void BM_ReplayAzureConv(benchmark::State& state) {
     sim_s += llm::nanos_to_seconds(totals.end_time);
     speedup += llm::nanos_to_seconds(totals.end_time) / wall;
     requests += static_cast<double>(trace.requests.size());
-    steps += static_cast<double>(totals.num_steps);
-    peak_waiting = std::max(peak_waiting, totals.peak_waiting);
+    steps += static_cast<double>(totals.sum().num_steps);
+    peak_waiting = std::max(peak_waiting, totals.sum().peak_waiting);
   }
   set_avg(state, "requests", requests);
   set_avg(state, "steps", steps);
@@ -119,7 +119,7 @@ void BM_ReplaySynthetic1M(benchmark::State& state) {
     llm::ReplayReport report(&out);
     const llm::ReplayTotals totals = llm::run_replay(trace, config, report);
     const llm::ReplaySummary summary =
-        report.finish(totals, static_cast<int64_t>(trace.requests.size()));
+        report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
     out.close();
     benchmark::DoNotOptimize(summary.duration_s);
     const double t_replay = seconds_since(t1);
@@ -137,11 +137,11 @@ void BM_ReplaySynthetic1M(benchmark::State& state) {
     replay_s += t_replay;
     sim_s += llm::nanos_to_seconds(totals.end_time);
     speedup += llm::nanos_to_seconds(totals.end_time) / wall;
-    steps += static_cast<double>(totals.num_steps);
+    steps += static_cast<double>(totals.sum().num_steps);
     std::error_code ec;
     bytes += static_cast<double>(fs::file_size(out_path, ec));
-    peak_waiting = std::max(peak_waiting, totals.peak_waiting);
-    preemptions = std::max(preemptions, totals.num_preemptions);
+    peak_waiting = std::max(peak_waiting, totals.sum().peak_waiting);
+    preemptions = std::max(preemptions, totals.sum().num_preemptions);
   }
   std::error_code ec;
   fs::remove_all(dir, ec);

@@ -4,10 +4,10 @@
 
 namespace llm {
 
-BlockPool::BlockPool(int32_t num_blocks) {
+BlockPool::BlockPool(int32_t num_blocks)
+    : by_hash_(static_cast<size_t>(num_blocks > 0 ? num_blocks : 0)) {
   if (num_blocks < 2) throw std::invalid_argument("BlockPool needs at least 2 blocks (one is null)");
   blocks_.resize(num_blocks);
-  by_hash_.reserve(static_cast<size_t>(num_blocks));
   for (int32_t b = 1; b < num_blocks; ++b) push_tail(b);
 }
 
@@ -16,8 +16,7 @@ double BlockPool::usage() const {
 }
 
 int32_t BlockPool::lookup(uint64_t hash) const {
-  auto it = by_hash_.find(hash);
-  return it == by_hash_.end() ? kNone : it->second;
+  return by_hash_.find(hash);
 }
 
 void BlockPool::take(std::span<const int32_t> blocks) {
@@ -59,7 +58,7 @@ void BlockPool::cache(int32_t block, uint64_t hash) {
   if (b.hashed) return;
   b.hashed = true;
   b.hash = hash;
-  by_hash_.try_emplace(hash, block);
+  by_hash_.insert(hash, block);
 }
 
 std::vector<int32_t> BlockPool::free_queue() const {
@@ -111,8 +110,7 @@ void BlockPool::push_tail(int32_t b) {
 void BlockPool::evict_hash(int32_t b) {
   Block& block = blocks_[b];
   if (!block.hashed) return;
-  auto it = by_hash_.find(block.hash);
-  if (it != by_hash_.end() && it->second == b) by_hash_.erase(it);
+  by_hash_.erase(block.hash, b);
   block.hashed = false;
   block.hash = 0;
 }

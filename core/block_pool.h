@@ -10,8 +10,9 @@
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
+
+#include "core/block_hash_map.h"
 
 namespace llm {
 
@@ -63,7 +64,7 @@ class BlockPool {
   void evict_hash(int32_t block);
 
   std::vector<Block> blocks_;
-  std::unordered_map<uint64_t, int32_t> by_hash_;
+  BlockHashMap by_hash_;
   int32_t head_ = kNone;
   int32_t tail_ = kNone;
   int32_t num_free_ = 0;

@@ -62,40 +62,62 @@ std::string exposition_name(const prometheus::MetricFamily& f) {
   return f.type == prometheus::MetricType::Counter ? f.name + "_total" : f.name;
 }
 
+std::vector<size_t> sorted_metric_order(const prometheus::MetricFamily& f) {
+  std::vector<std::vector<prometheus::ClientMetric::Label>> keys;
+  for (const auto& m : f.metric) {
+    keys.push_back(m.label);
+    std::sort(keys.back().begin(), keys.back().end());
+  }
+  std::vector<size_t> order(f.metric.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&keys](size_t a, size_t b) { return keys[a] < keys[b]; });
+  return order;
+}
+
+void append_sample_values(const prometheus::MetricFamily& f, const prometheus::ClientMetric& m,
+                          std::vector<double>& out) {
+  switch (f.type) {
+    case prometheus::MetricType::Counter:
+      out.push_back(m.counter.value);
+      break;
+    case prometheus::MetricType::Gauge:
+      out.push_back(m.gauge.value);
+      break;
+    case prometheus::MetricType::Histogram:
+      for (const auto& b : m.histogram.bucket) out.push_back(static_cast<double>(b.cumulative_count));
+      out.push_back(static_cast<double>(m.histogram.sample_count));
+      out.push_back(m.histogram.sample_sum);
+      break;
+    default:
+      out.push_back(m.untyped.value);
+      break;
+  }
+}
+
 void collect_samples(const prometheus::MetricFamily& f, std::vector<SampleRef>& out) {
-  std::vector<const prometheus::ClientMetric*> metrics;
-  for (const auto& m : f.metric) metrics.push_back(&m);
-  std::sort(metrics.begin(), metrics.end(), [](const auto* a, const auto* b) {
-    auto sorted = [](std::vector<prometheus::ClientMetric::Label> l) {
-      std::sort(l.begin(), l.end());
-      return l;
-    };
-    return sorted(a->label) < sorted(b->label);
-  });
-  for (size_t k = 0; k < metrics.size(); ++k) {
-    const prometheus::ClientMetric* m = metrics[k];
-    const size_t first = out.size();
+  const std::vector<size_t> order = sorted_metric_order(f);
+  std::vector<double> values;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const prometheus::ClientMetric& m = f.metric[order[k]];
+    std::vector<std::string> names;
     switch (f.type) {
       case prometheus::MetricType::Counter:
-        out.push_back({series_text(f.name + "_total", m->label), m->counter.value, 0});
-        break;
-      case prometheus::MetricType::Gauge:
-        out.push_back({series_text(f.name, m->label), m->gauge.value});
+        names.push_back(series_text(f.name + "_total", m.label));
         break;
       case prometheus::MetricType::Histogram:
-        for (const auto& b : m->histogram.bucket) {
-          out.push_back({series_text(f.name + "_bucket", m->label, "le", python_float(b.upper_bound)),
-                         static_cast<double>(b.cumulative_count)});
+        for (const auto& b : m.histogram.bucket) {
+          names.push_back(series_text(f.name + "_bucket", m.label, "le", python_float(b.upper_bound)));
         }
-        out.push_back({series_text(f.name + "_count", m->label),
-                       static_cast<double>(m->histogram.sample_count)});
-        out.push_back({series_text(f.name + "_sum", m->label), m->histogram.sample_sum});
+        names.push_back(series_text(f.name + "_count", m.label));
+        names.push_back(series_text(f.name + "_sum", m.label));
         break;
       default:
-        out.push_back({series_text(f.name, m->label), m->untyped.value});
+        names.push_back(series_text(f.name, m.label));
         break;
     }
-    for (size_t i = first; i < out.size(); ++i) out[i].metric = k;
+    values.clear();
+    append_sample_values(f, m, values);
+    for (size_t i = 0; i < names.size(); ++i) out.push_back({std::move(names[i]), values[i], k});
   }
 }
 

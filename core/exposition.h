@@ -25,6 +25,12 @@ struct SampleRef {
 };
 void collect_samples(const prometheus::MetricFamily& family, std::vector<SampleRef>& out);
 
+// The order in which a family's metrics (label sets) are printed: sorted by labels.
+std::vector<size_t> sorted_metric_order(const prometheus::MetricFamily& family);
+// The values of one metric's samples in exposition order (a histogram: buckets, count, sum).
+void append_sample_values(const prometheus::MetricFamily& family,
+                          const prometheus::ClientMetric& metric, std::vector<double>& out);
+
 // The name printed in # HELP / # TYPE lines (counters get _total in the 0.0.4 text format).
 std::string exposition_name(const prometheus::MetricFamily& family);
 const char* type_name(prometheus::MetricType type);

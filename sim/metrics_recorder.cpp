@@ -32,13 +32,12 @@ class Buffered {
   std::string buf_;
 };
 
-// Integral values below one million print as "N.0" without going through the general formatter.
+// Integral values below one million print as plain integers (OpenMetrics and promtool read them
+// as floats) without going through the general formatter.
 void append_value(std::string& out, double v) {
   if (v >= 0 && v < 1e6 && v == std::floor(v)) {
     char buf[16];
     char* end = std::to_chars(buf, buf + sizeof buf, static_cast<int64_t>(v)).ptr;
-    *end++ = '.';
-    *end++ = '0';
     out.append(buf, static_cast<size_t>(end - buf));
     return;
   }
@@ -53,25 +52,37 @@ MetricsRecorder::MetricsRecorder(prometheus::Registry& registry, std::vector<Eng
 void MetricsRecorder::scrape(Nanos time) {
   for (EngineMetrics* e : engines_) e->flush();
   const std::vector<prometheus::MetricFamily> families = registry_.Collect();
-  std::vector<SampleRef> samples;
-  const bool first = times_.empty();
-  size_t index = 0;
-  for (const auto& f : families) {
-    samples.clear();
-    collect_samples(f, samples);
-    if (first) {
-      families_.push_back({f.name, f.help, type_name(f.type), series_.size(), samples.size()});
+  if (times_.empty()) {
+    // The first scrape fixes the layout: families, label sets and the text of every series.
+    std::vector<SampleRef> samples;
+    for (const auto& f : families) {
+      samples.clear();
+      collect_samples(f, samples);
+      Family layout{f.name, f.help, type_name(f.type), series_.size(), samples.size(),
+                    sorted_metric_order(f), {}};
+      for (size_t k : layout.order) layout.labels.push_back(f.metric[k].label);
+      families_.push_back(std::move(layout));
       for (const SampleRef& s : samples) series_.push_back({s.series, s.metric});
     }
-    for (const SampleRef& s : samples) {
-      if (index >= series_.size() || series_[index].text != s.series) {
-        throw std::logic_error("metric series changed between scrapes: " + s.series);
-      }
-      values_.push_back(s.value);
-      ++index;
+  }
+  // Later scrapes only read values, checking that the same label sets come in the same order.
+  const size_t before = values_.size();
+  if (families.size() != families_.size()) throw std::logic_error("metric families changed");
+  for (size_t fi = 0; fi < families.size(); ++fi) {
+    const Family& layout = families_[fi];
+    const prometheus::MetricFamily& f = families[fi];
+    if (f.name != layout.name || f.metric.size() != layout.order.size()) {
+      throw std::logic_error("metric family changed between scrapes: " + f.name);
+    }
+    for (size_t k = 0; k < layout.order.size(); ++k) {
+      const prometheus::ClientMetric& m = f.metric[layout.order[k]];
+      if (m.label != layout.labels[k]) throw std::logic_error("metric labels moved: " + f.name);
+      append_sample_values(f, m, values_);
     }
   }
-  if (index != series_.size()) throw std::logic_error("metric series vanished between scrapes");
+  if (values_.size() - before != series_.size()) {
+    throw std::logic_error("metric series changed between scrapes");
+  }
   times_.push_back(time);
 }
 

@@ -9,6 +9,7 @@
 #include <prometheus/registry.h>
 
 #include <cstdint>
+#include <prometheus/client_metric.h>
 #include <iosfwd>
 #include <string>
 #include <vector>
@@ -38,6 +39,8 @@ class MetricsRecorder {
     std::string type;
     size_t first_sample = 0;  // range in series_
     size_t num_samples = 0;
+    std::vector<size_t> order;  // collected metric index of each printed label set
+    std::vector<std::vector<prometheus::ClientMetric::Label>> labels;  // per printed label set
   };
   struct Series {
     std::string text;  // name{labels}

@@ -100,6 +100,82 @@ else
   echo "SKIP: ../shared/traces is absent; the shared-trace checks did not run"
 fi
 
+# --- Prometheus metrics agree with the per-request file of the same replay ---------------------
+"$llmsim" replay "$root/traces/azure-conv-sample.json" --output-dir "$work/m" --quiet \
+  --arrival-rate-scale 20 --metrics-snapshot "$work/m/metrics.prom"
+python3 - "$work/m" <<'PY' && ok || fail "metrics disagree with requests.jsonl"
+import json, re, sys
+d = sys.argv[1]
+rows = [json.loads(l) for l in open(d + "/requests.jsonl")]
+metrics = {}
+for line in open(d + "/metrics.prom"):
+    if line.startswith("#"):
+        continue
+    series, value = line.rsplit(" ", 1)
+    metrics[series] = float(value)
+def get(name, **labels):
+    want = {"engine": "0", "model_name": "Llama-3.1-8B", **labels}
+    for series, v in metrics.items():
+        m = re.fullmatch(r"([^{]+)\{(.*)\}", series)
+        got = dict(re.findall(r'(\w+)="([^"]*)"', m.group(2)))
+        if m.group(1) == name and got == want:
+            return v
+    raise KeyError((name, labels))
+assert get("vllm:generation_tokens_total") == sum(r["completion_tokens"] for r in rows)
+produced = [r for r in rows if r["ttft_from_arrival_s"] is not None]
+assert get("vllm:time_to_first_token_seconds_count") == len(produced)
+within = sum(1 for r in produced if r["ttft_from_arrival_s"] <= 1.0)
+assert within < len(produced), "the load should push some TTFTs past 1 s"
+share_metrics = get("vllm:time_to_first_token_seconds_bucket", le="1.0") / get("vllm:time_to_first_token_seconds_count")
+assert share_metrics == within / len(produced), (share_metrics, within / len(produced))
+for reason in ["stop", "length", "abort", "error"]:
+    assert get("vllm:request_success_total", finished_reason=reason) == sum(1 for r in rows if r["finish_reason"] == reason)
+assert get("vllm:prompt_tokens_total") == sum(r["prompt_tokens"] for r in produced)
+assert get("vllm:e2e_request_latency_seconds_count") == len(produced)
+PY
+# promtool objects to the colon in vLLM's names; with it renamed, the exposition must parse, and
+# the only lint is vLLM's own histogram name ending in _total.
+if command -v promtool >/dev/null; then
+  sed 's/vllm:/vllm_/g' "$work/m/metrics.prom" | promtool check metrics >"$work/lint" 2>&1
+  rc=$?
+  if [[ $rc -eq 0 ]] || { [[ $rc -eq 3 ]] && ! grep -qv 'vllm_iteration_tokens_total non-counter metrics should not have "_total" suffix' "$work/lint"; }; then
+    ok
+  else
+    fail "promtool check metrics (rc $rc): $(cat "$work/lint")"
+  fi
+else
+  fail "promtool is not installed (ci/install-deps.sh installs Debian's prometheus package)"
+fi
+
+# --- several engines --------------------------------------------------------------------------
+"$llmsim" replay "$root/traces/mooncake-sample.jsonl" --output-dir "$work/rr" --quiet \
+  --data-parallel-size 2 --routing-policy least-outstanding --metrics-snapshot "$work/rr/metrics.prom"
+python3 - "$work/rr" <<'PY' && ok || fail "data-parallel summary"
+import json, sys
+s = json.load(open(sys.argv[1] + "/summary.json"))
+assert len(s["engines"]) == 2
+assert all(e["sequences"] > 0 for e in s["engines"])
+assert sum(e["sequences"] for e in s["engines"]) == s["sequences"]
+assert sum(e["completion_tokens"] for e in s["engines"]) == s["completion_tokens"]
+assert s["preemptions"] == sum(e["preemptions"] for e in s["engines"])
+text = open(sys.argv[1] + "/metrics.prom").read()
+assert 'vllm:num_requests_running{engine="1",model_name="Llama-3.1-8B"}' in text
+PY
+if [[ -d $shared ]]; then
+  # Routing by cached prefix must find more of the Mooncake trace's shared prefixes than
+  # round-robin, which scatters each conversation's turns over the engines.
+  for policy in round-robin prefix-affinity; do
+    "$llmsim" replay "$shared/mooncake_conversation_trace.jsonl" --output-dir "$work/$policy" \
+      --quiet --data-parallel-size 4 --model Llama-3.2-1B --routing-policy "$policy"
+  done
+  python3 - "$work/round-robin" "$work/prefix-affinity" <<'PY' && ok || fail "prefix-affinity routing"
+import json, sys
+rr = json.load(open(sys.argv[1] + "/summary.json"))
+pa = json.load(open(sys.argv[2] + "/summary.json"))
+assert pa["prefix_cache_hit_rate"] > 1.5 * rr["prefix_cache_hit_rate"], (pa["prefix_cache_hit_rate"], rr["prefix_cache_hit_rate"])
+PY
+fi
+
 # --- bad input -------------------------------------------------------------------------------
 printf 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,10,4\n2023-11-16 18:15:45.0,10,4\n' >"$work/order.csv"
 printf 'TIMESTAMP,ContextTokens\n2023-11-16 18:15:46.0,10\n' >"$work/columns.csv"
@@ -121,6 +197,10 @@ expect_error "bad kv dtype" "--kv-cache-dtype" "$root/traces/tiny.json" --kv-cac
 expect_error "model does not fit" "no room for a KV cache" "$root/traces/tiny.json" --model Llama-3.1-70B
 expect_error "context over KV capacity" "--max-model-len" "$root/traces/tiny.json" --num-gpu-blocks-override 100
 expect_error "bad rate scale" "--arrival-rate-scale" "$root/traces/tiny.json" --arrival-rate-scale -1
+expect_error "bad routing policy" "--routing-policy" "$root/traces/tiny.json" --routing-policy random
+expect_error "bad scrape interval" "--scrape-interval" "$root/traces/tiny.json" --scrape-interval 5x --metrics-out "$work/err.om"
+expect_error "bad start time" "--start-time" "$root/traces/tiny.json" --start-time 2026-13-01
+[[ ! -e $work/err.om && ! -e $work/err.om.partial ]] && ok || fail "a failed run left a metrics file"
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

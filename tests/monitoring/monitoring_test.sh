@@ -80,7 +80,7 @@ for p in panels:
         e = t["expr"]
         assert t["datasource"]["uid"] == "${datasource}", p["title"]
         # Every selector of a vLLM metric filters on the chosen model.
-        for m in re.finditer(r"(vllm:[a-z_:]+)(\{[^}]*\})?", e):
+        for m in re.finditer(r"(vllm:[a-zA-Z0-9_:]+)(\{[^}]*\})?", e):
             assert m.group(2) and 'model_name="$model_name"' in m.group(2), (p["title"], e)
         e = (e.replace("$__rate_interval", "1m").replace("${__rate_interval}", "1m")
               .replace("$__interval", "15s").replace("${__interval}", "15s")
@@ -142,8 +142,8 @@ else fail "llmsim_rules_test.yml.in: $(head -c 4000 "$work/llmsim_unit.out")"; f
 # --- 4. a backfilled day, queried panel by panel --------------------------------------------
 # 24 h of synthetic chat traffic at 0.25 requests/s (30% of the prompts start with one of 4 shared
 # system prompts), one sample per series every 15 s: the dashboard's $__rate_interval is 1m,
-# 4 scrape intervals, as Grafana computes it. (One engine: two would double the 40 s this takes;
-# the promtool test above covers two engines.)
+# 4 scrape intervals, as Grafana computes it. One engine: 1.7 million samples, 220 MB, 10 to 20 s
+# of backfill; a second engine would double that, and the promtool test above covers two.
 step "llmsim --metrics-out (simulated day)"
 day=86400
 start=2026-01-01T00:00:00Z
@@ -185,43 +185,61 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["status"] == "success" and r["data"] == [sys.argv[2]], r
 PY
-  # Every panel query at noon of the simulated day: it must parse, and return at least one series.
-  # Values may be NaN (a quantile of a histogram that had no observation in that minute).
+  # Queries at noon of the simulated day, one per line: KIND<TAB>WHAT<TAB>PROMQL. Every panel query
+  # (KIND panel) must parse and return at least one series; its values may be NaN (a quantile of a
+  # histogram without observations in that minute). KIND positive: one finite value > 0.
+  # KIND labels: exactly the one engine "0" with the served model name.
   t=$((start_unix + day / 2))
-  while IFS=$'\t' read -r title expr; do
-    curl -sG "$api/api/v1/query" --data-urlencode "query=$expr" --data-urlencode "time=$t" >"$work/q.json" 2>&1
-    if python3 - "$work/q.json" <<'PY'; then ok; else fail "panel '$title': $expr"; fi
-import json, sys
-r = json.load(open(sys.argv[1]))
-if r.get("status") != "success":
-    sys.exit("    %s: %s" % (r.get("errorType"), r.get("error")))
-if not r["data"]["result"]:
-    sys.exit("    empty result")
-PY
-  done <"$work/queries.txt"
-  # A few figures that must be numbers at noon with this traffic.
-  for expr in \
-    "sum(rate(vllm:time_to_first_token_seconds_bucket{model_name=\"$model\",le=\"1.0\"}[5m])) / sum(rate(vllm:time_to_first_token_seconds_count{model_name=\"$model\"}[5m]))" \
-    "histogram_quantile(0.9, sum by (le) (rate(vllm:inter_token_latency_seconds_bucket{model_name=\"$model\"}[1m])))" \
-    "sum(rate(vllm:generation_tokens_total{model_name=\"$model\"}[1m]))" \
-    "sum(rate(vllm:prefix_cache_hits_total{model_name=\"$model\"}[1m])) / sum(rate(vllm:prefix_cache_queries_total{model_name=\"$model\"}[1m]))"; do
-    curl -sG "$api/api/v1/query" --data-urlencode "query=$expr" --data-urlencode "time=$t" >"$work/q.json" 2>&1
-    python3 - "$work/q.json" <<'PY' && ok || fail "not a positive number at noon: $expr"
+  {
+    sed 's/^/panel\t/' "$work/queries.txt"
+    printf 'positive\tTTFT share within 1 s\tsum(rate(vllm:time_to_first_token_seconds_bucket{model_name="%s",le="1.0"}[5m])) / sum(rate(vllm:time_to_first_token_seconds_count{model_name="%s"}[5m]))\n' "$model" "$model"
+    printf 'positive\tITL p90\thistogram_quantile(0.9, sum by (le) (rate(vllm:inter_token_latency_seconds_bucket{model_name="%s"}[1m])))\n' "$model"
+    printf 'positive\tgeneration tokens/s\tsum(rate(vllm:generation_tokens_total{model_name="%s"}[1m]))\n' "$model"
+    printf 'positive\tprefix cache hit rate\tsum(rate(vllm:prefix_cache_hits_total{model_name="%s"}[5m])) / sum(rate(vllm:prefix_cache_queries_total{model_name="%s"}[5m]))\n' "$model" "$model"
+    printf 'labels\tengine and model_name labels\tcount by (engine, model_name) (vllm:kv_cache_usage_perc)\n'
+  } >"$work/checks.tsv"
+  mkdir -p "$work/q"
+  i=0
+  while IFS=$'\t' read -r kind what expr; do
+    i=$((i + 1))
+    curl -sG "$api/api/v1/query" --data-urlencode "query=$expr" --data-urlencode "time=$t" >"$work/q/$i.json" 2>&1
+  done <"$work/checks.tsv"
+  # One python for all answers (it prints ok, or FAIL and why, per query).
+  python3 - "$work/checks.tsv" "$work/q" "$model" >"$work/checks.out" 2>&1 <<'PY'
 import json, math, sys
-r = json.load(open(sys.argv[1]))
-v = [float(x["value"][1]) for x in r["data"]["result"]]
-assert len(v) == 1 and math.isfinite(v[0]) and v[0] > 0, r
+checks, qdir, model = sys.argv[1:4]
+for i, line in enumerate(open(checks), 1):
+    kind, what, expr = line.rstrip("\n").split("\t")
+    why = None
+    try:
+        r = json.load(open("%s/%d.json" % (qdir, i)))
+        res = r["data"]["result"] if r.get("status") == "success" else None
+        if res is None:
+            why = "%s: %s" % (r.get("errorType"), r.get("error"))
+        elif not res:
+            why = "empty result"
+        elif kind == "positive":
+            v = [float(x["value"][1]) for x in res]
+            if not (len(v) == 1 and math.isfinite(v[0]) and v[0] > 0):
+                why = "want one finite value > 0, got %s" % v
+        elif kind == "labels":
+            got = [(x["metric"], x["value"][1]) for x in res]
+            if got != [({"engine": "0", "model_name": model}, "1")]:
+                why = "got %s" % got
+    except Exception as e:  # no answer, or not JSON
+        why = repr(e)
+    print("ok" if why is None else "FAIL %s '%s': %s\n    %s" % (kind, what, expr, why))
 PY
-  done
-  # One engine, labelled "0", with the served model name.
-  curl -sG "$api/api/v1/query" --data-urlencode "query=count by (engine, model_name) (vllm:kv_cache_usage_perc)" \
-    --data-urlencode "time=$t" >"$work/q.json" 2>&1
-  python3 - "$work/q.json" "$model" <<'PY' && ok || fail "labels of the backfilled day"
-import json, sys
-r = json.load(open(sys.argv[1]))
-got = [(x["metric"], x["value"][1]) for x in r["data"]["result"]]
-assert got == [({"engine": "0", "model_name": sys.argv[2]}, "1")], got
-PY
+  n=0
+  while IFS= read -r line; do
+    case $line in
+      ok) ok; n=$((n + 1)) ;;
+      FAIL*) fail "${line#FAIL }"; n=$((n + 1)) ;;
+      *) echo "$line" >&2 ;;
+    esac
+  done <"$work/checks.out"
+  [[ $n -eq $i && $i -gt 0 ]] || fail "checked $n of $i queries: $(tail -n 5 "$work/checks.out")"
+  echo "    $i queries"
   kill "$prom_pid"
   wait "$prom_pid" 2>/dev/null
   prom_pid=
