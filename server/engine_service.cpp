@@ -1,0 +1,232 @@
+#include "server/engine_service.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace llm {
+
+// Turns engine events into sink calls. A step's tokens are sent when the step ends, together with
+// the finish of the sequences that ended in it; finishes outside a step (abort, error) at once.
+class EngineService::Relay final : public EngineObserver {
+ public:
+  struct Parent {
+    SequenceSink sink;
+    std::vector<uint64_t> children;  // engine ids
+    int32_t remaining = 0;
+  };
+
+  explicit Relay(std::atomic<size_t>& unfinished) : unfinished_(unfinished) {}
+
+  void on_token(const Request& r, Nanos, Nanos) override {
+    pending_.push_back({&r, r.last_output_token});
+  }
+
+  void on_step(const StepStats&) override {
+    // Several tokens of one sequence never occur in one step (no speculative decoding), so each
+    // pending entry is one update.
+    for (const auto& [request, token] : pending_) {
+      SequenceUpdate u = make_update(*request);
+      u.new_tokens.push_back(token);
+      u.finished = request->is_finished();
+      if (u.finished) {
+        finished_sent_.push_back(request->id);
+        deliver_final(*request, u);
+      } else {
+        deliver(*request, u);
+      }
+    }
+    pending_.clear();
+  }
+
+  void on_finished(const Request& r) override {
+    auto it = std::find(finished_sent_.begin(), finished_sent_.end(), r.id);
+    if (it != finished_sent_.end()) {
+      finished_sent_.erase(it);
+      return;
+    }
+    SequenceUpdate u = make_update(r);
+    u.finished = true;
+    deliver_final(r, u);
+  }
+
+  std::unordered_map<std::string, Parent> parents_;
+
+ private:
+  static SequenceUpdate make_update(const Request& r) {
+    SequenceUpdate u;
+    u.child_index = r.child_index;
+    u.finish_reason = r.finish_reason;
+    u.stop_token = r.stop_token;
+    u.prompt_tokens = r.prompt_len;
+    u.cached_tokens = std::max<int64_t>(r.num_cached_tokens, 0);
+    u.num_output_tokens = r.num_output_tokens;
+    u.timeline = r.timeline;
+    return u;
+  }
+  // A sequence's final update. The request leaves (and stops counting as unfinished) once all
+  // its sequences have, before the sink hears of it, so a client that saw the end sees it gone.
+  void deliver_final(const Request& r, const SequenceUpdate& u) {
+    auto p = parents_.find(r.parent_id);
+    if (p == parents_.end()) return;
+    SequenceSink sink = p->second.sink;
+    if (--p->second.remaining == 0) {
+      parents_.erase(p);
+      --unfinished_;
+    }
+    sink(u);
+  }
+  void deliver(const Request& r, const SequenceUpdate& u) {
+    auto p = parents_.find(r.parent_id);
+    if (p != parents_.end()) p->second.sink(u);
+  }
+
+  std::atomic<size_t>& unfinished_;
+  std::vector<std::pair<const Request*, int32_t>> pending_;
+  std::vector<uint64_t> finished_sent_;
+};
+
+EngineService::EngineService(const SchedulerConfig& config, Backend& backend,
+                             EngineObserver* observer)
+    : config_(config), relay_(std::make_unique<Relay>(unfinished_)) {
+  tee_.add(relay_.get());
+  if (observer) tee_.add(observer);
+  engine_ = std::make_unique<EngineCore>(config, backend, clock_, &tee_);
+  thread_ = std::thread([this] { loop(); });
+}
+
+EngineService::~EngineService() { stop(); }
+
+bool EngineService::submit(GenerateRequest request, SequenceSink sink) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopping_) return false;
+  if (request.arrival == kNoTime) request.arrival = clock_.now();
+  ++unfinished_;
+  inbox_.push_back({Command::kSubmit, std::move(request), std::move(sink), {}, {}, nullptr});
+  wake_.notify_one();
+  return true;
+}
+
+void EngineService::abort(const std::string& request_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  inbox_.push_back({Command::kAbort, {}, {}, request_id, {}, nullptr});
+  wake_.notify_one();
+}
+
+void EngineService::abort_all() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  inbox_.push_back({Command::kAbortAll, {}, {}, {}, {}, nullptr});
+  wake_.notify_one();
+}
+
+void EngineService::run_on_engine_thread(const std::function<void()>& fn) {
+  auto done = std::make_shared<std::promise<void>>();
+  auto future = done->get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!thread_.joinable()) {
+      fn();
+      return;
+    }
+    inbox_.push_back({Command::kCall, {}, {}, {}, fn, done});
+    wake_.notify_one();
+  }
+  future.wait();
+}
+
+EngineSnapshot EngineService::snapshot() {
+  EngineSnapshot snap;
+  run_on_engine_thread([this, &snap] {
+    snap.num_running = engine_->scheduler().num_running();
+    snap.num_waiting = engine_->scheduler().num_waiting();
+    snap.kv_usage = engine_->scheduler().kv().usage();
+  });
+  return snap;
+}
+
+void EngineService::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    wake_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void EngineService::apply(Command& c) {
+  switch (c.kind) {
+    case Command::kSubmit: {
+      Request proto;
+      proto.external_id = c.request.request_id;
+      proto.parent_id = c.request.request_id;
+      proto.prompt_tokens = std::move(c.request.prompt_tokens);
+      proto.prompt_len = static_cast<int64_t>(proto.prompt_tokens.size());
+      proto.params = c.request.params;
+      proto.priority = c.request.priority;
+      proto.scripted_output_len = c.request.natural_output_len;
+      proto.keep_output_tokens = true;
+      proto.prompt_salt = std::hash<std::string>{}(c.request.request_id);
+      proto.timeline.arrival = c.request.arrival;
+      auto children = fan_out(proto);
+      Relay::Parent& parent = relay_->parents_[c.request.request_id];
+      parent.sink = std::move(c.sink);
+      parent.remaining = static_cast<int32_t>(children.size());
+      for (auto& child : children) {
+        // add_request may finish the child at once (error), which updates `parent`.
+        const uint64_t id = engine_->add_request(std::move(child));
+        auto it = relay_->parents_.find(c.request.request_id);
+        if (it != relay_->parents_.end()) it->second.children.push_back(id);
+      }
+      break;
+    }
+    case Command::kAbort: {
+      auto it = relay_->parents_.find(c.id);
+      if (it == relay_->parents_.end()) break;
+      const std::vector<uint64_t> children = it->second.children;
+      for (uint64_t id : children) engine_->abort_request(id);
+      break;
+    }
+    case Command::kAbortAll: {
+      std::vector<uint64_t> all;
+      for (const auto& [id, parent] : relay_->parents_) {
+        all.insert(all.end(), parent.children.begin(), parent.children.end());
+      }
+      for (uint64_t id : all) engine_->abort_request(id);
+      break;
+    }
+    case Command::kCall:
+      c.call();
+      c.done->set_value();
+      break;
+  }
+}
+
+void EngineService::loop() {
+  std::vector<Command> commands;
+  while (true) {
+    bool stopping = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !inbox_.empty() || engine_->has_unfinished(); });
+      commands.swap(inbox_);
+      stopping = stopping_;
+    }
+    for (Command& c : commands) apply(c);
+    commands.clear();
+    if (stopping) {
+      Command all{Command::kAbortAll, {}, {}, {}, {}, nullptr};
+      apply(all);
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (Command& c : inbox_) {
+        if (c.kind == Command::kCall) {
+          c.call();
+          c.done->set_value();
+        }
+      }
+      inbox_.clear();
+      return;
+    }
+    if (engine_->has_unfinished()) engine_->step();
+  }
+}
+
+}  // namespace llm

@@ -1,0 +1,111 @@
+// Runs an EngineCore on its own thread for llmserve. HTTP sessions never touch scheduler state:
+// they submit requests and aborts through a locked inbox, and receive each sequence's progress
+// through the sink they registered, which the engine thread calls (the sink must be quick and
+// thread-safe: typically it posts to the session's executor).
+// Thread-safety: submit(), abort(), snapshot() and stop() are safe from any thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/engine_core.h"
+#include "core/observer_tee.h"
+#include "core/request.h"
+#include "core/scheduler_config.h"
+#include "server/steady_clock.h"
+
+namespace llm {
+
+// One client request as the API layer hands it to the engine (before fan-out for n > 1).
+struct GenerateRequest {
+  std::string request_id;            // the client-visible id (X-Request-Id or generated)
+  std::vector<int32_t> prompt_tokens;
+  SamplingParams params;             // max_tokens already defaulted/validated by the API layer
+  int64_t natural_output_len = -1;   // simulated backend: where the mock model stops by itself
+  int32_t priority = 0;
+  Nanos arrival = kNoTime;           // steady-clock time the whole HTTP body was read; now if unset
+};
+
+// Progress of one sequence (child i of the request), delivered in order per sequence.
+struct SequenceUpdate {
+  int32_t child_index = 0;
+  std::vector<int32_t> new_tokens;  // tokens produced since the previous update (usually one)
+  bool finished = false;
+  FinishReason finish_reason = FinishReason::kNone;
+  int32_t stop_token = -1;          // the stop token id that ended it, if any
+  int64_t prompt_tokens = 0;
+  int64_t cached_tokens = 0;
+  int64_t num_output_tokens = 0;    // total so far
+  Timeline timeline;                // final when finished
+};
+
+using SequenceSink = std::function<void(const SequenceUpdate&)>;
+
+// The scheduler's state between two steps.
+struct EngineSnapshot {
+  size_t num_running = 0;
+  size_t num_waiting = 0;
+  double kv_usage = 0;
+};
+
+class EngineService {
+ public:
+  // The backend and the extra observer (e.g. metrics; may be null) must outlive the service.
+  EngineService(const SchedulerConfig& config, Backend& backend, EngineObserver* observer);
+  ~EngineService();  // stops the thread; unfinished requests are aborted
+
+  // Queues a request; returns false (and calls nothing) when the service is stopping.
+  // The sink receives every update of every child until each has finished.
+  bool submit(GenerateRequest request, SequenceSink sink);
+  // Aborts every sequence of the request (between engine steps). Unknown ids are ignored.
+  void abort(const std::string& request_id);
+  // Aborts everything still running or waiting (used when a drain times out).
+  void abort_all();
+
+  // Cheap counters for /health, draining and tests.
+  size_t num_unfinished() const { return unfinished_.load(); }
+  const SchedulerConfig& config() const { return config_; }
+  // Runs fn on the engine thread between steps and waits for it (e.g. to flush metrics).
+  void run_on_engine_thread(const std::function<void()>& fn);
+  EngineSnapshot snapshot();
+
+  void stop();
+
+ private:
+  class Relay;  // the EngineObserver that turns engine events into sink calls
+  struct Command {
+    enum Kind { kSubmit, kAbort, kAbortAll, kCall } kind;
+    GenerateRequest request;
+    SequenceSink sink;
+    std::string id;
+    std::function<void()> call;
+    std::shared_ptr<std::promise<void>> done;
+  };
+
+  void loop();
+  void apply(Command& command);
+
+  SchedulerConfig config_;
+  SteadyClock clock_;
+  std::unique_ptr<Relay> relay_;
+  ObserverTee tee_;
+  std::unique_ptr<EngineCore> engine_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<Command> inbox_;
+  bool stopping_ = false;
+  std::atomic<size_t> unfinished_{0};
+  std::thread thread_;
+};
+
+}  // namespace llm

@@ -1,0 +1,123 @@
+#include "server/engine_service.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <vector>
+
+#include "core/testing/scripted_backend.h"
+
+namespace llm {
+namespace {
+
+SchedulerConfig small_config() {
+  SchedulerConfig c;
+  c.block_size = 4;
+  c.num_gpu_blocks = 64;
+  c.max_num_batched_tokens = 64;
+  c.max_model_len = 64;
+  return c;
+}
+
+// Collects the updates of one request and signals when all its sequences finished.
+struct Collector {
+  std::mutex mutex;
+  std::vector<SequenceUpdate> updates;
+  int remaining;
+  std::promise<void> done;
+  explicit Collector(int n) : remaining(n) {}
+  SequenceSink sink() {
+    return [this](const SequenceUpdate& u) {
+      std::lock_guard<std::mutex> lock(mutex);
+      updates.push_back(u);
+      if (u.finished && --remaining == 0) done.set_value();
+    };
+  }
+};
+
+GenerateRequest request(const std::string& id, int prompt, int outputs, int n = 1) {
+  GenerateRequest r;
+  r.request_id = id;
+  r.prompt_tokens.assign(static_cast<size_t>(prompt), 5);
+  r.natural_output_len = outputs;
+  r.params.n = n;
+  return r;
+}
+
+TEST(EngineService, StreamsEveryTokenThenTheFinishOnTheLastOne) {
+  testing::ScriptedBackend backend(0);
+  EngineService service(small_config(), backend, nullptr);
+  Collector c(1);
+  ASSERT_TRUE(service.submit(request("a", 6, 3), c.sink()));
+  ASSERT_EQ(c.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  ASSERT_EQ(c.updates.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(c.updates[i].new_tokens.size(), 1u);
+    EXPECT_EQ(c.updates[i].num_output_tokens, static_cast<int64_t>(i + 1));
+    EXPECT_EQ(c.updates[i].finished, i == 2);
+  }
+  EXPECT_EQ(c.updates.back().finish_reason, FinishReason::kStop);
+  EXPECT_NE(c.updates.back().timeline.first_token, kNoTime);
+  EXPECT_EQ(service.num_unfinished(), 0u);
+}
+
+TEST(EngineService, FansOutNChildrenAndReportsEachOnce) {
+  testing::ScriptedBackend backend(0);
+  EngineService service(small_config(), backend, nullptr);
+  Collector c(2);
+  ASSERT_TRUE(service.submit(request("p", 5, 2, 2), c.sink()));
+  ASSERT_EQ(c.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  int finished[2] = {0, 0};
+  for (const auto& u : c.updates) finished[u.child_index] += u.finished ? 1 : 0;
+  EXPECT_EQ(finished[0], 1);
+  EXPECT_EQ(finished[1], 1);
+}
+
+TEST(EngineService, AnOversizedPromptFinishesWithErrorAtOnce) {
+  testing::ScriptedBackend backend(0);
+  EngineService service(small_config(), backend, nullptr);
+  Collector c(1);
+  ASSERT_TRUE(service.submit(request("big", 64, 2), c.sink()));
+  ASSERT_EQ(c.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  ASSERT_EQ(c.updates.size(), 1u);
+  EXPECT_EQ(c.updates[0].finish_reason, FinishReason::kError);
+  EXPECT_TRUE(c.updates[0].new_tokens.empty());
+}
+
+TEST(EngineService, AbortEndsALongRequestAndFreesItsBlocks) {
+  testing::ScriptedBackend backend(1'000'000);  // 1 ms per step: the request runs for a while
+  EngineService service(small_config(), backend, nullptr);
+  Collector c(1);
+  auto r = request("long", 4, 1000);
+  r.params.max_tokens = 50;
+  ASSERT_TRUE(service.submit(r, c.sink()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  service.abort("long");
+  ASSERT_EQ(c.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(c.updates.back().finish_reason, FinishReason::kAbort);
+  EXPECT_LT(c.updates.back().num_output_tokens, 50);
+  const EngineSnapshot snap = service.snapshot();
+  EXPECT_EQ(snap.num_running, 0u);
+  EXPECT_EQ(snap.num_waiting, 0u);
+  EXPECT_EQ(snap.kv_usage, 0.0);
+  EXPECT_EQ(service.num_unfinished(), 0u);
+}
+
+TEST(EngineService, StopAbortsWhatIsLeftAndRefusesNewWork) {
+  testing::ScriptedBackend backend(1'000'000);
+  auto service = std::make_unique<EngineService>(small_config(), backend, nullptr);
+  Collector c(1);
+  auto r = request("x", 4, 1000);
+  r.params.max_tokens = 60;
+  ASSERT_TRUE(service->submit(r, c.sink()));
+  service->stop();
+  ASSERT_EQ(c.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(c.updates.back().finish_reason, FinishReason::kAbort);
+  Collector late(1);
+  EXPECT_FALSE(service->submit(request("y", 4, 1), late.sink()));
+}
+
+}  // namespace
+}  // namespace llm
