@@ -5,7 +5,6 @@
 // Also BM_MetricsOut24h: a simulated day (the trace stretched 24x) on two engines, with the
 // OpenMetrics file written to /dev/null-like temporary storage. Goal: under 5 s.
 #include <benchmark/benchmark.h>
-
 #include <prometheus/registry.h>
 
 #include <cstdio>
@@ -104,8 +103,7 @@ void BM_MetricsOut24h(benchmark::State& state) {
   }
   state.counters["sim_hours"] = run.sim_s / 3600;
   state.counters["scrapes"] = static_cast<double>(run.scrapes);
-  state.counters["file_MiB"] =
-      static_cast<double>(std::filesystem::file_size(file)) / (1 << 20);
+  state.counters["file_MiB"] = static_cast<double>(std::filesystem::file_size(file)) / (1 << 20);
   std::filesystem::remove(file);
 }
 BENCHMARK(BM_MetricsOut24h)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();

@@ -12,13 +12,13 @@
 // Run one of them with --benchmark_filter=BM_ReplayAzureConv (or BM_ReplaySynthetic1M).
 
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "bench/bench_util.h"
 #include "sim/replay.h"
@@ -100,8 +100,7 @@ constexpr int64_t kSyntheticRequests = 1'000'000;
 
 void BM_ReplaySynthetic1M(benchmark::State& state) {
   const bool hwm_reset = llm::bench::reset_peak_rss();
-  const fs::path dir =
-      fs::temp_directory_path() / ("llm_bench_" + std::to_string(::getpid()));
+  const fs::path dir = fs::temp_directory_path() / ("llm_bench_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path out_path = dir / "requests.jsonl";
 

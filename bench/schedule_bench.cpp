@@ -41,12 +41,13 @@ using llm::Scheduler;
 using llm::SchedulerConfig;
 using llm::SchedulerOutput;
 
-constexpr int kRecycleEvery = 1024;   // decode steps between resets of the running set
+constexpr int kRecycleEvery = 1024;       // decode steps between resets of the running set
 constexpr Nanos kStepNanos = 10'000'000;  // simulated time per step (only timestamps use it)
 
 class DecodeState {
  public:
-  DecodeState(int running, int waiting) : running_(running), waiting_(waiting), sched_(config(running)) {
+  DecodeState(int running, int waiting)
+      : running_(running), waiting_(waiting), sched_(config(running)) {
     const int total = running + waiting;
     requests_.reserve(static_cast<size_t>(total));
     for (int i = 0; i < total; ++i) {
@@ -174,12 +175,12 @@ void BM_ScheduleCall(benchmark::State& state) {
         !out.preempted.empty() || out.num_admitted != 0 ||
         sched.num_running() != static_cast<size_t>(running) ||
         sched.num_waiting() != static_cast<size_t>(waiting)) {
-      state.SkipWithError(("timed call left the steady state: seqs=" + std::to_string(out.seqs.size()) +
-                           " tokens=" + std::to_string(out.total_tokens) +
-                           " preempted=" + std::to_string(out.preempted.size()) +
-                           " running=" + std::to_string(sched.num_running()) +
-                           " waiting=" + std::to_string(sched.num_waiting()))
-                              .c_str());
+      state.SkipWithError(
+          ("timed call left the steady state: seqs=" + std::to_string(out.seqs.size()) +
+           " tokens=" + std::to_string(out.total_tokens) +
+           " preempted=" + std::to_string(out.preempted.size()) + " running=" +
+           std::to_string(sched.num_running()) + " waiting=" + std::to_string(sched.num_waiting()))
+              .c_str());
       break;
     }
     s.apply(out);

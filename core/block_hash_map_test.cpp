@@ -14,11 +14,13 @@ RC_GTEST_PROP(BlockHashMap, BehavesLikeAMap, ()) {
   std::map<uint64_t, int32_t> model;
   const int ops = *rc::gen::inRange(1, 400);
   for (int op = 0; op < ops; ++op) {
-    const uint64_t key = (*rc::gen::inRange<uint64_t>(0, 40)) * 64 + *rc::gen::inRange<uint64_t>(0, 3);
+    const uint64_t key =
+        (*rc::gen::inRange<uint64_t>(0, 40)) * 64 + *rc::gen::inRange<uint64_t>(0, 3);
     const int32_t value = *rc::gen::inRange(0, 1000);
     switch (*rc::gen::inRange(0, 3)) {
       case 0:
-        if (model.size() < 64) RC_ASSERT(table.insert(key, value) == model.emplace(key, value).second);
+        if (model.size() < 64)
+          RC_ASSERT(table.insert(key, value) == model.emplace(key, value).second);
         break;
       case 1: {
         auto it = model.find(key);

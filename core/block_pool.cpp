@@ -6,7 +6,8 @@ namespace llm {
 
 BlockPool::BlockPool(int32_t num_blocks)
     : by_hash_(static_cast<size_t>(num_blocks > 0 ? num_blocks : 0)) {
-  if (num_blocks < 2) throw std::invalid_argument("BlockPool needs at least 2 blocks (one is null)");
+  if (num_blocks < 2)
+    throw std::invalid_argument("BlockPool needs at least 2 blocks (one is null)");
   blocks_.resize(num_blocks);
   for (int32_t b = 1; b < num_blocks; ++b) push_tail(b);
 }
@@ -15,9 +16,7 @@ double BlockPool::usage() const {
   return 1.0 - static_cast<double>(num_free_) / static_cast<double>(num_usable());
 }
 
-int32_t BlockPool::lookup(uint64_t hash) const {
-  return by_hash_.find(hash);
-}
+int32_t BlockPool::lookup(uint64_t hash) const { return by_hash_.find(hash); }
 
 void BlockPool::take(std::span<const int32_t> blocks) {
   for (int32_t b : blocks) {

@@ -75,7 +75,8 @@ bool EngineCore::begin_step(Nanos* duration) {
 
 FinishReason EngineCore::stop_reason(Request& r, int32_t token) const {
   const int64_t max_model_len = scheduler_.config().max_model_len;
-  if (r.num_tokens() >= max_model_len || r.num_output_tokens >= r.effective_max_tokens(max_model_len)) {
+  if (r.num_tokens() >= max_model_len ||
+      r.num_output_tokens >= r.effective_max_tokens(max_model_len)) {
     return FinishReason::kLength;
   }
   if (!r.params.ignore_eos && token == backend_.eos_token_id()) return FinishReason::kStop;

@@ -4,7 +4,8 @@
 //
 // A step is split into begin_step() and end_step() so a discrete-event simulator can interleave
 // other events while the modelled GPU works; step() runs both in sequence for real-time use.
-// Thread-safety: none; one thread drives an EngineCore (llmserve's engine thread, or the simulator).
+// Thread-safety: none; one thread drives an EngineCore (llmserve's engine thread, or the
+// simulator).
 #pragma once
 
 #include <cstdint>

@@ -145,7 +145,7 @@ TEST(SchedulerTable, DecodeThatCannotGrowPreemptsTheNewestAndItWaitsForItsWholeS
   const Finished& b = rec.finished.at("B");
   EXPECT_EQ(b.outputs, 4);
   EXPECT_EQ(b.timeline.num_preemptions, 1);
-  EXPECT_EQ(b.timeline.scheduled, 0);    // first scheduling only
+  EXPECT_EQ(b.timeline.scheduled, 0);  // first scheduling only
   EXPECT_EQ(b.timeline.first_token, 10);
   EXPECT_EQ(b.timeline.last_token, 70);
   EXPECT_EQ(rec.finished.at("A").timeline.num_preemptions, 0);

@@ -21,7 +21,8 @@ void append_label_value(std::string& out, const std::string& value) {
 }
 
 // name{l1="v1",...,extra="x"}; labels are printed sorted by name, as prometheus_client does.
-std::string series_text(const std::string& name, std::vector<prometheus::ClientMetric::Label> labels,
+std::string series_text(const std::string& name,
+                        std::vector<prometheus::ClientMetric::Label> labels,
                         const char* extra_name = nullptr, const std::string& extra_value = {}) {
   if (extra_name) labels.push_back({extra_name, extra_value});
   std::sort(labels.begin(), labels.end(),
@@ -84,7 +85,8 @@ void append_sample_values(const prometheus::MetricFamily& f, const prometheus::C
       out.push_back(m.gauge.value);
       break;
     case prometheus::MetricType::Histogram:
-      for (const auto& b : m.histogram.bucket) out.push_back(static_cast<double>(b.cumulative_count));
+      for (const auto& b : m.histogram.bucket)
+        out.push_back(static_cast<double>(b.cumulative_count));
       out.push_back(static_cast<double>(m.histogram.sample_count));
       out.push_back(m.histogram.sample_sum);
       break;
@@ -106,7 +108,8 @@ void collect_samples(const prometheus::MetricFamily& f, std::vector<SampleRef>& 
         break;
       case prometheus::MetricType::Histogram:
         for (const auto& b : m.histogram.bucket) {
-          names.push_back(series_text(f.name + "_bucket", m.label, "le", python_float(b.upper_bound)));
+          names.push_back(
+              series_text(f.name + "_bucket", m.label, "le", python_float(b.upper_bound)));
         }
         names.push_back(series_text(f.name + "_count", m.label));
         names.push_back(series_text(f.name + "_sum", m.label));

@@ -21,7 +21,7 @@ std::string serialize_exposition(const std::vector<prometheus::MetricFamily>& fa
 struct SampleRef {
   std::string series;  // name{labels}
   double value = 0;
-  size_t metric = 0;   // index of its label set within the family (a histogram's samples share it)
+  size_t metric = 0;  // index of its label set within the family (a histogram's samples share it)
 };
 void collect_samples(const prometheus::MetricFamily& family, std::vector<SampleRef>& out);
 

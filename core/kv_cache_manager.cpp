@@ -24,8 +24,8 @@ uint64_t KvCacheManager::content_key(const Request& r, int64_t index) const {
   const int64_t begin = index * block_size_;
   const int64_t end = begin + block_size_;
   const bool in_prompt = end <= r.prompt_len;
-  const bool have_tokens = in_prompt ? !r.prompt_tokens.empty()
-                                     : !r.prompt_tokens.empty() && r.keep_output_tokens;
+  const bool have_tokens =
+      in_prompt ? !r.prompt_tokens.empty() : !r.prompt_tokens.empty() && r.keep_output_tokens;
   if (have_tokens) {
     uint64_t key = kTokenDomain;
     for (int64_t t = begin; t < end; ++t) {
@@ -62,7 +62,8 @@ uint64_t KvCacheManager::chain(uint64_t parent, const Request& r, int64_t index)
   return hash_combine(parent, content_key(r, index));
 }
 
-int64_t KvCacheManager::peek_cached_prefix(const Request& r, std::vector<int32_t>& hit_blocks) const {
+int64_t KvCacheManager::peek_cached_prefix(const Request& r,
+                                           std::vector<int32_t>& hit_blocks) const {
   hit_blocks.clear();
   if (!caching_ || r.num_computed_tokens != 0) return 0;
   const int64_t max_blocks = (r.num_tokens() - 1) / block_size_;

@@ -52,7 +52,7 @@ TEST(PrefixCache, TheLastPromptTokenIsNeverAHit) {
   Request a = with_tokens(iota_tokens(8, 0), 1);
   admit(kv, a);
   Request b = with_tokens(iota_tokens(8, 0), 2);  // fully cached prompt of 2 blocks
-  EXPECT_EQ(admit(kv, b), 4);                      // only floor((8 - 1) / 4) = 1 block
+  EXPECT_EQ(admit(kv, b), 4);                     // only floor((8 - 1) / 4) = 1 block
 }
 
 TEST(PrefixCache, ADifferentEarlierBlockBreaksTheChain) {
@@ -66,8 +66,8 @@ TEST(PrefixCache, ADifferentEarlierBlockBreaksTheChain) {
 }
 
 TEST(PrefixCache, EvictionIsLeastRecentlyFreedFirstAndTailBlocksFirst) {
-  KvCacheManager kv(5, 4, true);  // 4 usable blocks
-  Request a = with_tokens(iota_tokens(9, 0), 1);   // blocks: 2 full + 1 partial
+  KvCacheManager kv(5, 4, true);                  // 4 usable blocks
+  Request a = with_tokens(iota_tokens(9, 0), 1);  // blocks: 2 full + 1 partial
   admit(kv, a);
   kv.release(a);  // frees a's partial block to the head, then its full blocks to the tail
   Request b = with_tokens(iota_tokens(9, 500), 2);  // needs 3 blocks: takes the unhashed ones first

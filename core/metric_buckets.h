@@ -7,9 +7,10 @@
 
 namespace llm {
 
-std::vector<double> ttft_buckets();             // seconds, time to first token
-std::vector<double> itl_buckets();              // seconds, inter-token latency and TPOT
-std::vector<double> request_latency_buckets();  // seconds, e2e / queue / prefill / decode / inference
+std::vector<double> ttft_buckets();  // seconds, time to first token
+std::vector<double> itl_buckets();   // seconds, inter-token latency and TPOT
+std::vector<double>
+request_latency_buckets();  // seconds, e2e / queue / prefill / decode / inference
 std::vector<double> iteration_token_buckets();  // tokens per engine step
 std::vector<double> n_buckets();                // the request's n
 // 1, 2, 5, 10, 20, 50, ... while the bound <= max_value (token counts).

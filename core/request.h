@@ -56,7 +56,7 @@ struct Request {
   SamplingParams params;
   int32_t priority = 0;
   int64_t scripted_output_len = -1;  // simulated backends: the model stops after this many tokens
-  bool keep_output_tokens = false;   // store output ids (needed to hash their blocks, to detokenize)
+  bool keep_output_tokens = false;  // store output ids (needed to hash their blocks, to detokenize)
 
   // Mutable engine state.
   RequestState state = RequestState::kWaiting;

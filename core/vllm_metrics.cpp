@@ -134,8 +134,8 @@ EngineMetrics::Handle EngineMetrics::make(prometheus::Family<prometheus::Histogr
   return Handle{&target, LocalHistogram(std::move(bounds))};
 }
 
-EngineMetrics::EngineMetrics(VllmMetricFamilies& f, const std::string& model_name,
-                             int engine_index, const CacheConfigInfo& cache)
+EngineMetrics::EngineMetrics(VllmMetricFamilies& f, const std::string& model_name, int engine_index,
+                             const CacheConfigInfo& cache)
     : labels_{{"model_name", model_name}, {"engine", std::to_string(engine_index)}},
       running_(f.running.Add(labels_)),
       waiting_(f.waiting.Add(labels_)),
@@ -209,7 +209,8 @@ void EngineMetrics::on_finished(const Request& r) {
   }
   prompt_len_.observe(static_cast<double>(r.prompt_len));
   generation_len_.observe(static_cast<double>(n));
-  if (r.params.max_tokens >= 0) params_max_tokens_.observe(static_cast<double>(r.params.max_tokens));
+  if (r.params.max_tokens >= 0)
+    params_max_tokens_.observe(static_cast<double>(r.params.max_tokens));
   observe_parent(r);
 }
 

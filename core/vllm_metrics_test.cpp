@@ -94,22 +94,38 @@ TEST(VllmMetrics, ObservationRulesOnAScriptedWorkload) {
   expect("vllm:prompt_tokens_total{" + kLabels + "} 28.0");  // 8 + 4 + 4 + 4 + 4 + 4
   expect("vllm:request_success_total{" + kLabels.substr(0, 11) +
          "finished_reason=\"length\",model_name=\"test-model\"} 1.0");
-  expect("vllm:request_success_total{engine=\"0\",finished_reason=\"error\",model_name=\"test-model\"} 1.0");
-  expect("vllm:request_success_total{engine=\"0\",finished_reason=\"abort\",model_name=\"test-model\"} 0.0");
-  expect("vllm:request_success_total{engine=\"0\",finished_reason=\"stop\",model_name=\"test-model\"} 5.0");
+  expect(
+      "vllm:request_success_total{engine=\"0\",finished_reason=\"error\",model_name=\"test-model\"}"
+      " 1.0");
+  expect(
+      "vllm:request_success_total{engine=\"0\",finished_reason=\"abort\",model_name=\"test-model\"}"
+      " 0.0");
+  expect(
+      "vllm:request_success_total{engine=\"0\",finished_reason=\"stop\",model_name=\"test-model\"} "
+      "5.0");
   // TTFT: six sequences produced a token; R's counts from its arrival at 0.05 s.
   expect("vllm:time_to_first_token_seconds_count{" + kLabels + "} 6.0");
-  expect("vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"0.1\",model_name=\"test-model\"} 5.0");
-  expect("vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"0.25\",model_name=\"test-model\"} 6.0");
-  expect("vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"1.0\",model_name=\"test-model\"} 6.0");
-  expect("vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"2560.0\",model_name=\"test-model\"} 6.0");
+  expect(
+      "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"0.1\",model_name=\"test-model\"} "
+      "5.0");
+  expect(
+      "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"0.25\",model_name=\"test-model\"} "
+      "6.0");
+  expect(
+      "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"1.0\",model_name=\"test-model\"} "
+      "6.0");
+  expect(
+      "vllm:time_to_first_token_seconds_bucket{engine=\"0\",le=\"2560.0\",model_name=\"test-"
+      "model\"} 6.0");
   // ITL: A has 2 later tokens, B 1, R 1.
   expect("vllm:inter_token_latency_seconds_count{" + kLabels + "} 4.0");
   // TPOT only for sequences with N > 1 (A, B, R); e2e for every sequence that produced a token.
   expect("vllm:request_time_per_output_token_seconds_count{" + kLabels + "} 3.0");
   expect("vllm:e2e_request_latency_seconds_count{" + kLabels + "} 6.0");
   // A's e2e is exactly 0.3 s, a bucket bound: bounds are inclusive, so all six are <= 0.3.
-  expect("vllm:e2e_request_latency_seconds_bucket{engine=\"0\",le=\"0.3\",model_name=\"test-model\"} 6.0");
+  expect(
+      "vllm:e2e_request_latency_seconds_bucket{engine=\"0\",le=\"0.3\",model_name=\"test-model\"} "
+      "6.0");
   // The errored request has no queue time; every scheduled one has.
   expect("vllm:request_queue_time_seconds_count{" + kLabels + "} 6.0");
   // n is observed once per parent: five parents (A, B, C, W, R) and E.
@@ -118,7 +134,8 @@ TEST(VllmMetrics, ObservationRulesOnAScriptedWorkload) {
   expect("vllm:request_max_num_generation_tokens_count{" + kLabels + "} 6.0");
   expect("vllm:request_params_max_tokens_count{" + kLabels + "} 1.0");  // only B set it
   // 1-2-5 buckets stop at max_model_len (64): 1 2 5 10 20 50.
-  expect("vllm:request_prompt_tokens_bucket{engine=\"0\",le=\"50.0\",model_name=\"test-model\"} 6.0");
+  expect(
+      "vllm:request_prompt_tokens_bucket{engine=\"0\",le=\"50.0\",model_name=\"test-model\"} 6.0");
   EXPECT_EQ(text.find("le=\"100.0\""), std::string::npos);
   // Gauges read after the last step: all done.
   expect("vllm:num_requests_running{" + kLabels + "} 0.0");
@@ -164,7 +181,9 @@ TEST(VllmMetrics, AbortedWaitingAndPrefillRequestsFollowTheTimingRules) {
   metrics.flush();
   const std::string text = serialize_exposition(registry.Collect());
   const std::string l = "engine=\"0\",model_name=\"m\"";
-  EXPECT_TRUE(has_line(text, "vllm:request_success_total{engine=\"0\",finished_reason=\"abort\",model_name=\"m\"} 2.0"));
+  EXPECT_TRUE(has_line(
+      text,
+      "vllm:request_success_total{engine=\"0\",finished_reason=\"abort\",model_name=\"m\"} 2.0"));
   EXPECT_TRUE(has_line(text, "vllm:request_queue_time_seconds_count{" + l + "} 1.0"));
   EXPECT_TRUE(has_line(text, "vllm:e2e_request_latency_seconds_count{" + l + "} 0.0"));
   EXPECT_TRUE(has_line(text, "vllm:request_prefill_time_seconds_count{" + l + "} 0.0"));

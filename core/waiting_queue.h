@@ -17,12 +17,14 @@ class WaitingQueue {
   explicit WaitingQueue(SchedulingPolicy policy) : policy_(policy) {}
 
   bool empty() const { return size() == 0; }
-  size_t size() const { return policy_ == SchedulingPolicy::kFcfs ? fifo_.size() : ordered_.size(); }
+  size_t size() const {
+    return policy_ == SchedulingPolicy::kFcfs ? fifo_.size() : ordered_.size();
+  }
   Request* front() const;
   void pop_front();
-  void push_back(Request* request);     // a new request
+  void push_back(Request* request);       // a new request
   void push_preempted(Request* request);  // a request that lost its KV blocks
-  bool remove(Request* request);        // for aborts; false when absent
+  bool remove(Request* request);          // for aborts; false when absent
 
   template <typename Fn>
   void for_each(Fn&& fn) const {

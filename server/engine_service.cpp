@@ -206,7 +206,8 @@ void EngineService::loop() {
     bool stopping = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !inbox_.empty() || engine_->has_unfinished(); });
+      wake_.wait(lock,
+                 [this] { return stopping_ || !inbox_.empty() || engine_->has_unfinished(); });
       commands.swap(inbox_);
       stopping = stopping_;
     }

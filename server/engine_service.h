@@ -28,12 +28,12 @@ namespace llm {
 
 // One client request as the API layer hands it to the engine (before fan-out for n > 1).
 struct GenerateRequest {
-  std::string request_id;            // the client-visible id (X-Request-Id or generated)
+  std::string request_id;  // the client-visible id (X-Request-Id or generated)
   std::vector<int32_t> prompt_tokens;
-  SamplingParams params;             // max_tokens already defaulted/validated by the API layer
-  int64_t natural_output_len = -1;   // simulated backend: where the mock model stops by itself
+  SamplingParams params;            // max_tokens already defaulted/validated by the API layer
+  int64_t natural_output_len = -1;  // simulated backend: where the mock model stops by itself
   int32_t priority = 0;
-  Nanos arrival = kNoTime;           // steady-clock time the whole HTTP body was read; now if unset
+  Nanos arrival = kNoTime;  // steady-clock time the whole HTTP body was read; now if unset
 };
 
 // Progress of one sequence (child i of the request), delivered in order per sequence.
@@ -42,11 +42,11 @@ struct SequenceUpdate {
   std::vector<int32_t> new_tokens;  // tokens produced since the previous update (usually one)
   bool finished = false;
   FinishReason finish_reason = FinishReason::kNone;
-  int32_t stop_token = -1;          // the stop token id that ended it, if any
+  int32_t stop_token = -1;  // the stop token id that ended it, if any
   int64_t prompt_tokens = 0;
   int64_t cached_tokens = 0;
-  int64_t num_output_tokens = 0;    // total so far
-  Timeline timeline;                // final when finished
+  int64_t num_output_tokens = 0;  // total so far
+  Timeline timeline;              // final when finished
 };
 
 using SequenceSink = std::function<void(const SequenceUpdate&)>;

@@ -46,7 +46,8 @@ void append_value(std::string& out, double v) {
 
 }  // namespace
 
-MetricsRecorder::MetricsRecorder(prometheus::Registry& registry, std::vector<EngineMetrics*> engines)
+MetricsRecorder::MetricsRecorder(prometheus::Registry& registry,
+                                 std::vector<EngineMetrics*> engines)
     : registry_(registry), engines_(std::move(engines)) {}
 
 void MetricsRecorder::scrape(Nanos time) {
@@ -58,8 +59,9 @@ void MetricsRecorder::scrape(Nanos time) {
     for (const auto& f : families) {
       samples.clear();
       collect_samples(f, samples);
-      Family layout{f.name, f.help, type_name(f.type), series_.size(), samples.size(),
-                    sorted_metric_order(f), {}};
+      Family layout{
+          f.name, f.help, type_name(f.type), series_.size(), samples.size(), sorted_metric_order(f),
+          {}};
       for (size_t k : layout.order) layout.labels.push_back(f.metric[k].label);
       families_.push_back(std::move(layout));
       for (const SampleRef& s : samples) series_.push_back({s.series, s.metric});

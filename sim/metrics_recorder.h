@@ -6,10 +6,10 @@
 // Thread-safety: none; the simulator thread.
 #pragma once
 
+#include <prometheus/client_metric.h>
 #include <prometheus/registry.h>
 
 #include <cstdint>
-#include <prometheus/client_metric.h>
 #include <iosfwd>
 #include <string>
 #include <vector>

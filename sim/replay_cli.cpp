@@ -118,7 +118,8 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
       if (inline_value) throw UsageError(flag + ": takes no value");
     };
     auto once = [&](bool& seen, const char* pair) {
-      if (seen) throw UsageError(std::string("contradictory flags: ") + pair + " given twice or both");
+      if (seen)
+        throw UsageError(std::string("contradictory flags: ") + pair + " given twice or both");
       seen = true;
     };
     if (flag == "--max-num-seqs") {
@@ -180,7 +181,8 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
       const std::string text = next();
       const auto ns = parse_duration_ns(text);
       if (!ns || *ns % 1'000'000 != 0) {
-        throw UsageError(flag + ": expected a duration such as 5s, 500ms or 1m, got '" + text + "'");
+        throw UsageError(flag + ": expected a duration such as 5s, 500ms or 1m, got '" + text +
+                         "'");
       }
       o.scrape_interval_ns = *ns;
     } else if (flag == "--start-time") {
@@ -261,9 +263,10 @@ ReplayConfig make_replay_config(const ReplayOptions& o) {
   s.long_prefill_token_threshold = o.long_prefill_token_threshold;
   s.enable_chunked_prefill = o.enable_chunked_prefill;
   s.enable_prefix_caching = o.enable_prefix_caching;
-  s.policy = o.scheduling_policy == "priority" ? SchedulingPolicy::kPriority : SchedulingPolicy::kFcfs;
-  int64_t blocks = o.num_gpu_blocks_override.value_or(
-      num_gpu_blocks(c.deployment, o.gpu_memory_utilization, o.block_size, s.max_num_batched_tokens));
+  s.policy =
+      o.scheduling_policy == "priority" ? SchedulingPolicy::kPriority : SchedulingPolicy::kFcfs;
+  int64_t blocks = o.num_gpu_blocks_override.value_or(num_gpu_blocks(
+      c.deployment, o.gpu_memory_utilization, o.block_size, s.max_num_batched_tokens));
   if (blocks < 2) {
     throw UsageError("the model's weights leave no room for a KV cache on --gpu " + o.gpu +
                      " at --gpu-memory-utilization " + std::to_string(o.gpu_memory_utilization) +
@@ -327,8 +330,8 @@ int run_replay_command(const ReplayOptions& o, std::ostream& out, std::ostream& 
       for (const char* name : {"requests.jsonl", "summary.json"}) {
         fs::remove(fs::path(o.output_dir) / name, ec);
       }
-      requests_file = std::make_unique<PendingFile>("--output-dir",
-                                                    fs::path(o.output_dir) / "requests.jsonl");
+      requests_file =
+          std::make_unique<PendingFile>("--output-dir", fs::path(o.output_dir) / "requests.jsonl");
       summary_file =
           std::make_unique<PendingFile>("--output-dir", fs::path(o.output_dir) / "summary.json");
     }
@@ -397,8 +400,8 @@ int run_replay_command(const ReplayOptions& o, std::ostream& out, std::ostream& 
     ReplaySummary summary =
         report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
     for (size_t i = 0; i < engine_reports.size(); ++i) {
-      summary.per_engine.push_back(engine_reports[i]->finish(
-          totals.end_time, totals.engines[i], totals.engines[i].num_requests));
+      summary.per_engine.push_back(engine_reports[i]->finish(totals.end_time, totals.engines[i],
+                                                             totals.engines[i].num_requests));
     }
 
     if (snapshot_file) {

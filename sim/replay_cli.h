@@ -34,7 +34,7 @@ struct ReplayOptions {
   bool enable_prefix_caching = true;
   bool enable_chunked_prefill = true;
   std::string kv_cache_dtype = "auto";
-  std::optional<int64_t> max_model_len;           // default: the model's context length
+  std::optional<int64_t> max_model_len;  // default: the model's context length
   std::optional<int64_t> num_gpu_blocks_override;
   int64_t long_prefill_token_threshold = 0;
   std::string scheduling_policy = "fcfs";
@@ -49,8 +49,8 @@ struct ReplayOptions {
   std::string metrics_snapshot;   // the final /metrics text (Prometheus exposition)
   int64_t scrape_interval_ns = 5'000'000'000;
   int64_t start_time_unix_ns = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
-  bool quiet = false;      // no summary table on stdout
-  bool progress = true;    // progress bar on stderr when it is a terminal
+  bool quiet = false;                                      // no summary table on stdout
+  bool progress = true;  // progress bar on stderr when it is a terminal
 };
 
 // Parses the arguments after "replay". Throws UsageError naming the flag.

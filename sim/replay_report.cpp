@@ -51,7 +51,8 @@ std::string json_number(double value) {
 }
 
 ReplayReport::ReplayReport(std::ostream* requests_out) : out_(requests_out) {
-  for (const char* reason : {"stop", "length", "abort", "error"}) summary_.finish_reasons[reason] = 0;
+  for (const char* reason : {"stop", "length", "abort", "error"})
+    summary_.finish_reasons[reason] = 0;
 }
 
 void ReplayReport::on_token(const Request&, Nanos, Nanos itl_ns) {
@@ -184,7 +185,8 @@ std::string format_summary_table(const ReplaySummary& s) {
     t += buf;
   };
   t += "============ llmsim replay summary ============\n";
-  row("Requests (sequences)", std::to_string(s.requests) + " (" + std::to_string(s.sequences) + ")");
+  row("Requests (sequences)",
+      std::to_string(s.requests) + " (" + std::to_string(s.sequences) + ")");
   std::string reasons;
   for (const auto& [name, count] : s.finish_reasons) {
     reasons += (reasons.empty() ? "" : ", ") + name + " " + std::to_string(count);
@@ -221,11 +223,11 @@ std::string format_summary_table(const ReplaySummary& s) {
     for (size_t i = 0; i < s.per_engine.size(); ++i) {
       const ReplaySummary& e = s.per_engine[i];
       char buf[200];
-      std::snprintf(buf, sizeof buf, "%-7zu %9lld %11.1f %10.2f %10.2f %10.2f %8lld %8.2f %8.2f %8lld\n",
-                    i, static_cast<long long>(e.sequences), e.output_tokens_per_s, e.ttft.p50 * 1e3,
-                    e.ttft.p99 * 1e3, e.itl.p50 * 1e3, static_cast<long long>(e.preemptions),
-                    e.prefix_hit_rate * 100, e.peak_kv_usage * 100,
-                    static_cast<long long>(e.peak_waiting));
+      std::snprintf(
+          buf, sizeof buf, "%-7zu %9lld %11.1f %10.2f %10.2f %10.2f %8lld %8.2f %8.2f %8lld\n", i,
+          static_cast<long long>(e.sequences), e.output_tokens_per_s, e.ttft.p50 * 1e3,
+          e.ttft.p99 * 1e3, e.itl.p50 * 1e3, static_cast<long long>(e.preemptions),
+          e.prefix_hit_rate * 100, e.peak_kv_usage * 100, static_cast<long long>(e.peak_waiting));
       t += buf;
     }
   }
@@ -258,7 +260,8 @@ std::string summary_json(const ReplaySummary& s, const std::string& indent) {
     const Distribution& d = *nd.d;
     field(nd.key, "{\"count\": " + std::to_string(d.count) + ", \"mean\": " + json_number(d.mean) +
                       ", \"p50\": " + json_number(d.p50) + ", \"p90\": " + json_number(d.p90) +
-                      ", \"p99\": " + json_number(d.p99) + ", \"max\": " + json_number(d.max) + "}");
+                      ", \"p99\": " + json_number(d.p99) + ", \"max\": " + json_number(d.max) +
+                      "}");
   }
   field("preemptions", std::to_string(s.preemptions));
   field("prefix_cache_queries", std::to_string(s.prefix_queries));

@@ -17,8 +17,8 @@
 namespace llm {
 
 struct ReplaySummary {
-  int64_t requests = 0;   // trace requests (client requests)
-  int64_t sequences = 0;  // engine requests (n children counted one by one)
+  int64_t requests = 0;                           // trace requests (client requests)
+  int64_t sequences = 0;                          // engine requests (n children counted one by one)
   std::map<std::string, int64_t> finish_reasons;  // stop, length, abort, error
   double duration_s = 0;
   int64_t prompt_tokens = 0;

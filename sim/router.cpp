@@ -39,8 +39,8 @@ size_t Router::pick(Request& request, std::span<const EngineLoad> engines) {
       if (lookup_blocks > 0) engines[i].kv->block_hash(request, lookup_blocks - 1);
       hit = engines[i].kv->peek_cached_prefix(request, hits);
     }
-    const bool better = hit > best_hit ||
-                        (hit == best_hit && engines[i].outstanding < engines[best].outstanding);
+    const bool better =
+        hit > best_hit || (hit == best_hit && engines[i].outstanding < engines[best].outstanding);
     if (better) {
       best_hit = hit;
       best = i;

@@ -27,8 +27,11 @@ std::optional<int64_t> parse_duration_ns(const std::string& text) {
   static const struct {
     const char* unit;
     int64_t ns;
-  } kUnits[] = {{"ms", 1'000'000},          {"s", 1'000'000'000},          {"m", 60'000'000'000},
-                {"h", 3'600'000'000'000}, {"d", 86'400'000'000'000}};
+  } kUnits[] = {{"ms", 1'000'000},
+                {"s", 1'000'000'000},
+                {"m", 60'000'000'000},
+                {"h", 3'600'000'000'000},
+                {"d", 86'400'000'000'000}};
   int64_t total = 0;
   size_t pos = 0;
   if (text.empty()) return std::nullopt;

@@ -46,8 +46,9 @@ rc::Gen<RandomCase> random_case() {
     c.config.deployment.model = *find_model_preset("Llama-3.2-1B");
     c.config.seed = *rc::gen::inRange<uint64_t>(0, 1000);
     c.config.data_parallel_size = *rc::gen::element(1, 1, 2, 3);
-    c.config.routing = *rc::gen::element(RoutingPolicy::kRoundRobin, RoutingPolicy::kLeastOutstanding,
-                                         RoutingPolicy::kPrefixAffinity);
+    c.config.routing =
+        *rc::gen::element(RoutingPolicy::kRoundRobin, RoutingPolicy::kLeastOutstanding,
+                          RoutingPolicy::kPrefixAffinity);
 
     const int num_requests = *rc::gen::inRange(1, 40);
     const int32_t hash_block = *rc::gen::element(16, 32);
@@ -102,7 +103,8 @@ class InvariantChecker final : public EngineObserver {
     }
     RC_ASSERT(distinct.size() == b.seqs.size());
     // Work conservation: the step stopped admitting only for a reason the rules allow.
-    if (!s.waiting().empty() && b.preempted.empty() && b.total_tokens < config_.max_num_batched_tokens &&
+    if (!s.waiting().empty() && b.preempted.empty() &&
+        b.total_tokens < config_.max_num_batched_tokens &&
         s.num_running() < static_cast<size_t>(config_.max_num_seqs)) {
       const Request* head = s.waiting().front();
       std::vector<int32_t> hits;

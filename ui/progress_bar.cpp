@@ -27,7 +27,8 @@ void ProgressBar::update(int64_t done, int64_t total) {
   bar.resize(width, '.');
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   std::fprintf(stderr, "\r%s [%s] %5.1f%% %lld/%lld %.0fs", label_.c_str(), bar.c_str(),
-               fraction * 100, static_cast<long long>(done), static_cast<long long>(total), elapsed);
+               fraction * 100, static_cast<long long>(done), static_cast<long long>(total),
+               elapsed);
   std::fflush(stderr);
   drawn_ = true;
 }

@@ -16,7 +16,7 @@ class ProgressBar {
   ProgressBar(std::string label, bool enabled);
   ~ProgressBar();
   void update(int64_t done, int64_t total);  // cheap; redraws at most ten times a second
-  void finish();              // clears the line if it was drawn
+  void finish();                             // clears the line if it was drawn
 
  private:
   std::string label_;

@@ -16,7 +16,8 @@ class ScriptedBackend final : public Backend {
       const ScheduledSeq& s = batch.seqs[i];
       if (!s.samples) continue;
       const Request& r = *s.request;
-      const bool last = r.scripted_output_len > 0 && r.num_output_tokens + 1 >= r.scripted_output_len;
+      const bool last =
+          r.scripted_output_len > 0 && r.num_output_tokens + 1 >= r.scripted_output_len;
       sampled[i] = last ? 0 : 7;
     }
     ++steps_;
