@@ -27,3 +27,16 @@ if ((${#missing[@]})); then
   apt-get update -qq >/dev/null
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# npm packages of the end-to-end tests (the official openai client), exactly as the lockfile says.
+e2e="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/e2e"
+if [[ -f $e2e/package-lock.json ]]; then
+  if ! command -v npm >/dev/null; then
+    echo "ci/install-deps.sh: npm is missing (Node.js 20 is expected on this machine)" >&2
+    exit 1
+  fi
+  if [[ ! -f $e2e/node_modules/.package-lock.json || $e2e/package-lock.json -nt $e2e/node_modules/.package-lock.json ]]; then
+    echo "ci/install-deps.sh: npm ci in tests/e2e" >&2
+    (cd "$e2e" && npm ci --no-audit --no-fund --silent >/dev/null)
+  fi
+fi
