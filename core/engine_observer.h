@@ -39,6 +39,10 @@ class EngineObserver {
   // The request left the engine; its timeline and counts are final. The object dies afterwards.
   virtual void on_finished(const Request& request) {}
   virtual void on_step(const StepStats& stats) {}
+  // Requests left between steps (aborts): `state` holds the sets and KV usage after them
+  // (scheduled_tokens and num_seqs are 0; it is not a step). Lets gauges fall back to idle values
+  // when no step follows.
+  virtual void on_state(const StepStats& state) {}
 };
 
 }  // namespace llm

@@ -32,6 +32,9 @@ class ObserverTee final : public EngineObserver {
   void on_step(const StepStats& s) override {
     for (auto* t : targets_) t->on_step(s);
   }
+  void on_state(const StepStats& s) override {
+    for (auto* t : targets_) t->on_state(s);
+  }
 
  private:
   std::vector<EngineObserver*> targets_;

@@ -237,6 +237,12 @@ void EngineMetrics::on_step(const StepStats& s) {
   kv_usage_value_ = s.kv_usage;
 }
 
+void EngineMetrics::on_state(const StepStats& s) {
+  num_running_ = s.num_running;
+  num_waiting_ = s.num_waiting;
+  kv_usage_value_ = s.kv_usage;
+}
+
 void EngineMetrics::flush() {
   running_.Set(static_cast<double>(num_running_));
   waiting_.Set(static_cast<double>(num_waiting_));

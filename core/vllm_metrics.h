@@ -75,6 +75,7 @@ class EngineMetrics final : public EngineObserver {
   void on_preempted(const Request& request) override;
   void on_finished(const Request& request) override;
   void on_step(const StepStats& stats) override;
+  void on_state(const StepStats& state) override;  // gauges only
 
   // Pushes the accumulated deltas and the latest gauge values into the registry.
   void flush();

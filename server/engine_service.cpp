@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/rng.h"
+
 namespace llm {
 
 // Turns engine events into sink calls. A step's tokens are sent when the step ends, together with
@@ -123,7 +125,7 @@ void EngineService::run_on_engine_thread(const std::function<void()>& fn) {
   auto future = done->get_future();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!thread_.joinable()) {
+    if (exited_) {  // the loop is gone (reading thread_ here would race with join)
       fn();
       return;
     }
@@ -164,7 +166,12 @@ void EngineService::apply(Command& c) {
       proto.priority = c.request.priority;
       proto.scripted_output_len = c.request.natural_output_len;
       proto.keep_output_tokens = true;
-      proto.prompt_salt = std::hash<std::string>{}(c.request.request_id);
+      // Output identity follows the prompt's content (and the seed), not the request id, so the
+      // same request gives the same text whatever X-Request-Id the client sends.
+      proto.prompt_salt = 0x70726f6d7074ULL;
+      for (int32_t t : proto.prompt_tokens) {
+        proto.prompt_salt = hash_combine(proto.prompt_salt, static_cast<uint32_t>(t));
+      }
       proto.timeline.arrival = c.request.arrival;
       auto children = fan_out(proto);
       Relay::Parent& parent = relay_->parents_[c.request.request_id];
@@ -211,8 +218,24 @@ void EngineService::loop() {
       commands.swap(inbox_);
       stopping = stopping_;
     }
-    for (Command& c : commands) apply(c);
+    bool aborted = false;
+    for (Command& c : commands) {
+      aborted = aborted || c.kind == Command::kAbort || c.kind == Command::kAbortAll;
+      apply(c);
+    }
     commands.clear();
+    if (aborted) {
+      // Without a following step nothing else would refresh the gauges (running, KV usage).
+      StepStats state;
+      state.start = state.end = clock_.now();
+      const Scheduler& s = engine_->scheduler();
+      state.num_running = static_cast<int64_t>(s.num_running());
+      state.num_waiting = static_cast<int64_t>(s.num_waiting());
+      state.free_blocks = s.kv().pool().num_free();
+      state.usable_blocks = s.kv().pool().num_usable();
+      state.kv_usage = s.kv().usage();
+      tee_.on_state(state);
+    }
     if (stopping) {
       Command all{Command::kAbortAll, {}, {}, {}, {}, nullptr};
       apply(all);
@@ -224,6 +247,7 @@ void EngineService::loop() {
         }
       }
       inbox_.clear();
+      exited_ = true;
       return;
     }
     if (engine_->has_unfinished()) engine_->step();

@@ -104,6 +104,7 @@ class EngineService {
   std::condition_variable wake_;
   std::vector<Command> inbox_;
   bool stopping_ = false;
+  bool exited_ = false;  // the loop has returned (guarded by mutex_)
   std::atomic<size_t> unfinished_{0};
   std::thread thread_;
 };

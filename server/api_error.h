@@ -1,0 +1,39 @@
+// The OpenAI-style error envelope {"error":{"message","type","param","code"}} and the exception the
+// protocol layer throws to produce one.
+// Thread-safety: plain values and pure functions.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace llm {
+
+struct ApiError {
+  int status = 400;
+  std::string message;
+  std::string param;  // the offending field; "" prints as null
+  std::string type;   // "" means the default for the status (BadRequestError, NotFoundError...)
+};
+
+class ApiException : public std::runtime_error {
+ public:
+  explicit ApiException(ApiError error)
+      : std::runtime_error(error.message), error_(std::move(error)) {}
+  const ApiError& error() const { return error_; }
+
+ private:
+  ApiError error_;
+};
+
+// vLLM's type names: BadRequestError (400), AuthenticationError (401), NotFoundError (404),
+// MethodNotAllowedError (405), RequestTimeoutError (408), RequestEntityTooLargeError (413),
+// RequestHeaderFieldsTooLargeError (431), InternalServerError (500), ServiceUnavailableError (503).
+const char* default_error_type(int status);
+const char* http_reason(int status);  // "OK", "Bad Request", ...
+
+// The JSON object {"message","type","param","code"} (without the "error" wrapper).
+std::string error_object_json(const ApiError& error);
+// The whole envelope {"error":{...}}.
+std::string error_body(const ApiError& error);
+
+}  // namespace llm

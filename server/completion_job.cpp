@@ -1,0 +1,228 @@
+#include "server/completion_job.h"
+
+#include <ctime>
+
+#include "server/api_error.h"
+
+namespace llm {
+
+CompletionJob::CompletionJob(ServerContext& context, CompletionRequest request,
+                             const HttpRequest& http, std::string request_id,
+                             std::vector<std::pair<std::string, std::string>> headers)
+    : context_(context),
+      request_(std::move(request)),
+      endpoint_(http.path),
+      traceparent_(valid_traceparent(http.traceparent) ? http.traceparent : ""),
+      headers_(std::move(headers)) {
+  head_.endpoint = request_.endpoint;
+  head_.id = (request_.endpoint == Endpoint::kChat ? "chatcmpl-" : "cmpl-") + request_id;
+  head_.created = static_cast<int64_t>(std::time(nullptr));
+  head_.model = request_.model;
+  include_usage_ =
+      request_.stream && (request_.include_usage || context_.options.enable_force_include_usage);
+  continuous_usage_ = include_usage_ && request_.continuous_usage_stats;
+  const size_t n = static_cast<size_t>(request_.n);
+  prompts_.resize(request_.prompts.size());
+  choices_.resize(request_.prompts.size() * n);
+  for (size_t p = 0; p < prompts_.size(); ++p) {
+    prompts_[p].length = static_cast<int64_t>(request_.prompts[p].size());
+    prompts_[p].engine_id = head_.id + "-" + std::to_string(p) + "-" +
+                            std::to_string(context_.next_sequence.fetch_add(1));
+    for (size_t i = 0; i < n; ++i) {
+      Choice& c = choices_[p * n + i];
+      c.index = static_cast<int32_t>(p * n + i);
+      c.prompt = p;
+      c.stop = StopMatcher(request_.stop);
+      c.result.index = c.index;
+    }
+  }
+  choices_left_ = choices_.size();
+}
+
+bool CompletionJob::start(Post post, std::function<void()> progress) {
+  auto self = shared_from_this();
+  for (size_t p = 0; p < prompts_.size(); ++p) {
+    GenerateRequest g;
+    g.request_id = prompts_[p].engine_id;
+    g.prompt_tokens = request_.prompts[p];
+    g.params.max_tokens = request_.max_tokens.value_or(-1);
+    g.params.n = request_.n;
+    g.params.stop_token_ids = request_.stop_token_ids;
+    g.params.ignore_eos = request_.ignore_eos;
+    g.params.seed = static_cast<uint64_t>(request_.seed.value_or(0));
+    g.params.temperature = request_.temperature;
+    g.params.top_p = request_.top_p;
+    g.natural_output_len =
+        request_.ignore_eos ? -1 : SimTokenizer::natural_output_len(g.prompt_tokens, g.params.seed);
+    auto sink = [self, p, post, progress](const SequenceUpdate& u) {
+      post([self, p, u, progress] {
+        self->on_update(p, u);
+        progress();
+      });
+    };
+    if (!context_.engine->submit(std::move(g), std::move(sink))) {
+      // Shutting down: drop what was already submitted.
+      for (size_t q = 0; q < p; ++q) context_.engine->abort(prompts_[q].engine_id);
+      cancelled_ = true;
+      return false;
+    }
+  }
+  return true;
+}
+
+void CompletionJob::cancel() {
+  if (done_ || cancelled_) return;
+  cancelled_ = true;
+  for (const Prompt& p : prompts_) {
+    if (p.engine_finished < request_.n) context_.engine->abort(p.engine_id);
+  }
+}
+
+void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
+  Prompt& prompt = prompts_[p];
+  if (u.finished) ++prompt.engine_finished;
+  if (cancelled_ || done_) return;
+  Choice& c = choices_[p * static_cast<size_t>(request_.n) + static_cast<size_t>(u.child_index)];
+  if (c.done) return;  // finished here by a stop string; the engine's abort arrives later
+
+  std::string delta;
+  for (size_t k = 0; k < u.new_tokens.size(); ++k) {
+    const int32_t token = u.new_tokens[k];
+    ++c.completion_tokens;
+    const bool is_stop_token =
+        u.finished && u.stop_token >= 0 && token == u.stop_token && k + 1 == u.new_tokens.size();
+    if (!is_stop_token) delta += c.stop.feed(context_.tokenizer.piece(token));
+    if (c.stop.matched()) break;
+  }
+  c.timeline = u.timeline;
+  if (!c.role_sent && request_.endpoint == Endpoint::kChat && request_.stream) {
+    c.role_sent = true;
+    Usage cumulative = usage();
+    output_ += build_role_chunk(head_, c.index, continuous_usage_ ? &cumulative : nullptr);
+  }
+
+  if (c.stop.matched()) {
+    c.result.finish_reason = "stop";
+    c.result.stop_string = c.stop.matched_stop();
+    finish_choice(c, delta);
+    return;
+  }
+  if (u.finished) {
+    if (u.finish_reason == FinishReason::kError) {
+      error_ = ApiError{500, "The engine could not complete the request.", "", ""};
+      c.result.finish_reason = "error";
+      c.text += delta;
+      c.done = true;
+      --choices_left_;
+      ++prompt.local_done;
+      cancel();
+      complete();
+      return;
+    }
+    c.result.finish_reason = finish_reason_name(u.finish_reason);
+    if (u.stop_token >= 0) c.result.stop_token = u.stop_token;
+    finish_choice(c, delta + c.stop.flush());
+    return;
+  }
+  c.text += delta;
+  if (request_.stream && !delta.empty()) {
+    ChoiceResult r;
+    r.index = c.index;
+    r.text = std::move(delta);
+    Usage cumulative = usage();
+    output_ += build_delta_chunk(head_, r, continuous_usage_ ? &cumulative : nullptr);
+  }
+}
+
+void CompletionJob::finish_choice(Choice& c, const std::string& tail) {
+  c.text += tail;
+  c.done = true;
+  --choices_left_;
+  Prompt& prompt = prompts_[c.prompt];
+  ++prompt.local_done;
+  if (request_.stream) {
+    ChoiceResult r = c.result;
+    r.text = tail;
+    Usage cumulative = usage();
+    output_ += build_delta_chunk(head_, r, continuous_usage_ ? &cumulative : nullptr);
+  }
+  // Every choice of this prompt is done here but the engine still runs some (stop strings).
+  if (prompt.local_done == request_.n && prompt.engine_finished < request_.n) {
+    context_.engine->abort(prompt.engine_id);
+  }
+  if (choices_left_ == 0) complete();
+}
+
+void CompletionJob::complete() {
+  done_ = true;
+  if (request_.stream) {
+    if (error_) {
+      output_ += build_error_frame(*error_);
+    } else if (include_usage_) {
+      const std::optional<PerRequestMetrics> m = metrics();
+      const bool with_metrics = context_.options.enable_per_request_metrics && attributable();
+      output_ += build_usage_chunk(head_, usage(), with_metrics ? &m : nullptr);
+    }
+    output_ += kDoneFrame;
+  }
+  write_log();
+}
+
+Usage CompletionJob::usage() const {
+  Usage u;
+  for (const Prompt& p : prompts_) u.prompt_tokens += p.length;
+  for (const Choice& c : choices_) u.completion_tokens += c.completion_tokens;
+  return u;
+}
+
+std::optional<PerRequestMetrics> CompletionJob::metrics() const {
+  if (!context_.options.enable_per_request_metrics || !attributable()) return std::nullopt;
+  return compute_per_request_metrics(choices_[0].timeline, choices_[0].completion_tokens);
+}
+
+std::string CompletionJob::take_output() {
+  std::string out;
+  out.swap(output_);
+  return out;
+}
+
+HttpResponse CompletionJob::response() const {
+  HttpResponse r;
+  r.headers = headers_;
+  if (error_) {
+    r.status = error_->status;
+    r.body = error_body(*error_);
+    return r;
+  }
+  std::vector<ChoiceResult> results;
+  results.reserve(choices_.size());
+  for (const Choice& c : choices_) {
+    results.push_back(c.result);
+    results.back().text = c.text;
+  }
+  r.body = build_completion_body(head_, results, usage(), metrics());
+  return r;
+}
+
+void CompletionJob::write_log() const {
+  if (!context_.request_log) return;
+  RequestLogEntry e;
+  e.request_id = head_.id;
+  e.traceparent = traceparent_;
+  e.endpoint = endpoint_;
+  e.model = head_.model;
+  const Usage u = usage();
+  e.prompt_tokens = u.prompt_tokens;
+  e.completion_tokens = u.completion_tokens;
+  for (const Choice& c : choices_) {
+    e.finish_reasons.push_back(c.result.finish_reason);
+    e.completions.push_back(c.text);
+  }
+  if (attributable()) {
+    e.metrics = compute_per_request_metrics(choices_[0].timeline, choices_[0].completion_tokens);
+  }
+  e.prompts = request_.prompt_texts;
+  context_.request_log->write(e);
+}
+
+}  // namespace llm

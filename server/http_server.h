@@ -1,0 +1,53 @@
+// The HTTP/1.1 front end (Boost.Asio + Beast, the only translation unit that includes them):
+// an acceptor and keep-alive sessions on a small pool of I/O threads, each session on its own
+// strand. Requests are parsed with limits (body 413, header 431, a read deadline for slow or idle
+// clients, a cap on open connections answered 503), handed to the ApiRouter, and generations are
+// streamed as chunked Server-Sent Events or written whole. While a generation runs the session
+// keeps a read pending on its socket, so a client that disconnects (or a failed write) aborts the
+// request in the engine at once.
+// Thread-safety: start() and stop() from one controlling thread; open_connections() and
+// active_generations() from any thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace llm {
+
+class ApiRouter;
+
+struct HttpServerConfig {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  int threads = 2;
+  int64_t max_body_bytes = 16 << 20;
+  int64_t max_header_bytes = 16 << 10;
+  double read_timeout_s = 60;
+  int64_t max_connections = 4096;
+};
+
+class HttpServer {
+ public:
+  HttpServer(ApiRouter& router, HttpServerConfig config);
+  ~HttpServer();  // stop() if still running
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds, listens and starts the I/O threads. Throws std::runtime_error (e.g. port in use).
+  void start();
+  uint16_t port() const;  // the bound port (useful with port 0)
+  size_t open_connections() const;
+  size_t active_generations() const;  // sessions with a generation not yet fully written
+  // Closes the acceptor, stops the I/O threads and joins them. Pending handlers are destroyed
+  // with the server.
+  void stop();
+
+  struct Impl;  // public name so the .cpp's sessions can refer to it; defined only there
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace llm

@@ -1,0 +1,57 @@
+// The whole llmserve process minus main(): builds the sim backend, the metrics registry, the
+// engine service, the router and the HTTP server from ServerOptions, and runs the graceful
+// shutdown. Tests create one in-process on port 0.
+// Thread-safety: construct, start(), shutdown() and destroy from one controlling thread; the
+// accessors are safe while it runs.
+#pragma once
+
+#include <prometheus/registry.h>
+
+#include <memory>
+
+#include "backends/sim/sim_backend.h"
+#include "core/vllm_metrics.h"
+#include "server/api_router.h"
+#include "server/engine_service.h"
+#include "server/http_server.h"
+#include "server/request_log.h"
+#include "server/scaled_backend.h"
+#include "server/server_context.h"
+#include "server/server_options.h"
+
+namespace llm {
+
+class LlmServer {
+ public:
+  // Throws FlagError for a bad configuration, std::runtime_error for an unwritable request log.
+  explicit LlmServer(const ServerOptions& options);
+  ~LlmServer();
+
+  // Listens and serves. Throws std::runtime_error when it cannot listen.
+  void start();
+  uint16_t port() const { return http_->port(); }
+
+  // Graceful stop: /health answers 503 and new generations are refused with 503; in-flight
+  // requests may finish for up to --shutdown-timeout seconds, the rest are aborted (their clients
+  // get finish_reason "abort"); then the listener, the I/O threads and the engine stop.
+  void shutdown();
+
+  ServerContext& context() { return context_; }
+  EngineService& engine() { return *engine_; }
+  HttpServer& http() { return *http_; }
+
+ private:
+  ServerContext context_;
+  prometheus::Registry registry_;
+  std::unique_ptr<VllmMetricFamilies> families_;
+  std::unique_ptr<EngineMetrics> metrics_;
+  std::unique_ptr<SimBackend> sim_;
+  std::unique_ptr<ScaledBackend> backend_;
+  std::unique_ptr<RequestLog> request_log_;
+  std::unique_ptr<EngineService> engine_;
+  std::unique_ptr<ApiRouter> router_;
+  std::unique_ptr<HttpServer> http_;
+  bool stopped_ = false;
+};
+
+}  // namespace llm

@@ -1,0 +1,75 @@
+// llmserve's command line (vLLM's flag names plus a few of ours) and its mapping to an engine
+// configuration for the simulated backend (presets, KV capacity, vLLM's device-dependent defaults).
+// Thread-safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backends/sim/cost_model.h"
+#include "core/scheduler_config.h"
+#include "core/vllm_metrics.h"
+
+namespace llm {
+
+// A bad flag, flag value or combination; what() names the flag(s). llmserve exits with code 2.
+class FlagError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ServerOptions {
+  std::string host = "0.0.0.0";
+  int port = 8000;
+  std::string backend = "sim";
+  std::string gpu = "H200";
+  std::string model = "Llama-3.1-8B";
+  std::string served_model_name;  // default: --model
+  std::string api_key;            // --api-key or VLLM_API_KEY
+  std::string metrics_api_key;    // ours: protects /metrics too
+  bool enable_per_request_metrics = false;
+  bool disable_log_stats = false;
+  bool enable_force_include_usage = false;
+  bool enable_request_id_headers = false;
+  // Engine arguments shared with llmsim.
+  std::optional<int32_t> max_num_seqs;
+  std::optional<int64_t> max_num_batched_tokens;
+  int32_t block_size = 16;
+  std::optional<int64_t> max_model_len;
+  double gpu_memory_utilization = 0.92;
+  std::string kv_cache_dtype = "auto";
+  bool enable_prefix_caching = true;
+  std::optional<int64_t> num_gpu_blocks_override;
+  int32_t data_parallel_size = 1;
+  uint64_t seed = 0;
+  // Ours.
+  double step_time_scale = 1.0;  // multiplies the modelled step time; 0 = zero-cost steps
+  double shutdown_timeout_s = 30.0;
+  std::string request_log;
+  bool request_log_content = false;
+  int64_t max_request_body_bytes = 16 << 20;
+  int64_t max_header_bytes = 16 << 10;
+  double read_timeout_s = 60.0;
+  int64_t max_connections = 4096;
+  int32_t http_threads = 2;
+};
+
+// Parses argv[1..]. `env_api_key` is VLLM_API_KEY (may be null). Throws FlagError naming the flag;
+// "--help" throws FlagError with the usage text as its message prefixed by "usage".
+ServerOptions parse_server_args(const std::vector<std::string>& args, const char* env_api_key);
+std::string server_usage();
+
+struct EngineSetup {
+  SchedulerConfig scheduler;
+  Deployment deployment;
+  CacheConfigInfo cache;
+  std::string served_model_name;
+};
+
+// Resolves presets and defaults. Throws FlagError.
+EngineSetup make_engine_setup(const ServerOptions& options);
+
+}  // namespace llm
