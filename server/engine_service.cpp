@@ -157,6 +157,17 @@ void EngineService::stop() {
 void EngineService::apply(Command& c) {
   switch (c.kind) {
     case Command::kSubmit: {
+      if (relay_->parents_.count(c.request.request_id) != 0) {
+        // Ids must be unique among live requests (aborts and updates are keyed by them): refuse
+        // the newcomer rather than mixing the two.
+        SequenceUpdate refused;
+        refused.finished = true;
+        refused.finish_reason = FinishReason::kError;
+        refused.prompt_tokens = static_cast<int64_t>(c.request.prompt_tokens.size());
+        --unfinished_;
+        c.sink(refused);
+        break;
+      }
       Request proto;
       proto.external_id = c.request.request_id;
       proto.parent_id = c.request.request_id;
@@ -209,12 +220,14 @@ void EngineService::apply(Command& c) {
 
 void EngineService::loop() {
   std::vector<Command> commands;
+  bool blocked = false;  // unfinished requests, none schedulable: only new commands can help
   while (true) {
     bool stopping = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock,
-                 [this] { return stopping_ || !inbox_.empty() || engine_->has_unfinished(); });
+      wake_.wait(lock, [this, blocked] {
+        return stopping_ || !inbox_.empty() || (engine_->has_unfinished() && !blocked);
+      });
       commands.swap(inbox_);
       stopping = stopping_;
     }
@@ -250,7 +263,7 @@ void EngineService::loop() {
       exited_ = true;
       return;
     }
-    if (engine_->has_unfinished()) engine_->step();
+    blocked = engine_->has_unfinished() && !engine_->step();
   }
 }
 

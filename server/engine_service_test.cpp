@@ -105,6 +105,22 @@ TEST(EngineService, AbortEndsALongRequestAndFreesItsBlocks) {
   EXPECT_EQ(service.num_unfinished(), 0u);
 }
 
+TEST(EngineService, ASecondLiveRequestWithTheSameIdIsRefused) {
+  testing::ScriptedBackend backend(1'000'000);
+  EngineService service(small_config(), backend, nullptr);
+  Collector first(1);
+  Collector second(1);
+  auto long_request = request("same", 4, 1000);
+  long_request.params.max_tokens = 40;
+  ASSERT_TRUE(service.submit(long_request, first.sink()));
+  ASSERT_TRUE(service.submit(request("same", 4, 2), second.sink()));
+  ASSERT_EQ(second.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(second.updates.back().finish_reason, FinishReason::kError);
+  ASSERT_EQ(first.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(first.updates.back().num_output_tokens, 40);
+  EXPECT_EQ(service.num_unfinished(), 0u);
+}
+
 TEST(EngineService, StopAbortsWhatIsLeftAndRefusesNewWork) {
   testing::ScriptedBackend backend(1'000'000);
   auto service = std::make_unique<EngineService>(small_config(), backend, nullptr);

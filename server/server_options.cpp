@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "backends/sim/presets.h"
+#include "backends/sim/engine_args.h"
 
 namespace llm {
 namespace {
@@ -190,46 +190,26 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
 }
 
 EngineSetup make_engine_setup(const ServerOptions& o) {
+  EngineArgs args;
+  args.gpu = o.gpu;
+  args.model = o.model;
+  args.max_num_seqs = o.max_num_seqs;
+  args.max_num_batched_tokens = o.max_num_batched_tokens;
+  args.block_size = o.block_size;
+  args.gpu_memory_utilization = o.gpu_memory_utilization;
+  args.enable_prefix_caching = o.enable_prefix_caching;
+  args.kv_cache_dtype = o.kv_cache_dtype;
+  args.max_model_len = o.max_model_len;
+  args.num_gpu_blocks_override = o.num_gpu_blocks_override;
   EngineSetup e;
   try {
-    e.deployment.gpu = load_gpu_profile(o.gpu);
-  } catch (const std::exception& ex) {
-    throw FlagError(std::string("--gpu: ") + ex.what());
+    ResolvedEngine engine = resolve_engine_args(args);
+    e.scheduler = engine.scheduler;
+    e.deployment = engine.deployment;
+  } catch (const std::invalid_argument& ex) {
+    throw FlagError(ex.what());
   }
-  try {
-    e.deployment.model = load_model_shape(o.model);
-  } catch (const std::exception& ex) {
-    throw FlagError(std::string("--model: ") + ex.what());
-  }
-  try {
-    e.deployment.kv_cache_dtype_bytes = kv_cache_dtype_bytes(o.kv_cache_dtype);
-  } catch (const std::exception& ex) {
-    throw FlagError(std::string("--kv-cache-dtype: ") + ex.what());
-  }
-  // vLLM's defaults for the OpenAI server: larger on 70 GiB+ GPUs other than the A100 (as llmsim).
-  const bool large_gpu = e.deployment.gpu.memory_bytes >= 70.0 * (1ull << 30) &&
-                         e.deployment.gpu.name.find("A100") == std::string::npos;
-  SchedulerConfig& s = e.scheduler;
-  s.max_num_seqs = o.max_num_seqs.value_or(large_gpu ? 1024 : 256);
-  s.max_num_batched_tokens = o.max_num_batched_tokens.value_or(large_gpu ? 8192 : 2048);
-  s.block_size = o.block_size;
-  s.max_model_len = o.max_model_len.value_or(e.deployment.model.max_context);
-  if (o.max_model_len && e.deployment.model.max_context > 0 &&
-      *o.max_model_len > e.deployment.model.max_context) {
-    throw FlagError("--max-model-len " + std::to_string(*o.max_model_len) +
-                    " exceeds the model's context length " +
-                    std::to_string(e.deployment.model.max_context));
-  }
-  s.enable_prefix_caching = o.enable_prefix_caching;
-  int64_t blocks = o.num_gpu_blocks_override.value_or(num_gpu_blocks(
-      e.deployment, o.gpu_memory_utilization, o.block_size, s.max_num_batched_tokens));
-  if (blocks < 2) {
-    throw FlagError("the model's weights leave no room for a KV cache on --gpu " + o.gpu +
-                    " at --gpu-memory-utilization " + std::to_string(o.gpu_memory_utilization));
-  }
-  if (blocks > INT32_MAX) blocks = INT32_MAX;
-  s.num_gpu_blocks = static_cast<int32_t>(blocks);
-  if (std::string problem = validate(s); !problem.empty()) throw FlagError(problem);
+  const SchedulerConfig& s = e.scheduler;
   e.cache.block_size = s.block_size;
   e.cache.num_gpu_blocks = s.num_gpu_blocks;
   e.cache.cache_dtype = o.kv_cache_dtype;

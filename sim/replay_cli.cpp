@@ -7,7 +7,7 @@
 #include <fstream>
 #include <ostream>
 
-#include "backends/sim/presets.h"
+#include "backends/sim/engine_args.h"
 #include "core/exposition.h"
 #include "core/observer_tee.h"
 #include "core/vllm_metrics.h"
@@ -220,61 +220,33 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
 }
 
 ReplayConfig make_replay_config(const ReplayOptions& o) {
+  EngineArgs args;
+  args.gpu = o.gpu;
+  args.model = o.model;
+  args.tensor_parallel_size = o.tensor_parallel_size;
+  args.max_num_seqs = o.max_num_seqs;
+  args.max_num_batched_tokens = o.max_num_batched_tokens;
+  args.block_size = o.block_size;
+  args.gpu_memory_utilization = o.gpu_memory_utilization;
+  args.enable_prefix_caching = o.enable_prefix_caching;
+  args.enable_chunked_prefill = o.enable_chunked_prefill;
+  args.kv_cache_dtype = o.kv_cache_dtype;
+  args.max_model_len = o.max_model_len;
+  args.num_gpu_blocks_override = o.num_gpu_blocks_override;
+  args.long_prefill_token_threshold = o.long_prefill_token_threshold;
+  args.policy =
+      o.scheduling_policy == "priority" ? SchedulingPolicy::kPriority : SchedulingPolicy::kFcfs;
   ReplayConfig c;
   try {
-    c.deployment.gpu = load_gpu_profile(o.gpu);
-  } catch (const std::exception& e) {
-    throw UsageError(std::string("--gpu: ") + e.what());
-  }
-  try {
-    c.deployment.model = load_model_shape(o.model);
-  } catch (const std::exception& e) {
-    throw UsageError(std::string("--model: ") + e.what());
-  }
-  try {
-    c.deployment.kv_cache_dtype_bytes = kv_cache_dtype_bytes(o.kv_cache_dtype);
-  } catch (const std::exception& e) {
-    throw UsageError(std::string("--kv-cache-dtype: ") + e.what());
-  }
-  c.deployment.tensor_parallel_size = o.tensor_parallel_size;
-  if (c.deployment.model.heads % o.tensor_parallel_size != 0) {
-    throw UsageError("--tensor-parallel-size " + std::to_string(o.tensor_parallel_size) +
-                     " does not divide the model's " + std::to_string(c.deployment.model.heads) +
-                     " attention heads");
+    ResolvedEngine engine = resolve_engine_args(args);
+    c.scheduler = engine.scheduler;
+    c.deployment = engine.deployment;
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
   }
   c.seed = o.seed;
   c.data_parallel_size = o.data_parallel_size;
   c.routing = parse_routing_policy(o.routing_policy);
-
-  // vLLM's defaults for the OpenAI server: larger on 70 GiB+ GPUs other than the A100.
-  const bool large_gpu = c.deployment.gpu.memory_bytes >= 70.0 * (1ull << 30) &&
-                         c.deployment.gpu.name.find("A100") == std::string::npos;
-  SchedulerConfig& s = c.scheduler;
-  s.max_num_seqs = o.max_num_seqs.value_or(large_gpu ? 1024 : 256);
-  s.max_num_batched_tokens = o.max_num_batched_tokens.value_or(large_gpu ? 8192 : 2048);
-  s.block_size = o.block_size;
-  s.max_model_len = o.max_model_len.value_or(c.deployment.model.max_context);
-  if (o.max_model_len && c.deployment.model.max_context > 0 &&
-      *o.max_model_len > c.deployment.model.max_context) {
-    throw UsageError("--max-model-len " + std::to_string(*o.max_model_len) +
-                     " exceeds the model's context length " +
-                     std::to_string(c.deployment.model.max_context));
-  }
-  s.long_prefill_token_threshold = o.long_prefill_token_threshold;
-  s.enable_chunked_prefill = o.enable_chunked_prefill;
-  s.enable_prefix_caching = o.enable_prefix_caching;
-  s.policy =
-      o.scheduling_policy == "priority" ? SchedulingPolicy::kPriority : SchedulingPolicy::kFcfs;
-  int64_t blocks = o.num_gpu_blocks_override.value_or(num_gpu_blocks(
-      c.deployment, o.gpu_memory_utilization, o.block_size, s.max_num_batched_tokens));
-  if (blocks < 2) {
-    throw UsageError("the model's weights leave no room for a KV cache on --gpu " + o.gpu +
-                     " at --gpu-memory-utilization " + std::to_string(o.gpu_memory_utilization) +
-                     "; raise --tensor-parallel-size or pick a larger GPU");
-  }
-  if (blocks > INT32_MAX) blocks = INT32_MAX;
-  s.num_gpu_blocks = static_cast<int32_t>(blocks);
-  if (std::string problem = validate(s); !problem.empty()) throw UsageError(problem);
   return c;
 }
 
