@@ -41,13 +41,13 @@ uint64_t EngineCore::add_request(std::unique_ptr<Request> owned) {
   return r.id;
 }
 
-bool EngineCore::abort_request(uint64_t id) {
+bool EngineCore::finish_request(uint64_t id, FinishReason reason) {
   auto it = requests_.find(id);
   if (it == requests_.end() || it->second->is_finished()) return false;
-  if (in_flight_) throw std::logic_error("abort_request during a step: apply it between steps");
+  if (in_flight_) throw std::logic_error("finish_request during a step: apply it between steps");
   Request& r = *it->second;
   scheduler_.remove(&r);
-  finish(r, FinishReason::kAbort, clock_.now());
+  finish(r, reason, clock_.now());
   retire(r);
   return true;
 }

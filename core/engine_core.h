@@ -32,7 +32,10 @@ class EngineCore {
   uint64_t add_request(std::unique_ptr<Request> request);
   // Finishes a request with kAbort at clock.now(), wherever it is; frees its blocks. False when
   // no such unfinished request exists.
-  bool abort_request(uint64_t id);
+  bool abort_request(uint64_t id) { return finish_request(id, FinishReason::kAbort); }
+  // The same with another reason: the frontend ended the sequence, e.g. kStop when its text
+  // matched a stop string (vLLM counts those as "stop", not "abort").
+  bool finish_request(uint64_t id, FinishReason reason);
 
   bool has_unfinished() const { return scheduler_.has_unfinished(); }
   bool step_in_flight() const { return in_flight_; }

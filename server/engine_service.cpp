@@ -120,6 +120,16 @@ void EngineService::abort_all() {
   wake_.notify_one();
 }
 
+void EngineService::finish_sequence(const std::string& request_id, int32_t child_index,
+                                    FinishReason reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Command c{Command::kFinishSequence, {}, {}, request_id, {}, nullptr};
+  c.child_index = child_index;
+  c.reason = reason;
+  inbox_.push_back(std::move(c));
+  wake_.notify_one();
+}
+
 void EngineService::run_on_engine_thread(const std::function<void()>& fn) {
   auto done = std::make_shared<std::promise<void>>();
   auto future = done->get_future();
@@ -203,6 +213,15 @@ void EngineService::apply(Command& c) {
       for (uint64_t id : children) engine_->abort_request(id);
       break;
     }
+    case Command::kFinishSequence: {
+      auto it = relay_->parents_.find(c.id);
+      if (it == relay_->parents_.end()) break;
+      const std::vector<uint64_t>& children = it->second.children;
+      if (c.child_index >= 0 && static_cast<size_t>(c.child_index) < children.size()) {
+        engine_->finish_request(children[static_cast<size_t>(c.child_index)], c.reason);
+      }
+      break;
+    }
     case Command::kAbortAll: {
       std::vector<uint64_t> all;
       for (const auto& [id, parent] : relay_->parents_) {
@@ -233,7 +252,8 @@ void EngineService::loop() {
     }
     bool aborted = false;
     for (Command& c : commands) {
-      aborted = aborted || c.kind == Command::kAbort || c.kind == Command::kAbortAll;
+      aborted = aborted || c.kind == Command::kAbort || c.kind == Command::kAbortAll ||
+                c.kind == Command::kFinishSequence;
       apply(c);
     }
     commands.clear();

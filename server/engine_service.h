@@ -71,6 +71,9 @@ class EngineService {
   void abort(const std::string& request_id);
   // Aborts everything still running or waiting (used when a drain times out).
   void abort_all();
+  // Ends one sequence (child `child_index`) of a request with `reason`, between steps: the API
+  // layer calls it with kStop when the sequence's text matched a stop string.
+  void finish_sequence(const std::string& request_id, int32_t child_index, FinishReason reason);
 
   // Cheap counters for /health, draining and tests.
   size_t num_unfinished() const { return unfinished_.load(); }
@@ -84,12 +87,14 @@ class EngineService {
  private:
   class Relay;  // the EngineObserver that turns engine events into sink calls
   struct Command {
-    enum Kind { kSubmit, kAbort, kAbortAll, kCall } kind;
+    enum Kind { kSubmit, kAbort, kAbortAll, kFinishSequence, kCall } kind;
     GenerateRequest request;
     SequenceSink sink;
     std::string id;
     std::function<void()> call;
     std::shared_ptr<std::promise<void>> done;
+    int32_t child_index = 0;
+    FinishReason reason = FinishReason::kAbort;
   };
 
   void loop();

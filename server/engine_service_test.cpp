@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <future>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -119,6 +120,36 @@ TEST(EngineService, ASecondLiveRequestWithTheSameIdIsRefused) {
   ASSERT_EQ(first.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(first.updates.back().num_output_tokens, 40);
   EXPECT_EQ(service.num_unfinished(), 0u);
+}
+
+// Records the finish reason of every sequence, as the metrics observer would count it.
+class FinishReasons final : public EngineObserver {
+ public:
+  void on_finished(const Request& r) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    reasons[r.external_id] = r.finish_reason;
+  }
+  std::mutex mutex;
+  std::map<std::string, FinishReason> reasons;
+};
+
+TEST(EngineService, FinishSequenceEndsOneChildWithTheGivenReason) {
+  testing::ScriptedBackend backend(1'000'000);
+  FinishReasons observed;
+  EngineService service(small_config(), backend, &observed);
+  Collector c(2);
+  auto r = request("s", 4, 1000, 2);
+  r.params.max_tokens = 30;
+  ASSERT_TRUE(service.submit(r, c.sink()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  service.finish_sequence("s", 0, FinishReason::kStop);  // e.g. its text matched a stop string
+  ASSERT_EQ(c.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  std::lock_guard<std::mutex> lock(observed.mutex);
+  EXPECT_EQ(observed.reasons.at("0_s"), FinishReason::kStop);
+  EXPECT_EQ(observed.reasons.at("1_s"), FinishReason::kLength);  // its sibling ran on
+  for (const auto& u : c.updates) {
+    if (u.finished && u.child_index == 0) EXPECT_LT(u.num_output_tokens, 30);
+  }
 }
 
 TEST(EngineService, StopAbortsWhatIsLeftAndRefusesNewWork) {
