@@ -1,6 +1,7 @@
 #include "server/completion_job.h"
 
 #include <ctime>
+#include <utility>
 
 #include "server/api_error.h"
 
@@ -18,6 +19,7 @@ CompletionJob::CompletionJob(ServerContext& context, CompletionRequest request,
   head_.id = (request_.endpoint == Endpoint::kChat ? "chatcmpl-" : "cmpl-") + request_id;
   head_.created = static_cast<int64_t>(std::time(nullptr));
   head_.model = request_.model;
+  chunk_prefix_ = render_chunk_prefix(head_);
   include_usage_ =
       request_.stream && (request_.include_usage || context_.options.enable_force_include_usage);
   continuous_usage_ = include_usage_ && request_.continuous_usage_stats;
@@ -39,6 +41,11 @@ CompletionJob::CompletionJob(ServerContext& context, CompletionRequest request,
   choices_left_ = choices_.size();
 }
 
+CompletionJob::~CompletionJob() {
+  Inbox* node = inbox_.exchange(nullptr, std::memory_order_acquire);
+  while (node) delete std::exchange(node, node->next);
+}
+
 bool CompletionJob::start(Post post, std::function<void()> progress) {
   auto self = shared_from_this();
   for (size_t p = 0; p < prompts_.size(); ++p) {
@@ -55,10 +62,12 @@ bool CompletionJob::start(Post post, std::function<void()> progress) {
     g.natural_output_len =
         request_.ignore_eos ? -1 : SimTokenizer::natural_output_len(g.prompt_tokens, g.params.seed);
     auto sink = [self, p, post, progress](const SequenceUpdate& u) {
-      post([self, p, u, progress] {
-        self->on_update(p, u);
-        progress();
-      });
+      if (self->enqueue(p, u)) {
+        post([self, progress] {
+          self->drain();
+          progress();
+        });
+      }
     };
     if (!context_.engine->submit(std::move(g), std::move(sink))) {
       // Shutting down: drop what was already submitted.
@@ -68,6 +77,37 @@ bool CompletionJob::start(Post post, std::function<void()> progress) {
     }
   }
   return true;
+}
+
+// Engine thread: a lock-free push. True when the inbox was empty: only then does the caller post
+// a drain, so a session that lags behind the engine gets one strand hop for many updates.
+bool CompletionJob::enqueue(size_t prompt, const SequenceUpdate& update) {
+  Inbox* node = new Inbox{prompt, update, nullptr};
+  Inbox* head = inbox_.load(std::memory_order_relaxed);
+  do {
+    node->next = head;
+  } while (!inbox_.compare_exchange_weak(head, node, std::memory_order_release,
+                                         std::memory_order_relaxed));
+  return head == nullptr;
+}
+
+// Strand: applies every queued update in arrival order.
+void CompletionJob::drain() {
+  Inbox* node = inbox_.exchange(nullptr, std::memory_order_acquire);
+  if (!node) return;
+  Inbox* ordered = nullptr;  // the stack is newest first
+  while (node) {
+    Inbox* next = node->next;
+    node->next = ordered;
+    ordered = node;
+    node = next;
+  }
+  while (ordered) {
+    Inbox* next = ordered->next;
+    on_update(ordered->prompt, ordered->update);
+    delete ordered;
+    ordered = next;
+  }
 }
 
 void CompletionJob::cancel() {
@@ -98,7 +138,7 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
   if (!c.role_sent && request_.endpoint == Endpoint::kChat && request_.stream) {
     c.role_sent = true;
     Usage cumulative = usage();
-    output_ += build_role_chunk(head_, c.index, continuous_usage_ ? &cumulative : nullptr);
+    append_role_chunk(output_, chunk_prefix_, c.index, continuous_usage_ ? &cumulative : nullptr);
   }
 
   if (c.stop.matched()) {
@@ -130,7 +170,8 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
     r.index = c.index;
     r.text = std::move(delta);
     Usage cumulative = usage();
-    output_ += build_delta_chunk(head_, r, continuous_usage_ ? &cumulative : nullptr);
+    append_delta_chunk(output_, chunk_prefix_, request_.endpoint, r,
+                       continuous_usage_ ? &cumulative : nullptr);
   }
 }
 
@@ -144,7 +185,8 @@ void CompletionJob::finish_choice(Choice& c, const std::string& tail) {
     ChoiceResult r = c.result;
     r.text = tail;
     Usage cumulative = usage();
-    output_ += build_delta_chunk(head_, r, continuous_usage_ ? &cumulative : nullptr);
+    append_delta_chunk(output_, chunk_prefix_, request_.endpoint, r,
+                       continuous_usage_ ? &cumulative : nullptr);
   }
   // Every choice of this prompt is done here but the engine still runs some (stop strings).
   if (prompt.local_done == request_.n && prompt.engine_finished < request_.n) {
@@ -161,7 +203,7 @@ void CompletionJob::complete() {
     } else if (include_usage_) {
       const std::optional<PerRequestMetrics> m = metrics();
       const bool with_metrics = context_.options.enable_per_request_metrics && attributable();
-      output_ += build_usage_chunk(head_, usage(), with_metrics ? &m : nullptr);
+      append_usage_chunk(output_, chunk_prefix_, usage(), with_metrics ? &m : nullptr);
     }
     output_ += kDoneFrame;
   }

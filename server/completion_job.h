@@ -7,10 +7,11 @@
 // with finish_reason "stop" and stop_reason the string, and once every choice of that prompt is
 // done the engine request is aborted so its KV blocks are freed (the engine then counts it as
 // finished_reason="abort" in Prometheus: the engine has no stop-string notion yet).
-// Thread-safety: none. All calls, including the updates the engine thread hands to `post`, run
-// on the owning session's strand.
+// Thread-safety: none, except that the engine thread pushes its updates onto a lock-free inbox;
+// everything else, including applying those updates, runs on the owning session's strand.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -32,9 +33,11 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
 
   CompletionJob(ServerContext& context, CompletionRequest request, const HttpRequest& http,
                 std::string request_id, std::vector<std::pair<std::string, std::string>> headers);
+  ~CompletionJob();
 
-  // Submits the prompts. `progress` runs on the strand after each update; then take_output() /
-  // done() / response() tell what to write. False when the engine refused (shutting down).
+  // Submits the prompts. `progress` runs on the strand after one or more updates (those that
+  // arrived while the strand was busy are applied together); then take_output() / done() /
+  // response() tell what to write. False when the engine refused (shutting down).
   bool start(Post post, std::function<void()> progress);
   // The client went away: abort what still runs in the engine; no more output.
   void cancel();
@@ -64,6 +67,15 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
     int32_t local_done = 0;       // choices finished here (engine finish or stop string)
   };
 
+  // One engine update waiting for the strand (an intrusive lock-free stack, newest first).
+  struct Inbox {
+    size_t prompt;
+    SequenceUpdate update;
+    Inbox* next;
+  };
+
+  bool enqueue(size_t prompt, const SequenceUpdate& update);  // engine thread
+  void drain();                                               // strand
   void on_update(size_t prompt, const SequenceUpdate& update);
   void finish_choice(Choice& choice, const std::string& tail);
   void complete();
@@ -78,6 +90,8 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   std::string traceparent_;
   std::vector<std::pair<std::string, std::string>> headers_;
   ResponseHead head_;
+  std::string chunk_prefix_;  // render_chunk_prefix(head_)
+  std::atomic<Inbox*> inbox_{nullptr};
   bool include_usage_ = false;
   bool continuous_usage_ = false;
   std::vector<Prompt> prompts_;

@@ -10,9 +10,10 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <deque>
+#include <cstdio>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <utility>  // before Asio: Boost 1.74 under C++20
 #include <vector>
@@ -176,16 +177,26 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!job_ || closed_) return;
     if (job_->streaming()) {
       const std::string out = job_->take_output();
-      if (!out.empty()) queue_write(chunk(out));
+      if (!out.empty()) append_chunk(out);
       if (job_->done()) {
         finish_job();
-        queue_write(std::string(kLastChunk));
+        pending_ += kLastChunk;
       }
+      if (!writing_ && !pending_.empty()) do_write();
     } else if (job_->done()) {
       const HttpResponse response = job_->response();
       finish_job();
       queue_write(serialize_response(response, keep_alive_));
     }
+  }
+
+  // Chunked transfer framing, appended straight to the write buffer (no intermediate string).
+  void append_chunk(std::string_view data) {
+    char size[20];
+    const int n = std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
+    pending_.append(size, static_cast<size_t>(n));
+    pending_ += data;
+    pending_ += "\r\n";
   }
 
   void finish_job() {
@@ -231,17 +242,23 @@ class Session : public std::enable_shared_from_this<Session> {
     close();
   }
 
-  void queue_write(std::string data) {
+  void queue_write(std::string&& data) {
     if (closed_) return;
-    pending_.push_back(std::move(data));
+    if (pending_.empty() && pending_.capacity() <= data.capacity()) {
+      pending_ = std::move(data);
+    } else {
+      pending_ += data;
+    }
     if (!writing_) do_write();
   }
 
+  // Everything queued since the last write goes out in one write (SSE frames of several tokens
+  // coalesce while the previous write is in flight).
   void do_write() {
+    if (closed_) return;
     writing_ = true;
     current_.clear();
-    for (std::string& s : pending_) current_ += s;
-    pending_.clear();
+    current_.swap(pending_);
     net::async_write(stream_.socket(), net::buffer(current_),
                      beast::bind_front_handler(&Session::on_write, shared_from_this()));
   }
@@ -251,6 +268,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (closed_) return;
     if (ec) return client_gone();
     if (!pending_.empty()) return do_write();
+    if (current_.capacity() > kKeepBufferBytes) std::string().swap(current_);  // stay small
+    if (pending_.capacity() > kKeepBufferBytes) std::string().swap(pending_);
     if (!response_complete_ || job_) return;
     response_complete_ = false;
     if (!keep_alive_) return linger_close();
@@ -294,8 +313,9 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::shared_ptr<CompletionJob> job_;
-  std::deque<std::string> pending_;
-  std::string current_;
+  static constexpr size_t kKeepBufferBytes = 16384;
+  std::string pending_;  // bytes waiting for the write in flight
+  std::string current_;  // the write in flight
   bool writing_ = false;
   bool keep_alive_ = true;
   bool response_complete_ = false;
@@ -312,6 +332,10 @@ void HttpServer::Impl::do_accept() {
       if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
       return do_accept();  // e.g. too many open files: keep serving the others
     }
+    // Streams are many small writes: without TCP_NODELAY, Nagle holds each one back until the
+    // previous is acknowledged, i.e. up to the client's delayed-ACK timeout (40 ms on Linux).
+    beast::error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
     auto session = std::make_shared<Session>(std::move(socket), *this);
     if (open.load() > static_cast<size_t>(config.max_connections)) {
       HttpResponse r;

@@ -1,5 +1,6 @@
 #include "server/openai_response.h"
 
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 namespace llm {
@@ -20,40 +21,107 @@ json metrics_object(const std::optional<PerRequestMetrics>& m) {
   return j;
 }
 
-json usage_object(const Usage& u) {
-  json j;
-  j["prompt_tokens"] = u.prompt_tokens;
-  j["total_tokens"] = u.prompt_tokens + u.completion_tokens;
-  j["completion_tokens"] = u.completion_tokens;
-  return j;
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out.append(buf, static_cast<size_t>(r.ptr - buf));
 }
 
-json stop_reason(const ChoiceResult& c) {
-  if (c.stop_string) return *c.stop_string;
-  if (c.stop_token) return *c.stop_token;
-  return nullptr;
-}
-
-json finish(const ChoiceResult& c) {
-  return c.finish_reason.empty() ? json(nullptr) : json(c.finish_reason);
-}
-
-json head_object(const ResponseHead& h, bool chunk) {
-  json j;
-  j["id"] = h.id;
+// `{"id":...,"object":...,"created":N,"model":...,` (the object left open).
+void append_head(std::string& out, const ResponseHead& h, bool chunk) {
+  out += "{\"id\":";
+  append_json_string(out, h.id);
   if (h.endpoint == Endpoint::kChat) {
-    j["object"] = chunk ? "chat.completion.chunk" : "chat.completion";
+    out += chunk ? ",\"object\":\"chat.completion.chunk\"" : ",\"object\":\"chat.completion\"";
   } else {
-    j["object"] = "text_completion";
+    out += ",\"object\":\"text_completion\"";
   }
-  j["created"] = h.created;
-  j["model"] = h.model;
-  return j;
+  out += ",\"created\":";
+  append_int(out, h.created);
+  out += ",\"model\":";
+  append_json_string(out, h.model);
+  out += ',';
 }
 
-std::string frame(const json& j) { return "data: " + j.dump() + "\n\n"; }
+void append_usage(std::string& out, const Usage& u) {
+  out += "{\"prompt_tokens\":";
+  append_int(out, u.prompt_tokens);
+  out += ",\"total_tokens\":";
+  append_int(out, u.prompt_tokens + u.completion_tokens);
+  out += ",\"completion_tokens\":";
+  append_int(out, u.completion_tokens);
+  out += '}';
+}
+
+void append_finish(std::string& out, const ChoiceResult& c) {
+  out += ",\"finish_reason\":";
+  if (c.finish_reason.empty()) {
+    out += "null";
+  } else {
+    append_json_string(out, c.finish_reason);
+  }
+}
+
+void append_stop_reason(std::string& out, const ChoiceResult& c) {
+  out += ",\"stop_reason\":";
+  if (c.stop_string) {
+    append_json_string(out, *c.stop_string);
+  } else if (c.stop_token) {
+    append_int(out, *c.stop_token);
+  } else {
+    out += "null";
+  }
+}
 
 }  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const char ch : s) {
+    if (static_cast<unsigned char>(ch) >= 0x80) {
+      // Non-ASCII: let the library validate the UTF-8 (it throws on invalid bytes) and write it.
+      out += json(std::string(s)).dump();
+      return;
+    }
+  }
+  out += '"';
+  size_t run = 0;  // start of the current run of bytes that need no escaping
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char ch = static_cast<unsigned char>(s[i]);
+    if (ch >= 0x20 && ch != '"' && ch != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (ch) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default: {
+        const char esc[6] = {'\\', 'u', '0', '0', kHex[ch >> 4], kHex[ch & 15]};
+        out.append(esc, 6);
+      }
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
 
 std::string metrics_json(const std::optional<PerRequestMetrics>& m) {
   return metrics_object(m).dump();
@@ -62,63 +130,112 @@ std::string metrics_json(const std::optional<PerRequestMetrics>& m) {
 std::string build_completion_body(const ResponseHead& head,
                                   const std::vector<ChoiceResult>& choices, const Usage& usage,
                                   const std::optional<PerRequestMetrics>& metrics) {
-  json j = head_object(head, false);
-  json list = json::array();
-  for (const ChoiceResult& c : choices) {
-    json choice;
-    choice["index"] = c.index;
+  std::string out;
+  size_t text_bytes = 0;
+  for (const ChoiceResult& c : choices) text_bytes += c.text.size();
+  out.reserve(256 + head.id.size() + head.model.size() + text_bytes + 128 * choices.size());
+  append_head(out, head, false);
+  out += "\"choices\":[";
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const ChoiceResult& c = choices[i];
+    if (i > 0) out += ',';
+    out += "{\"index\":";
+    append_int(out, c.index);
     if (head.endpoint == Endpoint::kChat) {
-      choice["message"] = {{"role", "assistant"}, {"content", c.text}};
+      out += ",\"message\":{\"role\":\"assistant\",\"content\":";
+      append_json_string(out, c.text);
+      out += '}';
     } else {
-      choice["text"] = c.text;
+      out += ",\"text\":";
+      append_json_string(out, c.text);
     }
-    choice["logprobs"] = nullptr;
-    choice["finish_reason"] = finish(c);
-    choice["stop_reason"] = stop_reason(c);
-    list.push_back(std::move(choice));
+    out += ",\"logprobs\":null";
+    append_finish(out, c);
+    append_stop_reason(out, c);
+    out += '}';
   }
-  j["choices"] = std::move(list);
-  j["usage"] = usage_object(usage);
-  j["metrics"] = metrics_object(metrics);
-  return j.dump();
+  out += "],\"usage\":";
+  append_usage(out, usage);
+  out += ",\"metrics\":";
+  out += metrics ? metrics_object(metrics).dump() : std::string("null");
+  out += '}';
+  return out;
+}
+
+std::string render_chunk_prefix(const ResponseHead& head) {
+  std::string out = "data: ";
+  append_head(out, head, true);
+  return out;
+}
+
+void append_role_chunk(std::string& out, std::string_view prefix, int32_t index,
+                       const Usage* usage) {
+  out += prefix;
+  out += "\"choices\":[{\"index\":";
+  append_int(out, index);
+  out +=
+      ",\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,"
+      "\"finish_reason\":null}]";
+  if (usage) {
+    out += ",\"usage\":";
+    append_usage(out, *usage);
+  }
+  out += "}\n\n";
+}
+
+void append_delta_chunk(std::string& out, std::string_view prefix, Endpoint endpoint,
+                        const ChoiceResult& c, const Usage* usage) {
+  out += prefix;
+  out += "\"choices\":[{\"index\":";
+  append_int(out, c.index);
+  if (endpoint == Endpoint::kChat) {
+    out += ",\"delta\":{\"content\":";
+    append_json_string(out, c.text);
+    out += '}';
+  } else {
+    out += ",\"text\":";
+    append_json_string(out, c.text);
+  }
+  out += ",\"logprobs\":null";
+  append_finish(out, c);
+  if (!c.finish_reason.empty()) append_stop_reason(out, c);
+  out += "}]";
+  if (usage) {
+    out += ",\"usage\":";
+    append_usage(out, *usage);
+  }
+  out += "}\n\n";
+}
+
+void append_usage_chunk(std::string& out, std::string_view prefix, const Usage& usage,
+                        const std::optional<PerRequestMetrics>* metrics) {
+  out += prefix;
+  out += "\"choices\":[],\"usage\":";
+  append_usage(out, usage);
+  if (metrics) {
+    out += ",\"metrics\":";
+    out += metrics_object(*metrics).dump();
+  }
+  out += "}\n\n";
 }
 
 std::string build_role_chunk(const ResponseHead& head, int32_t index, const Usage* usage) {
-  json j = head_object(head, true);
-  json choice;
-  choice["index"] = index;
-  choice["delta"] = {{"role", "assistant"}, {"content", ""}};
-  choice["logprobs"] = nullptr;
-  choice["finish_reason"] = nullptr;
-  j["choices"] = json::array({std::move(choice)});
-  if (usage) j["usage"] = usage_object(*usage);
-  return frame(j);
+  std::string out;
+  append_role_chunk(out, render_chunk_prefix(head), index, usage);
+  return out;
 }
 
 std::string build_delta_chunk(const ResponseHead& head, const ChoiceResult& c, const Usage* usage) {
-  json j = head_object(head, true);
-  json choice;
-  choice["index"] = c.index;
-  if (head.endpoint == Endpoint::kChat) {
-    choice["delta"] = {{"content", c.text}};
-  } else {
-    choice["text"] = c.text;
-  }
-  choice["logprobs"] = nullptr;
-  choice["finish_reason"] = finish(c);
-  if (!c.finish_reason.empty()) choice["stop_reason"] = stop_reason(c);
-  j["choices"] = json::array({std::move(choice)});
-  if (usage) j["usage"] = usage_object(*usage);
-  return frame(j);
+  std::string out;
+  append_delta_chunk(out, render_chunk_prefix(head), head.endpoint, c, usage);
+  return out;
 }
 
 std::string build_usage_chunk(const ResponseHead& head, const Usage& usage,
                               const std::optional<PerRequestMetrics>* metrics) {
-  json j = head_object(head, true);
-  j["choices"] = json::array();
-  j["usage"] = usage_object(usage);
-  if (metrics) j["metrics"] = metrics_object(*metrics);
-  return frame(j);
+  std::string out;
+  append_usage_chunk(out, render_chunk_prefix(head), usage, metrics);
+  return out;
 }
 
 std::string build_error_frame(const ApiError& error) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/request_metrics.h"
@@ -51,6 +52,19 @@ std::string build_usage_chunk(const ResponseHead& head, const Usage& usage,
                               const std::optional<PerRequestMetrics>* metrics);
 std::string build_error_frame(const ApiError& error);
 inline constexpr const char* kDoneFrame = "data: [DONE]\n\n";
+
+// The same frames appended to `out`, for the streaming hot path: `prefix` is
+// render_chunk_prefix(head) computed once per response (`data: {"id":...,"model":...,`), so a
+// content chunk costs a few appends and no JSON document. Byte-identical to the builders above.
+std::string render_chunk_prefix(const ResponseHead& head);
+void append_role_chunk(std::string& out, std::string_view prefix, int32_t index,
+                       const Usage* usage);
+void append_delta_chunk(std::string& out, std::string_view prefix, Endpoint endpoint,
+                        const ChoiceResult& choice, const Usage* usage);
+void append_usage_chunk(std::string& out, std::string_view prefix, const Usage& usage,
+                        const std::optional<PerRequestMetrics>* metrics);
+// `s` as a JSON string literal, exactly as nlohmann::json::dump() writes it.
+void append_json_string(std::string& out, std::string_view s);
 
 // {"object":"list","data":[{model}]}
 std::string build_models_body(const std::string& served_name, int64_t max_model_len,
