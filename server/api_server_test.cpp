@@ -276,7 +276,11 @@ TEST(ApiServer, ForceIncludeUsage) {
 }
 
 TEST(ApiServer, StopStringsCutTheTextAndFinishTheChoice) {
-  auto server = start_server(test_options());
+  // Real (modelled) step times, so the stop string is seen long before the engine would reach
+  // max_tokens on its own.
+  ServerOptions o = test_options();
+  o.step_time_scale = 1;
+  auto server = start_server(o);
   const uint16_t port = server->port();
   const std::string base = R"({"prompt":"tell me","max_tokens":6,"ignore_eos":true)";
   const std::string full =
@@ -290,8 +294,16 @@ TEST(ApiServer, StopStringsCutTheTextAndFinishTheChoice) {
   EXPECT_EQ(j["choices"][0]["finish_reason"], "stop");
   EXPECT_EQ(j["choices"][0]["stop_reason"], stop);
   EXPECT_EQ(j["usage"]["completion_tokens"], 4);
-  // The engine sequence was aborted: nothing is left running.
+  // The engine sequence was ended as "stop" (as vLLM's frontend counts stop strings), not
+  // aborted, and nothing is left running.
   EXPECT_TRUE(eventually([&] { return server->engine().num_unfinished() == 0; }));
+  const std::string labels = R"(engine="0",finished_reason=)";
+  EXPECT_EQ(metric(port, "vllm:request_success_total{" + labels +
+                             R"("abort",model_name="Llama-3.1-8B"})"),
+            0);
+  EXPECT_EQ(
+      metric(port, "vllm:request_success_total{" + labels + R"("stop",model_name="Llama-3.1-8B"})"),
+      1);
 }
 
 TEST(ApiServer, ApiKeyProtectsApiPathsOnly) {

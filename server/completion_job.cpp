@@ -123,7 +123,7 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
   if (u.finished) ++prompt.engine_finished;
   if (cancelled_ || done_) return;
   Choice& c = choices_[p * static_cast<size_t>(request_.n) + static_cast<size_t>(u.child_index)];
-  if (c.done) return;  // finished here by a stop string; the engine's abort arrives later
+  if (c.done) return;  // finished here by a stop string; the engine's finish arrives later
 
   std::string delta;
   for (size_t k = 0; k < u.new_tokens.size(); ++k) {
@@ -144,6 +144,11 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
   if (c.stop.matched()) {
     c.result.finish_reason = "stop";
     c.result.stop_string = c.stop.matched_stop();
+    // The engine ends this sequence as "stop" too, as vLLM's frontend reports stop strings; its
+    // siblings (n > 1) run on.
+    if (!u.finished) {
+      context_.engine->finish_sequence(prompt.engine_id, u.child_index, FinishReason::kStop);
+    }
     finish_choice(c, delta);
     return;
   }
@@ -187,10 +192,6 @@ void CompletionJob::finish_choice(Choice& c, const std::string& tail) {
     Usage cumulative = usage();
     append_delta_chunk(output_, chunk_prefix_, request_.endpoint, r,
                        continuous_usage_ ? &cumulative : nullptr);
-  }
-  // Every choice of this prompt is done here but the engine still runs some (stop strings).
-  if (prompt.local_done == request_.n && prompt.engine_finished < request_.n) {
-    context_.engine->abort(prompt.engine_id);
   }
   if (choices_left_ == 0) complete();
 }
