@@ -60,7 +60,7 @@ class DecodeState {
   static SchedulerConfig config(int max_num_seqs) {
     llm::ReplayOptions options;
     options.trace_path = "unused";
-    options.max_num_seqs = max_num_seqs;
+    options.engine.max_num_seqs = max_num_seqs;
     return llm::make_replay_config(options).scheduler;
   }
 

@@ -73,7 +73,7 @@ TEST(ApiServer, UnknownRouteAndWrongMethodUseTheEnvelope) {
 
 TEST(ApiServer, BadRequestsAre400And404WithMessages) {
   ServerOptions o = test_options();
-  o.max_model_len = 64;
+  o.engine.max_model_len = 64;
   auto server = start_server(o);
   const uint16_t port = server->port();
   auto r = request(port, "POST", "/v1/chat/completions", "{not json");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/sim/cost_model.h"
+#include "backends/sim/engine_args.h"
 #include "core/scheduler_config.h"
 #include "core/vllm_metrics.h"
 
@@ -25,8 +26,6 @@ struct ServerOptions {
   std::string host = "0.0.0.0";
   int port = 8000;
   std::string backend = "sim";
-  std::string gpu = "H200";
-  std::string model = "Llama-3.1-8B";
   std::string served_model_name;  // default: --model
   std::string api_key;            // --api-key or VLLM_API_KEY
   std::string metrics_api_key;    // ours: protects /metrics too
@@ -34,15 +33,7 @@ struct ServerOptions {
   bool disable_log_stats = false;
   bool enable_force_include_usage = false;
   bool enable_request_id_headers = false;
-  // Engine arguments shared with llmsim.
-  std::optional<int32_t> max_num_seqs;
-  std::optional<int64_t> max_num_batched_tokens;
-  int32_t block_size = 16;
-  std::optional<int64_t> max_model_len;
-  double gpu_memory_utilization = 0.92;
-  std::string kv_cache_dtype = "auto";
-  bool enable_prefix_caching = true;
-  std::optional<int64_t> num_gpu_blocks_override;
+  EngineArgs engine;  // the engine arguments shared with llmsim (--gpu and --model included)
   int32_t data_parallel_size = 1;
   uint64_t seed = 0;
   // Ours.

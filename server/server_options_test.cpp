@@ -24,7 +24,7 @@ TEST(ServerOptions, DefaultsAndVllmFlagNames) {
   EXPECT_EQ(o.served_model_name, "m");
   EXPECT_EQ(o.api_key, "k");
   EXPECT_TRUE(o.enable_per_request_metrics);
-  EXPECT_FALSE(o.enable_prefix_caching);
+  EXPECT_FALSE(o.engine.enable_prefix_caching);
   const EngineSetup e = make_engine_setup(o);
   EXPECT_EQ(e.scheduler.max_num_seqs, 8);
   EXPECT_EQ(e.scheduler.max_model_len, 4096);
@@ -54,7 +54,7 @@ TEST(ServerOptions, BadFlagsNameTheFlag) {
   EXPECT_EQ(error_of({"--data-parallel-size", "1"}), "");
   try {
     ServerOptions o;
-    o.model = "NoSuchModel";
+    o.engine.model = "NoSuchModel";
     make_engine_setup(o);
     FAIL();
   } catch (const FlagError& e) {

@@ -9,6 +9,7 @@
 
 #include "backends/sim/engine_args.h"
 #include "core/exposition.h"
+#include "core/flag_values.h"
 #include "core/observer_tee.h"
 #include "core/vllm_metrics.h"
 #include "sim/metrics_recorder.h"
@@ -17,64 +18,15 @@
 #include "sim/trace_io.h"
 
 namespace llm {
-namespace {
-
-int64_t parse_int(const std::string& flag, const std::string& text, int64_t min_value) {
-  int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) {
-    throw UsageError(flag + ": expected an integer, got '" + text + "'");
-  }
-  if (value < min_value) {
-    throw UsageError(flag + ": must be at least " + std::to_string(min_value) + ", got " + text);
-  }
-  return value;
-}
-
-double parse_double(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) {
-    throw UsageError(flag + ": expected a number, got '" + text + "'");
-  }
-  return value;
-}
-
-uint64_t parse_seed(const std::string& flag, const std::string& text) {
-  uint64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) {
-    throw UsageError(flag + ": expected a non-negative integer, got '" + text + "'");
-  }
-  return value;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string replay_usage() {
   return R"(usage: llmsim replay TRACE [flags]
 
 TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl, or synthetic:KEY=V,...
 
-Engine arguments (named as vLLM's):
-  --max-num-seqs N                 sequences per step (default 1024 on 80 GB+ GPUs, 256 otherwise)
-  --max-num-batched-tokens N       token budget per step (default 8192 on 80 GB+ GPUs, 2048 otherwise)
-  --block-size N                   tokens per KV block (16)
-  --gpu-memory-utilization F       share of GPU memory for the engine (0.92)
-  --enable-prefix-caching | --no-enable-prefix-caching        (on)
-  --enable-chunked-prefill | --no-enable-chunked-prefill      (on)
-  --kv-cache-dtype auto|bfloat16|float16|fp8|fp8_e4m3|fp8_e5m2  (auto)
-  --max-model-len N                context length (default: the model's)
-  --num-gpu-blocks-override N      KV blocks instead of the computed capacity
-  --long-prefill-token-threshold N cap on one request's prefill chunk (0 = off)
-  --scheduling-policy fcfs|priority
-  --tensor-parallel-size N         GPUs per engine (1)
-  --data-parallel-size N           engines, each with its own KV cache (1)
-  --routing-policy P               round-robin | least-outstanding | prefix-affinity (round-robin)
-  --served-model-name NAME         the model_name label of the metrics (default: --model)
-Simulation:
-  --gpu NAME|FILE.json             GPU preset or profile (H200)
-  --model NAME|FILE.json           model preset or shape (Llama-3.1-8B)
+)" + engine_flags_usage() +
+         R"(Simulation:
   --seed N                         output-token seed (0)
   --arrival-rate-scale F           multiply the arrival rate (2 = twice the load) (1)
   --output-dir DIR                 write DIR/requests.jsonl and DIR/summary.json
@@ -88,11 +40,12 @@ Simulation:
 )";
 }
 
-ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
+namespace {
+
+ReplayOptions parse_replay_args_unchecked(const std::vector<std::string>& args) {
   ReplayOptions o;
   bool have_trace = false;
-  bool prefix_flag_seen = false;
-  bool chunked_flag_seen = false;
+  EngineFlagParser engine;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string flag = args[i];
     std::string value;
@@ -117,47 +70,9 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
     auto no_value = [&] {
       if (inline_value) throw UsageError(flag + ": takes no value");
     };
-    auto once = [&](bool& seen, const char* pair) {
-      if (seen)
-        throw UsageError(std::string("contradictory flags: ") + pair + " given twice or both");
-      seen = true;
-    };
-    if (flag == "--max-num-seqs") {
-      o.max_num_seqs = static_cast<int32_t>(parse_int(flag, next(), 1));
-    } else if (flag == "--max-num-batched-tokens") {
-      o.max_num_batched_tokens = parse_int(flag, next(), 1);
-    } else if (flag == "--block-size") {
-      o.block_size = static_cast<int32_t>(parse_int(flag, next(), 1));
-    } else if (flag == "--gpu-memory-utilization") {
-      o.gpu_memory_utilization = parse_double(flag, next());
-      if (o.gpu_memory_utilization <= 0 || o.gpu_memory_utilization > 1) {
-        throw UsageError(flag + ": must be in (0, 1]");
-      }
-    } else if (flag == "--enable-prefix-caching" || flag == "--no-enable-prefix-caching") {
-      no_value();
-      once(prefix_flag_seen, "--enable-prefix-caching/--no-enable-prefix-caching");
-      o.enable_prefix_caching = flag == "--enable-prefix-caching";
-    } else if (flag == "--enable-chunked-prefill" || flag == "--no-enable-chunked-prefill") {
-      no_value();
-      once(chunked_flag_seen, "--enable-chunked-prefill/--no-enable-chunked-prefill");
-      o.enable_chunked_prefill = flag == "--enable-chunked-prefill";
-    } else if (flag == "--kv-cache-dtype") {
-      o.kv_cache_dtype = next();
-    } else if (flag == "--max-model-len") {
-      o.max_model_len = parse_int(flag, next(), 2);
-    } else if (flag == "--num-gpu-blocks-override") {
-      o.num_gpu_blocks_override = parse_int(flag, next(), 2);
-    } else if (flag == "--long-prefill-token-threshold") {
-      o.long_prefill_token_threshold = parse_int(flag, next(), 0);
-    } else if (flag == "--scheduling-policy") {
-      o.scheduling_policy = next();
-      if (o.scheduling_policy != "fcfs" && o.scheduling_policy != "priority") {
-        throw UsageError(flag + ": expected fcfs or priority, got '" + o.scheduling_policy + "'");
-      }
-    } else if (flag == "--tensor-parallel-size") {
-      o.tensor_parallel_size = parse_int(flag, next(), 1);
-    } else if (flag == "--data-parallel-size") {
-      o.data_parallel_size = static_cast<int32_t>(parse_int(flag, next(), 1));
+    if (engine.parse(flag, next, no_value)) continue;
+    if (flag == "--data-parallel-size") {
+      o.data_parallel_size = static_cast<int32_t>(parse_int_flag(flag, next(), 1));
     } else if (flag == "--routing-policy") {
       o.routing_policy = next();
       try {
@@ -193,14 +108,10 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
                          text + "'");
       }
       o.start_time_unix_ns = *ns;
-    } else if (flag == "--gpu") {
-      o.gpu = next();
-    } else if (flag == "--model") {
-      o.model = next();
     } else if (flag == "--seed") {
-      o.seed = parse_seed(flag, next());
+      o.seed = parse_uint_flag(flag, next());
     } else if (flag == "--arrival-rate-scale") {
-      o.arrival_rate_scale = parse_double(flag, next());
+      o.arrival_rate_scale = parse_double_flag(flag, next(), 0);
       if (o.arrival_rate_scale <= 0) throw UsageError(flag + ": must be > 0");
     } else if (flag == "--output-dir") {
       o.output_dir = next();
@@ -216,29 +127,24 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
     }
   }
   if (!have_trace) throw UsageError("missing TRACE (a trace file or synthetic:...)");
+  o.engine = engine.args();
   return o;
 }
 
+}  // namespace
+
+ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
+  try {
+    return parse_replay_args_unchecked(args);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 ReplayConfig make_replay_config(const ReplayOptions& o) {
-  EngineArgs args;
-  args.gpu = o.gpu;
-  args.model = o.model;
-  args.tensor_parallel_size = o.tensor_parallel_size;
-  args.max_num_seqs = o.max_num_seqs;
-  args.max_num_batched_tokens = o.max_num_batched_tokens;
-  args.block_size = o.block_size;
-  args.gpu_memory_utilization = o.gpu_memory_utilization;
-  args.enable_prefix_caching = o.enable_prefix_caching;
-  args.enable_chunked_prefill = o.enable_chunked_prefill;
-  args.kv_cache_dtype = o.kv_cache_dtype;
-  args.max_model_len = o.max_model_len;
-  args.num_gpu_blocks_override = o.num_gpu_blocks_override;
-  args.long_prefill_token_threshold = o.long_prefill_token_threshold;
-  args.policy =
-      o.scheduling_policy == "priority" ? SchedulingPolicy::kPriority : SchedulingPolicy::kFcfs;
   ReplayConfig c;
   try {
-    ResolvedEngine engine = resolve_engine_args(args);
+    ResolvedEngine engine = resolve_engine_args(o.engine);
     c.scheduler = engine.scheduler;
     c.deployment = engine.deployment;
   } catch (const std::invalid_argument& e) {
@@ -335,10 +241,11 @@ int run_replay_command(const ReplayOptions& o, std::ostream& out, std::ostream& 
     CacheConfigInfo cache;
     cache.block_size = config.scheduler.block_size;
     cache.num_gpu_blocks = config.scheduler.num_gpu_blocks;
-    cache.cache_dtype = o.kv_cache_dtype;
+    cache.cache_dtype = o.engine.kv_cache_dtype;
     cache.enable_prefix_caching = config.scheduler.enable_prefix_caching;
-    cache.gpu_memory_utilization = o.gpu_memory_utilization;
-    const std::string model_name = o.served_model_name.empty() ? o.model : o.served_model_name;
+    cache.gpu_memory_utilization = o.engine.gpu_memory_utilization;
+    const std::string model_name =
+        o.served_model_name.empty() ? o.engine.model : o.served_model_name;
     for (size_t i = 0; i < num_engines; ++i) {
       auto tee = std::make_unique<ObserverTee>();
       tee->add(&report);

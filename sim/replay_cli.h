@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/sim/engine_args.h"
 #include "sim/replay.h"
 
 namespace llm {
@@ -24,20 +25,7 @@ class UsageError : public std::runtime_error {
 
 struct ReplayOptions {
   std::string trace_path;
-  std::string gpu = "H200";
-  std::string model = "Llama-3.1-8B";
-  int64_t tensor_parallel_size = 1;
-  std::optional<int32_t> max_num_seqs;            // default depends on the GPU (vLLM's rule)
-  std::optional<int64_t> max_num_batched_tokens;  // likewise
-  int32_t block_size = 16;
-  double gpu_memory_utilization = 0.92;
-  bool enable_prefix_caching = true;
-  bool enable_chunked_prefill = true;
-  std::string kv_cache_dtype = "auto";
-  std::optional<int64_t> max_model_len;  // default: the model's context length
-  std::optional<int64_t> num_gpu_blocks_override;
-  int64_t long_prefill_token_threshold = 0;
-  std::string scheduling_policy = "fcfs";
+  EngineArgs engine;  // the engine arguments shared with llmserve
   uint64_t seed = 0;
   double arrival_rate_scale = 1.0;
   int32_t data_parallel_size = 1;

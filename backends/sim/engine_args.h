@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -37,5 +38,25 @@ struct ResolvedEngine {
 
 // Throws std::invalid_argument whose message starts with the offending flag.
 ResolvedEngine resolve_engine_args(const EngineArgs& args);
+
+// Reads the engine-argument flags both binaries accept (--max-num-seqs, --gpu, ...).
+class EngineFlagParser {
+ public:
+  // Handles `flag` if it is an engine argument and returns true; `value` yields the flag's value
+  // (and throws when it is missing), `no_value` throws when a value was attached to a switch.
+  // Throws std::invalid_argument naming the flag for a bad value or a contradiction.
+  bool parse(const std::string& flag, const std::function<std::string()>& value,
+             const std::function<void()>& no_value);
+  const EngineArgs& args() const { return args_; }
+  EngineArgs& args() { return args_; }
+
+ private:
+  EngineArgs args_;
+  bool prefix_caching_seen_ = false;
+  bool chunked_prefill_seen_ = false;
+};
+
+// The usage lines of those flags.
+std::string engine_flags_usage();
 
 }  // namespace llm
