@@ -1,0 +1,63 @@
+// ModelConfig: the shape and hyper-parameters of a Llama-family decoder (Llama 2/3, Qwen2), filled
+// from a Hugging Face config.json (hf_config.h) or from GGUF metadata; and ModelFormatError, the
+// error every model-file reader throws for a file it cannot use.
+// Thread-safety: plain data; ModelFormatError is immutable once built.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace llm {
+
+// RoPE frequency scaling. kNone: plain RoPE with rope_theta. kLinear: positions divided by factor.
+// kLlama3: Llama 3.1's per-frequency scaling (factor, low/high_freq_factor, original context).
+struct RopeScaling {
+  enum class Type { kNone, kLinear, kLlama3 };
+  Type type = Type::kNone;
+  double factor = 1.0;
+  double low_freq_factor = 1.0;
+  double high_freq_factor = 4.0;
+  int64_t original_max_position_embeddings = 0;
+};
+
+struct ModelConfig {
+  std::string architecture;  // "llama" or "qwen2"
+  int64_t vocab_size = 0;
+  int64_t hidden_size = 0;
+  int64_t intermediate_size = 0;
+  int64_t num_hidden_layers = 0;
+  int64_t num_attention_heads = 0;
+  int64_t num_key_value_heads = 0;  // == num_attention_heads without grouped-query attention
+  int64_t head_dim = 0;             // often hidden_size / num_attention_heads, but not always
+  double rms_norm_eps = 1e-6;
+  double rope_theta = 10000.0;
+  RopeScaling rope_scaling;
+  int64_t max_position_embeddings = 0;
+  bool tie_word_embeddings = false;  // lm_head shares the token embedding matrix
+  bool attention_bias = false;       // q/k/v projections have biases (always true for Qwen2)
+  bool mlp_bias = false;             // gate/up/down projections have biases
+  int32_t bos_token_id = -1;         // -1: none
+  std::vector<int32_t> eos_token_ids;
+  std::string torch_dtype;  // "bfloat16", "float16", "float32" or "" when unspecified
+};
+
+// A model file that cannot be used: unreadable, truncated, corrupt, inconsistent or unsupported.
+// file: the path (or a label for in-memory data); field: the tensor name or config key concerned
+// ("" when the file as a whole is at fault); what(): "file: field: detail".
+class ModelFormatError : public std::runtime_error {
+ public:
+  ModelFormatError(std::string file, std::string field, const std::string& detail)
+      : std::runtime_error(file + ": " + (field.empty() ? "" : field + ": ") + detail),
+        file_(std::move(file)),
+        field_(std::move(field)) {}
+  const std::string& file() const { return file_; }
+  const std::string& field() const { return field_; }
+
+ private:
+  std::string file_;
+  std::string field_;
+};
+
+}  // namespace llm
