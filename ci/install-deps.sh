@@ -11,6 +11,7 @@ packages=(
   librapidcheck-dev
   libgtest-dev libgmock-dev
   libbenchmark-dev
+  libpcre2-dev
   prometheus curl
 )
 

@@ -1,8 +1,9 @@
-// llmsim: the scheduler core on a simulated clock. Subcommands: replay.
+// llmsim: the scheduler core on a simulated clock. Subcommands: replay, tokenize.
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "backends/model/tokenize_command.h"
 #include "sim/replay_cli.h"
 #include "ui/progress_bar.h"
 
@@ -12,6 +13,8 @@ constexpr const char* kUsage = R"(usage: llmsim COMMAND [args]
 
 commands:
   replay TRACE [flags]   replay a request trace on the simulated engine (llmsim replay --help)
+  tokenize --tokenizer FILE [--add-special-tokens] TEXT
+                         print TEXT's token ids (llmsim tokenize --help)
 )";
 
 }  // namespace
@@ -21,6 +24,9 @@ int main(int argc, char** argv) {
   if (args.empty() || args[0] == "--help" || args[0] == "-h") {
     std::cout << kUsage;
     return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "tokenize") {
+    return llm::run_tokenize_command({args.begin() + 1, args.end()}, std::cout, std::cerr);
   }
   if (args[0] != "replay") {
     std::cerr << "llmsim: unknown command '" << args[0] << "'\n" << kUsage;

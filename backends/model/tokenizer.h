@@ -1,0 +1,62 @@
+// Tokenizer: text <-> token ids for the vocabularies of GGUF files. tokenizer.ggml.model "llama"
+// selects SentencePiece-style BPE (SpmTokenizer), "gpt2" byte-level BPE (BpeTokenizer).
+//
+// encode(text, add_special_tokens): special-token text in `text` is not parsed (it is tokenized as
+// plain text); with add_special_tokens, BOS is prepended when tokenizer.ggml.add_bos_token says so
+// (and EOS appended per add_eos_token).
+// decode(ids, skip_special_tokens): concatenates the token pieces (control and unknown tokens are
+// dropped when skip_special_tokens); when the vocabulary adds a space prefix (SentencePiece), one
+// leading space of the first emitted piece is removed, so decode(encode(text)) == text. Invalid
+// UTF-8 in the result (e.g. an incomplete byte-fallback sequence) becomes U+FFFD.
+// Thread-safety: immutable after construction; encode/decode are safe from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/model/vocab.h"
+
+namespace llm {
+
+class GgufFile;
+
+class Tokenizer {
+ public:
+  // Throws TokenizerError (unsupported model or pre-tokenizer, inconsistent metadata).
+  static std::unique_ptr<Tokenizer> from_gguf(const GgufFile& file);
+  // Opens the file too; a GgufError is reported as a TokenizerError.
+  static std::unique_ptr<Tokenizer> from_gguf_file(const std::string& path);
+
+  virtual ~Tokenizer() = default;
+
+  std::vector<int32_t> encode(std::string_view text, bool add_special_tokens) const;
+  std::string decode(const std::vector<int32_t>& ids, bool skip_special_tokens = true) const;
+
+  // The raw bytes of one token (no leading-space rule, no UTF-8 repair); empty for a special token
+  // when skip_special_tokens. Throws TokenizerError for an id outside the vocabulary.
+  std::string piece(int32_t id, bool skip_special_tokens) const;
+
+  const Vocab& vocab() const { return vocab_; }
+  int32_t vocab_size() const { return vocab_.size(); }
+  int32_t bos_id() const { return vocab_.bos_id; }
+  int32_t eos_id() const { return vocab_.eos_id; }
+  int32_t eot_id() const { return vocab_.eot_id; }
+  int32_t unk_id() const { return vocab_.unk_id; }
+  int32_t pad_id() const { return vocab_.pad_id; }
+  // Whether decode strips one leading space from the first piece.
+  bool strips_leading_space() const { return vocab_.add_space_prefix; }
+
+ protected:
+  explicit Tokenizer(Vocab vocab) : vocab_(std::move(vocab)) {}
+  // Tokens of plain text, without special tokens.
+  virtual std::vector<int32_t> encode_text(std::string_view text) const = 0;
+  // Bytes of a normal (non-special) token.
+  virtual std::string normal_piece(int32_t id) const = 0;
+
+  Vocab vocab_;
+};
+
+}  // namespace llm
