@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
+#include "backends/sim/sim_backend.h"
+#include "core/rng.h"
 #include "server/test_http_client.h"
 
 namespace llm {
@@ -37,6 +39,24 @@ std::vector<std::string> pieces(const std::string& text) {
     if (c == ' ' || c == '.' || out.empty()) out.emplace_back();
     out.back() += c;
   }
+  return out;
+}
+
+// The id the sim model emits as output token `index` (n = 1, seed 0) for a token-id prompt: the
+// engine's prompt salt (EngineService) and SimBackend::token_for, recomputed.
+int32_t sim_output_token(LlmServer& server, const std::vector<int32_t>& prompt, int64_t index) {
+  Request r;
+  r.prompt_salt = 0x70726f6d7074ULL;
+  for (int32_t t : prompt) r.prompt_salt = hash_combine(r.prompt_salt, static_cast<uint32_t>(t));
+  const SimBackend sim(server.context().setup.deployment, server.context().options.seed);
+  return sim.token_for(r, index);
+}
+
+// The request-log lines written to `path` so far.
+std::vector<json> log_lines(const std::string& path) {
+  std::vector<json> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) out.push_back(parse(line));
   return out;
 }
 
@@ -306,6 +326,38 @@ TEST(ApiServer, StopStringsCutTheTextAndFinishTheChoice) {
       1);
 }
 
+TEST(ApiServer, StopTokenIdsEndTheChoiceWithTheIdAsStopReason) {
+  auto server = start_server(test_options());
+  const uint16_t port = server->port();
+  const std::string base = R"({"prompt":[11,22,33],"max_tokens":6,"ignore_eos":false)";
+  const json full = parse(request(port, "POST", "/v1/completions", base + "}").body);
+  ASSERT_EQ(full["choices"][0]["finish_reason"], "length");  // the natural end is later (>= 8)
+  const std::vector<std::string> words = pieces(full["choices"][0]["text"]);
+  ASSERT_EQ(words.size(), 6u);
+  const SimTokenizer tok(server->context().setup.deployment.model.vocab);
+  std::vector<int32_t> ids;
+  for (int64_t i = 0; i < 6; ++i) {
+    ids.push_back(sim_output_token(*server, {11, 22, 33}, i));
+    ASSERT_EQ(tok.piece(ids.back()), words[static_cast<size_t>(i)]) << "token " << i;
+  }
+  const int32_t stop = ids[3];
+  ASSERT_EQ(std::count(ids.begin(), ids.begin() + 3, stop), 0);
+  const json j = parse(request(port, "POST", "/v1/completions",
+                               base + R"(,"stop_token_ids":[)" + std::to_string(stop) + "]}")
+                           .body);
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "stop");
+  EXPECT_EQ(j["choices"][0]["stop_reason"], stop);
+  EXPECT_EQ(j["choices"][0]["text"], words[0] + words[1] + words[2]);  // the stop token's text cut
+  EXPECT_EQ(j["usage"]["completion_tokens"], 4);                       // but it is counted
+  // Streaming: the finish chunk carries the id too, and nothing follows the stop.
+  auto r = request(port, "POST", "/v1/completions",
+                   base + R"(,"stream":true,"stop_token_ids":[)" + std::to_string(stop) + "]}");
+  EXPECT_NE(r.body.find(R"("finish_reason":"stop","stop_reason":)" + std::to_string(stop) + "}"),
+            std::string::npos)
+      << r.body;
+  EXPECT_EQ(r.body.find(words[4]), std::string::npos);
+}
+
 TEST(ApiServer, ApiKeyProtectsApiPathsOnly) {
   ServerOptions o = test_options();
   o.api_key = "sekret";
@@ -391,6 +443,41 @@ TEST(ApiServer, RequestLogWithTraceparentAndNoTextByDefault) {
   EXPECT_FALSE(valid_traceparent("00-00000000000000000000000000000000-00f067aa0ba902b7-01"));
 }
 
+TEST(ApiServer, RequestLogHasALineForAbortedRequests) {
+  const std::string path = ::testing::TempDir() + "/llmserve_request_log_abort.jsonl";
+  std::remove(path.c_str());
+  ServerOptions o = test_options();
+  o.step_time_scale = 1.0;  // still running when the client leaves
+  o.request_log = path;
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  {
+    Connection c(port);
+    c.send_request("POST", "/v1/completions",
+                   R"({"prompt":"go","max_tokens":5000,"ignore_eos":true,"stream":true})",
+                   {{"X-Request-Id", "gone1"}});
+    ASSERT_TRUE(c.read_until("\"finish_reason\":null"));
+  }
+  {
+    Connection c(port);
+    c.send_request("POST", "/v1/completions",
+                   R"({"prompt":"go","max_tokens":5000,"ignore_eos":true,"n":2})",
+                   {{"X-Request-Id", "gone2"}});
+    ASSERT_TRUE(eventually([&] { return server->engine().num_unfinished() == 1; }));
+  }
+  ASSERT_TRUE(eventually([&] { return log_lines(path).size() == 2; }));
+  for (const json& j : log_lines(path)) {
+    const bool streamed = j["request_id"] == "cmpl-gone1";
+    EXPECT_TRUE(streamed || j["request_id"] == "cmpl-gone2") << j;
+    EXPECT_EQ(j["finish_reasons"], json(std::vector<std::string>(streamed ? 1 : 2, "abort")));
+    if (streamed) {
+      EXPECT_GE(j["completion_tokens"], 1);
+    }
+  }
+  server.reset();
+  EXPECT_EQ(log_lines(path).size(), 2u);  // written once each
+}
+
 TEST(ApiServer, KeepAliveServesSeveralRequestsOnOneConnection) {
   auto server = start_server(test_options());
   Connection c(server->port());
@@ -436,7 +523,29 @@ TEST(ApiServer, ReadTimeoutClosesSlowClients) {
   auto server = start_server(o);
   Connection c(server->port());
   c.send("GET /health HTTP/1.1\r\nHost: x\r\n");  // never finishes its headers
+  auto r = c.read_response();
+  EXPECT_EQ(r.status, 408);
+  EXPECT_EQ(r.header("connection"), "close");
+  EXPECT_EQ(parse(r.body)["error"]["code"], 408);
+  EXPECT_NE(parse(r.body)["error"]["message"].get<std::string>().find("--read-timeout"),
+            std::string::npos);
   EXPECT_TRUE(c.closed_by_peer(3000));
+  // A body that stops short of its Content-Length: 408 too.
+  Connection b(server->port());
+  b.send(
+      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Length: 100\r\n\r\n{\"prompt\":");
+  EXPECT_EQ(b.read_response().status, 408);
+  EXPECT_TRUE(b.closed_by_peer(3000));
+  // An idle keep-alive connection (a request answered, nothing pending) is closed, no response.
+  Connection k(server->port());
+  k.send_request("GET", "/health", "");
+  EXPECT_EQ(k.read_response().status, 200);
+  EXPECT_TRUE(k.closed_by_peer(3000));
+  EXPECT_EQ(k.raw(), "");
+  // Nothing ever sent: closed too.
+  Connection idle(server->port());
+  EXPECT_TRUE(idle.closed_by_peer(3000));
 }
 
 TEST(ApiServer, ClientDisconnectMidStreamAbortsTheRequest) {

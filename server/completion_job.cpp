@@ -112,6 +112,14 @@ void CompletionJob::drain() {
 
 void CompletionJob::cancel() {
   if (done_ || cancelled_) return;
+  abort_in_engine();
+  for (Choice& c : choices_) {
+    if (!c.done) c.result.finish_reason = "abort";
+  }
+  write_log();
+}
+
+void CompletionJob::abort_in_engine() {
   cancelled_ = true;
   for (const Prompt& p : prompts_) {
     if (p.engine_finished < request_.n) context_.engine->abort(p.engine_id);
@@ -160,7 +168,7 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
       c.done = true;
       --choices_left_;
       ++prompt.local_done;
-      cancel();
+      abort_in_engine();
       complete();
       return;
     }

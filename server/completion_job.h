@@ -39,7 +39,8 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   // arrived while the strand was busy are applied together); then take_output() / done() /
   // response() tell what to write. False when the engine refused (shutting down).
   bool start(Post post, std::function<void()> progress);
-  // The client went away: abort what still runs in the engine; no more output.
+  // The client went away: abort what still runs in the engine; no more output. The request-log
+  // line is written now, with finish_reason "abort" for every choice not yet finished.
   void cancel();
 
   bool streaming() const { return request_.stream; }
@@ -82,6 +83,7 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   Usage usage() const;
   bool attributable() const { return request_.n == 1 && request_.prompts.size() == 1; }
   std::optional<PerRequestMetrics> metrics() const;
+  void abort_in_engine();  // cancelled_, and the engine aborts what still runs
   void write_log() const;
 
   ServerContext& context_;

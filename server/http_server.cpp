@@ -6,6 +6,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
@@ -50,7 +51,7 @@ namespace {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket&& socket, HttpServer::Impl& server)
-      : stream_(std::move(socket)), server_(server) {
+      : stream_(std::move(socket)), server_(server), read_timer_(stream_.get_executor()) {
     ++server_.open;
   }
   ~Session() {
@@ -83,9 +84,39 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_.emplace();
     parser_->body_limit(static_cast<uint64_t>(server_.config.max_body_bytes));
     parser_->header_limit(static_cast<uint32_t>(server_.config.max_header_bytes));
-    stream_.expires_after(read_timeout());
+    start_read_timer();
     http::async_read_header(stream_, buffer_, *parser_,
                             beast::bind_front_handler(&Session::on_header, shared_from_this()));
+  }
+
+  // The read timeout is our own timer rather than the stream's expiry (which closes the socket), so
+  // that a request cut off half-way can still be answered 408 before the connection closes.
+  void start_read_timer() {
+    read_timed_out_ = false;
+    read_timer_.expires_after(read_timeout());
+    read_timer_.async_wait([self = shared_from_this(), read = ++read_count_](beast::error_code ec) {
+      // A wait already queued when the read ended (cancel() cannot recall it) is stale too.
+      if (ec || self->closed_ || read != self->read_count_) return;
+      self->read_timed_out_ = true;
+      beast::error_code ignored;
+      self->stream_.socket().cancel(ignored);  // the pending read completes: see on_read
+    });
+  }
+
+  void stop_read_timer() {
+    ++read_count_;
+    read_timer_.cancel();
+  }
+
+  // The timer cancelled the read: an idle keep-alive connection is just closed; one with a
+  // request started (some of its header or body received) gets 408 first.
+  void on_read_timeout() {
+    const bool started = buffer_.size() > 0 || (parser_ && parser_->got_some());
+    if (!started) return close();
+    char secs[32];
+    std::snprintf(secs, sizeof(secs), "%g", server_.config.read_timeout_s);
+    fail(408, std::string("The request was not received completely within ") + secs +
+                  " s (--read-timeout).");
   }
 
   void on_header(beast::error_code ec, size_t) {
@@ -102,6 +133,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_read(beast::error_code ec, size_t) {
     if (closed_) return;
+    if (ec && read_timed_out_) return on_read_timeout();
+    if (ec) stop_read_timer();
     if (ec == http::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout ||
         ec == net::error::connection_reset || ec == net::error::operation_aborted) {
       return close();
@@ -135,7 +168,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void handle(http::request<http::string_body>&& req) {
-    stream_.expires_never();
+    stop_read_timer();
     keep_alive_ = req.keep_alive();
     HttpRequest r;
     r.method = std::string(req.method_string().data(), req.method_string().size());
@@ -303,6 +336,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void close() {
     if (closed_) return;
     closed_ = true;
+    read_timer_.cancel();
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
     stream_.close();
@@ -322,6 +356,9 @@ class Session : public std::enable_shared_from_this<Session> {
   bool monitoring_ = false;
   bool resume_after_monitor_ = false;
   bool closed_ = false;
+  net::steady_timer read_timer_;  // after stream_: built on its executor
+  bool read_timed_out_ = false;
+  uint64_t read_count_ = 0;  // which read the timer's wait belongs to
 };
 
 }  // namespace

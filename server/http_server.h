@@ -24,7 +24,7 @@ struct HttpServerConfig {
   int threads = 2;
   int64_t max_body_bytes = 16 << 20;
   int64_t max_header_bytes = 16 << 10;
-  double read_timeout_s = 60;
+  double read_timeout_s = 60;  // an idle connection is closed; a request cut short gets 408
   int64_t max_connections = 4096;
 };
 

@@ -34,7 +34,7 @@ Operations (ours):
   --metrics-api-key KEY            require "Authorization: Bearer KEY" on /metrics
   --max-request-body-bytes N       larger bodies get 413 (16777216)
   --max-header-bytes N             larger headers get 431 (16384)
-  --read-timeout S                 close connections idle or slow for this long (60)
+  --read-timeout S                 close idle connections; 408 to requests this slow (60)
   --max-connections N              more open connections get 503 (4096)
   --http-threads N                 I/O threads (2)
 )";
