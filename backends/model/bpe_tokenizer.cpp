@@ -1,35 +1,10 @@
 #include "backends/model/bpe_tokenizer.h"
 
-#include <queue>
-
 #include "backends/model/byte_unicode.h"
+#include "backends/model/symbol_merge.h"
 #include "backends/model/utf8.h"
 
 namespace llm {
-
-namespace {
-
-struct Symbol {
-  int prev;
-  int next;
-  size_t start;
-  size_t len;  // 0 once merged into its left neighbour
-};
-
-struct Bigram {
-  int left;
-  int right;
-  int rank;
-  size_t len;
-};
-
-struct BigramOrder {  // priority_queue top: lowest rank, then leftmost
-  bool operator()(const Bigram& a, const Bigram& b) const {
-    return a.rank > b.rank || (a.rank == b.rank && a.left > b.left);
-  }
-};
-
-}  // namespace
 
 BpeTokenizer::BpeTokenizer(Vocab vocab) : Tokenizer(std::move(vocab)) {
   PretokenizerKind kind;
@@ -69,47 +44,14 @@ void BpeTokenizer::encode_word(std::string_view raw_word, std::vector<int32_t>& 
       return;
     }
   }
-  std::vector<Symbol> symbols;
-  for (size_t pos = 0; pos < word.size();) {
-    const size_t len = std::min(utf8_lead_len(static_cast<uint8_t>(word[pos])), word.size() - pos);
-    const int index = static_cast<int>(symbols.size());
-    symbols.push_back(Symbol{index - 1, index + 1, pos, len});
-    pos += len;
-  }
-  if (symbols.empty()) return;
-  symbols.back().next = -1;
-
-  const std::string_view text(word);
   std::string scratch;
-  std::priority_queue<Bigram, std::vector<Bigram>, BigramOrder> queue;
-  auto try_add = [&](int left, int right) {
-    if (left < 0 || right < 0) return;
-    const Symbol& l = symbols[left];
-    const Symbol& r = symbols[right];
-    const int rank = merge_rank(text.substr(l.start, l.len), text.substr(r.start, r.len), scratch);
-    if (rank < 0) return;
-    queue.push(Bigram{left, right, rank, l.len + r.len});
-  };
-  for (size_t i = 1; i < symbols.size(); ++i) try_add(static_cast<int>(i) - 1, static_cast<int>(i));
-
-  while (!queue.empty()) {
-    const Bigram b = queue.top();
-    queue.pop();
-    Symbol& left = symbols[b.left];
-    Symbol& right = symbols[b.right];
-    if (left.len == 0 || right.len == 0 || left.next != b.right || left.len + right.len != b.len) {
-      continue;  // stale
-    }
-    left.len += right.len;
-    right.len = 0;
-    left.next = right.next;
-    if (right.next >= 0) symbols[right.next].prev = b.left;
-    try_add(left.prev, b.left);
-    try_add(b.left, left.next);
-  }
-
-  for (int i = 0; i >= 0; i = symbols[i].next) {
-    const std::string_view piece = text.substr(symbols[i].start, symbols[i].len);
+  const auto pieces = merge_symbols(
+      word, [&](std::string_view left, std::string_view right) -> std::optional<double> {
+        const int rank = merge_rank(left, right, scratch);
+        if (rank < 0) return std::nullopt;
+        return -static_cast<double>(rank);  // lower rank merges first
+      });
+  for (const std::string_view piece : pieces) {
     const int32_t id = vocab_.find(piece);
     if (id >= 0) {
       out.push_back(id);

@@ -1,35 +1,14 @@
 #include "backends/model/spm_tokenizer.h"
 
 #include <cstdio>
-#include <queue>
 
-#include "backends/model/utf8.h"
+#include "backends/model/symbol_merge.h"
 
 namespace llm {
 
 namespace {
 
 constexpr std::string_view kSpace = "\xE2\x96\x81";  // "▁" U+2581
-
-struct Symbol {
-  int prev;
-  int next;
-  size_t start;
-  size_t len;  // 0 once merged into its left neighbour
-};
-
-struct Bigram {
-  int left;
-  int right;
-  float score;
-  size_t len;
-};
-
-struct BigramOrder {  // priority_queue top: highest score, then leftmost
-  bool operator()(const Bigram& a, const Bigram& b) const {
-    return a.score < b.score || (a.score == b.score && a.left > b.left);
-  }
-};
 
 }  // namespace
 
@@ -66,42 +45,14 @@ std::vector<int32_t> SpmTokenizer::encode_text(std::string_view raw) const {
     }
   }
 
-  std::vector<Symbol> symbols;
-  for (size_t pos = 0; pos < text.size();) {
-    const size_t len = std::min(utf8_lead_len(static_cast<uint8_t>(text[pos])), text.size() - pos);
-    const int index = static_cast<int>(symbols.size());
-    symbols.push_back(Symbol{index - 1, index + 1, pos, len});
-    pos += len;
-  }
-  symbols.back().next = -1;
-
-  std::priority_queue<Bigram, std::vector<Bigram>, BigramOrder> queue;
-  auto try_add = [&](int left, int right) {
-    if (left < 0 || right < 0) return;
-    const size_t len = symbols[left].len + symbols[right].len;
-    const int32_t id = vocab_.find(std::string_view(text).substr(symbols[left].start, len));
-    if (id < 0) return;
-    queue.push(Bigram{left, right, vocab_.scores[static_cast<size_t>(id)], len});
-  };
-  for (size_t i = 1; i < symbols.size(); ++i) try_add(static_cast<int>(i) - 1, static_cast<int>(i));
-
-  while (!queue.empty()) {
-    const Bigram b = queue.top();
-    queue.pop();
-    Symbol& left = symbols[b.left];
-    Symbol& right = symbols[b.right];
-    // Stale entry: one side was merged away or grew since the pair was queued.
-    if (left.len == 0 || right.len == 0 || left.len + right.len != b.len) continue;
-    left.len += right.len;
-    right.len = 0;
-    left.next = right.next;
-    if (right.next >= 0) symbols[right.next].prev = b.left;
-    try_add(left.prev, b.left);
-    try_add(b.left, left.next);
-  }
-
-  for (int i = 0; i >= 0; i = symbols[i].next) {
-    const std::string_view piece = std::string_view(text).substr(symbols[i].start, symbols[i].len);
+  const auto pieces = merge_symbols(
+      text, [&](std::string_view left, std::string_view right) -> std::optional<double> {
+        // Adjacent views into one text: the merged piece spans both.
+        const int32_t id = vocab_.find(std::string_view(left.data(), left.size() + right.size()));
+        if (id < 0) return std::nullopt;
+        return vocab_.scores[static_cast<size_t>(id)];
+      });
+  for (const std::string_view piece : pieces) {
     const int32_t id = vocab_.find(piece);
     if (id >= 0) {
       out.push_back(id);
