@@ -13,6 +13,7 @@ packages=(
   libbenchmark-dev
   libpcre2-dev
   prometheus curl
+  python3-numpy
 )
 
 missing=()

@@ -27,6 +27,7 @@ struct SamplingParams {
   uint64_t seed = 0;
   double temperature = 1.0;
   double top_p = 1.0;
+  int32_t top_k = 0;  // 0 or -1: no top-k cut
 };
 
 // Engine timestamps in integer nanoseconds of the engine's Clock; kNoTime until they happen.

@@ -10,12 +10,9 @@
 #include <string_view>
 #include <vector>
 
-namespace llm {
+#include "backends/model/chat_message.h"
 
-struct ChatMessage {
-  std::string role;
-  std::string content;
-};
+namespace llm {
 
 class SimTokenizer {
  public:

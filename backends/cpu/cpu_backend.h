@@ -1,0 +1,37 @@
+// CpuBackend: the fp32 reference backend. Runs a Llama-family decoder (ModelWeights) on the CPU
+// over the engine's paged KV cache: each step's batch exactly as the scheduler hands it (prefill
+// chunks and decode tokens of many requests together, block tables from the block manager), and
+// samples one token for every sequence whose step reaches its last token.
+// Thread-safety: none; driven by one engine thread (it uses its own worker threads inside).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backends/model/model_weights.h"
+#include "core/backend.h"
+
+namespace llm {
+
+struct CpuBackendOptions {
+  int64_t num_blocks = 0;   // KV blocks, as the scheduler's KV cache manager has them
+  int32_t block_size = 16;  // tokens per block
+  int threads = 0;          // worker threads for the GEMMs; 0: hardware concurrency
+};
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend(std::shared_ptr<const ModelWeights> weights, const CpuBackendOptions& options);
+  ~CpuBackend() override;
+
+  Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) override;
+  int32_t eos_token_id() const override;
+  void release(const Request& request) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace llm

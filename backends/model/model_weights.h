@@ -1,0 +1,57 @@
+// ModelWeights: a Llama-family decoder's parameters in fp32, in one fixed layout that every loader
+// produces and every backend consumes, whatever the file format and weight type were.
+//
+// Layout (Hugging Face / PyTorch convention):
+// - A linear layer's weight is row-major [out_features][in_features] (y = W x + b), so row o is the
+//   weights of output o.
+// - Q and K projections are in Hugging Face's rotate-half RoPE layout: within a head of head_dim,
+//   dimension i pairs with i + head_dim/2. (GGUF's llama layout interleaves pairs (2i, 2i+1); the
+//   GGUF loader undoes that permutation and the GGUF writer applies it.)
+// - tok_embeddings is [vocab_size][hidden_size]; lm_head is [vocab_size][hidden_size] and empty when
+//   config.tie_word_embeddings (then tok_embeddings is used).
+// - Biases are empty when the model has none (q/k/v biases: config.attention_bias).
+// Sizes: q_proj [heads*head_dim][hidden], k_proj/v_proj [kv_heads*head_dim][hidden],
+// o_proj [hidden][heads*head_dim], gate_proj/up_proj [intermediate][hidden],
+// down_proj [hidden][intermediate], norms [hidden].
+// Thread-safety: plain data; immutable once loaded and safe to share between threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backends/model/model_config.h"
+
+namespace llm {
+
+struct LayerWeights {
+  std::vector<float> attn_norm;
+  std::vector<float> q_proj, k_proj, v_proj, o_proj;
+  std::vector<float> q_bias, k_bias, v_bias;
+  std::vector<float> ffn_norm;
+  std::vector<float> gate_proj, up_proj, down_proj;
+};
+
+struct ModelWeights {
+  ModelConfig config;
+  std::vector<float> tok_embeddings;
+  std::vector<LayerWeights> layers;
+  std::vector<float> final_norm;
+  std::vector<float> lm_head;  // empty when tied
+
+  const std::vector<float>& output_matrix() const {
+    return config.tie_word_embeddings ? tok_embeddings : lm_head;
+  }
+  int64_t num_parameters() const;
+};
+
+// Throws ModelFormatError naming the tensor whose size contradicts the config.
+void check_weight_shapes(const ModelWeights& weights, const std::string& label);
+
+// Seeded random weights for tests and `llmsim make-model`: deterministic for (config, seed).
+// Linear weights ~ U(-a, a) with a = 1/sqrt(in_features); norms near 1; biases small.
+// peaky: scales the output so that greedy decoding has no near-ties (a top-1 margin large enough
+// that float rounding differences between implementations cannot flip the argmax).
+ModelWeights random_model_weights(const ModelConfig& config, uint64_t seed, bool peaky);
+
+}  // namespace llm
