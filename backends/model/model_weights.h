@@ -54,4 +54,11 @@ void check_weight_shapes(const ModelWeights& weights, const std::string& label);
 // that float rounding differences between implementations cannot flip the argmax).
 ModelWeights random_model_weights(const ModelConfig& config, uint64_t seed, bool peaky);
 
+// Loads a model: a .gguf file (general.architecture llama or qwen2; f32/f16/bf16/q8_0 tensors) or a
+// directory with config.json and model.safetensors (or model.safetensors.index.json and shards).
+// Every weight is converted to fp32 in the layout above. Throws ModelFormatError naming the file
+// and the tensor or key (unsupported architecture or type, shape contradicting the config,
+// truncated or corrupt file).
+ModelWeights load_model_weights(const std::string& path);
+
 }  // namespace llm

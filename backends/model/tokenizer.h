@@ -29,15 +29,28 @@ class Tokenizer {
   static std::unique_ptr<Tokenizer> from_gguf(const GgufFile& file);
   // Opens the file too; a GgufError is reported as a TokenizerError.
   static std::unique_ptr<Tokenizer> from_gguf_file(const std::string& path);
+  // A Hugging Face tokenizer.json (byte-level BPE of GPT-2/Llama 3/Qwen2, or Llama 2's
+  // SentencePiece-style BPE with byte fallback). A tokenizer_config.json beside it, when present,
+  // supplies bos/eos tokens, add_bos_token and the chat template. Throws TokenizerError naming the
+  // file and the JSON field.
+  static std::unique_ptr<Tokenizer> from_tokenizer_json(const std::string& path);
 
   virtual ~Tokenizer() = default;
 
-  std::vector<int32_t> encode(std::string_view text, bool add_special_tokens) const;
+  // parse_special: the text of special tokens (control and user-defined tokens such as "<s>",
+  // "<|eot_id|>", "<|im_start|>") inside `text` becomes their ids, as in a rendered chat prompt;
+  // otherwise such text is tokenized as plain text.
+  std::vector<int32_t> encode(std::string_view text, bool add_special_tokens,
+                              bool parse_special = false) const;
   std::string decode(const std::vector<int32_t>& ids, bool skip_special_tokens = true) const;
 
   // The raw bytes of one token (no leading-space rule, no UTF-8 repair); empty for a special token
   // when skip_special_tokens. Throws TokenizerError for an id outside the vocabulary.
   std::string piece(int32_t id, bool skip_special_tokens) const;
+
+  // The chat template text (Jinja source) from the model's metadata (GGUF tokenizer.chat_template,
+  // or tokenizer_config.json's chat_template); "" when the model has none.
+  const std::string& chat_template_text() const { return chat_template_text_; }
 
   const Vocab& vocab() const { return vocab_; }
   int32_t vocab_size() const { return vocab_.size(); }
@@ -57,6 +70,16 @@ class Tokenizer {
   virtual std::string normal_piece(int32_t id) const = 0;
 
   Vocab vocab_;
+  std::string chat_template_text_;
 };
+
+// Loads the tokenizer of a model path: a .gguf file (its tokenizer.ggml.* metadata), a
+// tokenizer.json file, or a directory holding tokenizer.json. Throws TokenizerError.
+std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path);
+
+// Writes a Hugging Face tokenizer.json (and tokenizer_config.json beside it, with bos/eos,
+// add_bos_token and the chat template) that from_tokenizer_json reads back into a tokenizer
+// with identical encode/decode results.
+void write_tokenizer_json(const Tokenizer& tokenizer, const std::string& path);
 
 }  // namespace llm
