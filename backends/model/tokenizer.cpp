@@ -21,7 +21,9 @@ std::unique_ptr<Tokenizer> Tokenizer::from_gguf_file(const std::string& path) {
   }
 }
 
-std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
+std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_tokens,
+                                         bool parse_special) const {
+  (void)parse_special;  // TODO(tokenizer helper): split out special-token text
   std::vector<int32_t> ids;
   if (add_special_tokens && vocab_.add_bos && vocab_.bos_id >= 0) ids.push_back(vocab_.bos_id);
   std::vector<int32_t> body = encode_text(text);
