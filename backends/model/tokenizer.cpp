@@ -1,5 +1,7 @@
 #include "backends/model/tokenizer.h"
 
+#include <algorithm>
+
 #include "backends/model/bpe_tokenizer.h"
 #include "backends/model/gguf_reader.h"
 #include "backends/model/spm_tokenizer.h"
@@ -7,10 +9,35 @@
 
 namespace llm {
 
+Tokenizer::Tokenizer(Vocab vocab) : vocab_(std::move(vocab)) {
+  for (int32_t id = 0; id < vocab_.size(); ++id) {
+    const TokenType t = vocab_.type(id);
+    const bool special =
+        t == TokenType::kControl || t == TokenType::kUserDefined || t == TokenType::kUnknown;
+    if (special && !vocab_.tokens[static_cast<size_t>(id)].empty()) {
+      special_by_length_.push_back(id);
+    }
+  }
+  std::stable_sort(special_by_length_.begin(), special_by_length_.end(), [&](int32_t a, int32_t b) {
+    return vocab_.tokens[static_cast<size_t>(a)].size() >
+           vocab_.tokens[static_cast<size_t>(b)].size();
+  });
+}
+
 std::unique_ptr<Tokenizer> Tokenizer::from_gguf(const GgufFile& file) {
   Vocab vocab = load_vocab(file);
-  if (vocab.model == "llama") return std::make_unique<SpmTokenizer>(std::move(vocab));
-  return std::make_unique<BpeTokenizer>(std::move(vocab));
+  std::unique_ptr<Tokenizer> tokenizer;
+  if (vocab.model == "llama") {
+    tokenizer = std::make_unique<SpmTokenizer>(std::move(vocab));
+  } else {
+    tokenizer = std::make_unique<BpeTokenizer>(std::move(vocab));
+  }
+  try {
+    tokenizer->chat_template_text_ = file.find_string("tokenizer.chat_template").value_or("");
+  } catch (const GgufError& e) {
+    throw TokenizerError(e.what());
+  }
+  return tokenizer;
 }
 
 std::unique_ptr<Tokenizer> Tokenizer::from_gguf_file(const std::string& path) {
@@ -22,14 +49,56 @@ std::unique_ptr<Tokenizer> Tokenizer::from_gguf_file(const std::string& path) {
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_tokens,
-                                         bool parse_special) const {
-  (void)parse_special;  // TODO(tokenizer helper): split out special-token text
+                                       bool parse_special) const {
   std::vector<int32_t> ids;
   if (add_special_tokens && vocab_.add_bos && vocab_.bos_id >= 0) ids.push_back(vocab_.bos_id);
-  std::vector<int32_t> body = encode_text(text);
-  ids.insert(ids.end(), body.begin(), body.end());
+  if (parse_special) {
+    encode_parsing_special(text, ids);
+  } else {
+    std::vector<int32_t> body = encode_text(text);
+    ids.insert(ids.end(), body.begin(), body.end());
+  }
   if (add_special_tokens && vocab_.add_eos && vocab_.eos_id >= 0) ids.push_back(vocab_.eos_id);
   return ids;
+}
+
+void Tokenizer::encode_parsing_special(std::string_view text, std::vector<int32_t>& out) const {
+  // A fragment is either text still to tokenize (id < 0) or one special token.
+  struct Fragment {
+    std::string_view text;
+    int32_t id;
+  };
+  std::vector<Fragment> fragments{{text, -1}};
+  std::vector<Fragment> next;
+  for (const int32_t id : special_by_length_) {
+    const std::string_view special = vocab_.tokens[static_cast<size_t>(id)];
+    if (special.size() > text.size()) continue;
+    bool found = false;
+    next.clear();
+    for (const Fragment& f : fragments) {
+      if (f.id >= 0 || f.text.size() < special.size()) {
+        next.push_back(f);
+        continue;
+      }
+      std::string_view rest = f.text;
+      for (size_t at; (at = rest.find(special)) != std::string_view::npos;) {
+        found = true;
+        if (at > 0) next.push_back({rest.substr(0, at), -1});
+        next.push_back({special, id});
+        rest.remove_prefix(at + special.size());
+      }
+      if (!rest.empty()) next.push_back({rest, -1});
+    }
+    if (found) fragments.swap(next);
+  }
+  for (const Fragment& f : fragments) {
+    if (f.id >= 0) {
+      out.push_back(f.id);
+    } else {
+      std::vector<int32_t> body = encode_text(f.text);
+      out.insert(out.end(), body.begin(), body.end());
+    }
+  }
 }
 
 std::string Tokenizer::piece(int32_t id, bool skip_special_tokens) const {

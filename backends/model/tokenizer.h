@@ -1,9 +1,14 @@
 // Tokenizer: text <-> token ids for the vocabularies of GGUF files. tokenizer.ggml.model "llama"
 // selects SentencePiece-style BPE (SpmTokenizer), "gpt2" byte-level BPE (BpeTokenizer).
 //
-// encode(text, add_special_tokens): special-token text in `text` is not parsed (it is tokenized as
-// plain text); with add_special_tokens, BOS is prepended when tokenizer.ggml.add_bos_token says so
-// (and EOS appended per add_eos_token).
+// encode(text, add_special_tokens, parse_special): with add_special_tokens, BOS is prepended when
+// tokenizer.ggml.add_bos_token says so (and EOS appended per add_eos_token). Without
+// parse_special, special-token text in `text` is tokenized as plain text. With it, the texts of
+// control, user-defined and unknown tokens become their ids as llama.cpp does: longest token
+// text first, every occurrence, then the next longest in what is left; each text fragment between
+// them is tokenized on its own (so with SentencePiece every fragment gets the "▁" prefix, as after
+// a special token in llama.cpp and in Hugging Face's legacy Llama tokenizer: "<s>[INST]" ->
+// <s>, "▁[", "INST", "]").
 // decode(ids, skip_special_tokens): concatenates the token pieces (control and unknown tokens are
 // dropped when skip_special_tokens); when the vocabulary adds a space prefix (SentencePiece), one
 // leading space of the first emitted piece is removed, so decode(encode(text)) == text. Invalid
@@ -63,7 +68,7 @@ class Tokenizer {
   bool strips_leading_space() const { return vocab_.add_space_prefix; }
 
  protected:
-  explicit Tokenizer(Vocab vocab) : vocab_(std::move(vocab)) {}
+  explicit Tokenizer(Vocab vocab);
   // Tokens of plain text, without special tokens.
   virtual std::vector<int32_t> encode_text(std::string_view text) const = 0;
   // Bytes of a normal (non-special) token.
@@ -71,6 +76,12 @@ class Tokenizer {
 
   Vocab vocab_;
   std::string chat_template_text_;
+
+ private:
+  // Appends the tokens of `text`, splitting out special-token text.
+  void encode_parsing_special(std::string_view text, std::vector<int32_t>& out) const;
+
+  std::vector<int32_t> special_by_length_;  // control/user-defined/unknown ids, longest text first
 };
 
 // Loads the tokenizer of a model path: a .gguf file (its tokenizer.ggml.* metadata), a
