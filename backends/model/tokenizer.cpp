@@ -1,9 +1,13 @@
 #include "backends/model/tokenizer.h"
 
 #include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "backends/model/bpe_tokenizer.h"
 #include "backends/model/gguf_reader.h"
+#include "backends/model/hf_tokenizer.h"
 #include "backends/model/spm_tokenizer.h"
 #include "backends/model/streaming_detokenizer.h"
 
@@ -46,6 +50,47 @@ std::unique_ptr<Tokenizer> Tokenizer::from_gguf_file(const std::string& path) {
   } catch (const GgufError& e) {
     throw TokenizerError(e.what());
   }
+}
+
+std::unique_ptr<Tokenizer> Tokenizer::from_tokenizer_json(const std::string& path) {
+  HfTokenizerData data = read_hf_tokenizer_files(path);
+  std::unique_ptr<Tokenizer> tokenizer;
+  try {
+    if (data.vocab.model == "llama") {
+      tokenizer = std::make_unique<SpmTokenizer>(std::move(data.vocab));
+    } else {
+      tokenizer = std::make_unique<BpeTokenizer>(std::move(data.vocab));
+    }
+  } catch (const TokenizerError& e) {
+    throw TokenizerError(path + ": " + e.what());
+  }
+  tokenizer->chat_template_text_ = std::move(data.chat_template);
+  return tokenizer;
+}
+
+std::unique_ptr<Tokenizer> load_tokenizer(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    const fs::path json = fs::path(path) / "tokenizer.json";
+    if (!fs::exists(json, ec)) {
+      throw TokenizerError(path + ": directory holds no tokenizer.json");
+    }
+    return Tokenizer::from_tokenizer_json(json.string());
+  }
+  if (!fs::exists(path, ec)) throw TokenizerError(path + ": no such file or directory");
+  // GGUF by its magic, whatever the extension; anything else is read as tokenizer.json.
+  char magic[4] = {};
+  std::ifstream f(path, std::ios::binary);
+  f.read(magic, sizeof(magic));
+  if (f.gcount() == 4 && std::memcmp(magic, "GGUF", 4) == 0) {
+    return Tokenizer::from_gguf_file(path);
+  }
+  return Tokenizer::from_tokenizer_json(path);
+}
+
+void write_tokenizer_json(const Tokenizer& tokenizer, const std::string& path) {
+  write_hf_tokenizer_files(tokenizer.vocab(), tokenizer.chat_template_text(), path);
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_special_tokens,

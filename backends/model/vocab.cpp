@@ -14,6 +14,14 @@ bool Vocab::is_special(int32_t id) const {
   return t == TokenType::kControl || t == TokenType::kUnknown;
 }
 
+int32_t find_default_eot_id(const Vocab& vocab) {
+  for (const char* text : {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>"}) {
+    const int32_t id = vocab.find(text);
+    if (id >= 0) return id;
+  }
+  return -1;
+}
+
 namespace {
 
 int32_t special_id(const GgufFile& f, const Vocab& v, const char* key, int32_t fallback) {
@@ -75,16 +83,7 @@ Vocab load(const GgufFile& f) {
   v.unk_id = special_id(f, v, "tokenizer.ggml.unknown_token_id", spm ? 0 : -1);
   v.pad_id = special_id(f, v, "tokenizer.ggml.padding_token_id", -1);
   v.eot_id = special_id(f, v, "tokenizer.ggml.eot_token_id", -1);
-  if (v.eot_id < 0) {
-    // Not in the metadata: the end-of-turn token of the common chat formats, when present.
-    for (const char* text : {"<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>"}) {
-      const int32_t id = v.find(text);
-      if (id >= 0) {
-        v.eot_id = id;
-        break;
-      }
-    }
-  }
+  if (v.eot_id < 0) v.eot_id = find_default_eot_id(v);
   // When add_bos_token is absent: SentencePiece Llama and Llama 3 add BOS (as their Hugging Face
   // tokenizers do); GPT-2 and Qwen2 do not.
   const bool llama3 = v.pre == "llama-bpe" || v.pre == "llama3";

@@ -55,6 +55,10 @@ struct Vocab {
   bool is_special(int32_t id) const;  // control or unknown
 };
 
+// The end-of-turn token of the common chat formats ("<|eot_id|>", "<|im_end|>", "<|end|>",
+// "<end_of_turn>") when the vocabulary has one, else -1; used when the metadata names none.
+int32_t find_default_eot_id(const Vocab& vocab);
+
 // Reads tokenizer.ggml.* from the file. Throws TokenizerError naming the file and the problem.
 Vocab load_vocab(const GgufFile& file);
 
