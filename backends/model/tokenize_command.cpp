@@ -10,10 +10,13 @@ namespace llm {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: llmsim tokenize --tokenizer FILE [--add-special-tokens] TEXT\n"
-    "  prints the token ids of TEXT separated by spaces; FILE is a GGUF file with "
+    "usage: llmsim tokenize --tokenizer FILE [--add-special-tokens] [--parse-special] TEXT\n"
+    "  prints the token ids of TEXT separated by spaces. FILE is a GGUF file (its "
     "tokenizer.ggml.*\n"
-    "  metadata. Special tokens (BOS) are added only with --add-special-tokens.\n";
+    "  metadata), a Hugging Face tokenizer.json, or a directory holding tokenizer.json.\n"
+    "  Special tokens (BOS) are added only with --add-special-tokens; special-token text in "
+    "TEXT\n"
+    "  (e.g. <|eot_id|>) becomes its id only with --parse-special.\n";
 
 }  // namespace
 
@@ -21,6 +24,7 @@ int run_tokenize_command(const std::vector<std::string>& args, std::ostream& out
                          std::ostream& err) {
   std::string path;
   bool add_special = false;
+  bool parse_special = false;
   std::optional<std::string> text;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -38,6 +42,8 @@ int run_tokenize_command(const std::vector<std::string>& args, std::ostream& out
       path = a.substr(12);
     } else if (a == "--add-special-tokens") {
       add_special = true;
+    } else if (a == "--parse-special") {
+      parse_special = true;
     } else if (a == "--") {
       if (i + 2 != args.size() || text) {
         err << "llmsim tokenize: expected exactly one TEXT\n" << kUsage;
@@ -61,12 +67,12 @@ int run_tokenize_command(const std::vector<std::string>& args, std::ostream& out
   }
   std::unique_ptr<Tokenizer> tokenizer;
   try {
-    tokenizer = Tokenizer::from_gguf_file(path);
+    tokenizer = load_tokenizer(path);
   } catch (const std::exception& e) {
     err << "llmsim tokenize: " << e.what() << "\n";
     return 2;
   }
-  const std::vector<int32_t> ids = tokenizer->encode(*text, add_special);
+  const std::vector<int32_t> ids = tokenizer->encode(*text, add_special, parse_special);
   for (size_t i = 0; i < ids.size(); ++i) out << (i ? " " : "") << ids[i];
   out << "\n";
   return 0;

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "backends/model/model_testdata.h"
+#include "backends/model/tokenizer.h"
 
 namespace llm {
 namespace {
@@ -28,6 +30,21 @@ TEST(TokenizeCommand, PrintsIds) {
   EXPECT_EQ(run({"--tokenizer", spm, "--add-special-tokens", "Hello world"}, &out, &err), 0);
   EXPECT_EQ(out, "1 15043 3186\n");
   EXPECT_EQ(run({"--tokenizer=" + spm, "--", "--x"}, &out, &err), 0);
+  EXPECT_EQ(run({"--tokenizer", spm, "--parse-special", "<s>Hello"}, &out, &err), 0) << err;
+  EXPECT_EQ(out, "1 15043\n");
+}
+
+TEST(TokenizeCommand, AcceptsTokenizerJsonAndDirectory) {
+  LLM_REQUIRE_TOKENIZER_DATA();
+  const std::string dir = ::testing::TempDir() + "/tokenize_command_json";
+  std::filesystem::create_directories(dir);
+  write_tokenizer_json(*load_tokenizer(testing::vocab_path("llama-bpe")), dir + "/tokenizer.json");
+  std::string out, err;
+  for (const std::string& path : {testing::vocab_path("llama-bpe"), dir + "/tokenizer.json", dir}) {
+    EXPECT_EQ(run({"--tokenizer", path, "--add-special-tokens", "Hello"}, &out, &err), 0) << err;
+    EXPECT_EQ(out, "128000 9906\n") << path;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(TokenizeCommand, BadInputExitsTwo) {
@@ -37,7 +54,8 @@ TEST(TokenizeCommand, BadInputExitsTwo) {
   const std::string junk = ::testing::TempDir() + "/not_a_gguf.txt";
   std::ofstream(junk) << "hello, not gguf";
   EXPECT_EQ(run({"--tokenizer", junk, "hi"}, &out, &err), 2);
-  EXPECT_NE(err.find("bad magic"), std::string::npos) << err;
+  // Not GGUF, so read as tokenizer.json.
+  EXPECT_NE(err.find(junk + ": not valid JSON"), std::string::npos) << err;
   EXPECT_EQ(run({"hi"}, &out, &err), 2);
   EXPECT_EQ(run({"--tokenizer", junk}, &out, &err), 2);
   EXPECT_EQ(run({"--tokenizer", junk, "a", "b"}, &out, &err), 2);
