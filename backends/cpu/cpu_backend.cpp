@@ -1,18 +1,261 @@
-// Placeholder until the forward pass lands: construction fails with a clear message.
 #include "backends/cpu/cpu_backend.h"
 
+#include <cmath>
 #include <stdexcept>
+#include <string>
+
+#include "backends/cpu/attention.h"
+#include "backends/cpu/matmul.h"
+#include "backends/cpu/paged_kv_cache.h"
+#include "backends/cpu/rope.h"
+#include "backends/cpu/sampler.h"
+#include "backends/cpu/thread_pool.h"
+#include "backends/cpu/vector_ops.h"
 
 namespace llm {
+namespace {
 
-struct CpuBackend::Impl {};
-
-CpuBackend::CpuBackend(std::shared_ptr<const ModelWeights>, const CpuBackendOptions&) {
-  throw std::runtime_error("the cpu backend is not built yet");
+void check_config(const ModelWeights& w) {
+  const ModelConfig& c = w.config;
+  auto fail = [](const std::string& what) {
+    throw std::invalid_argument("cpu backend: unsupported model: " + what);
+  };
+  if (c.hidden_size <= 0 || c.num_hidden_layers <= 0 || c.vocab_size <= 0 ||
+      c.num_attention_heads <= 0 || c.num_key_value_heads <= 0 || c.intermediate_size <= 0) {
+    fail("a shape field is not positive");
+  }
+  if (c.head_dim <= 0 || c.head_dim % 2 != 0) fail("head_dim must be positive and even");
+  if (c.num_attention_heads % c.num_key_value_heads != 0) {
+    fail("num_attention_heads is not a multiple of num_key_value_heads");
+  }
+  if (c.mlp_bias) fail("mlp_bias");
+  check_weight_shapes(w, "cpu backend");
 }
+
+// Token id at absolute position pos of a request's sequence (prompt, then outputs).
+int32_t token_at(const Request& r, int64_t pos) {
+  const int64_t prompt = static_cast<int64_t>(r.prompt_tokens.size());
+  if (prompt == 0 || prompt != r.prompt_len) {
+    throw std::invalid_argument("cpu backend: request " + r.external_id +
+                                " has no prompt token ids (prompt_tokens)");
+  }
+  if (pos < prompt) return r.prompt_tokens[static_cast<size_t>(pos)];
+  const int64_t out = pos - prompt;
+  if (out < static_cast<int64_t>(r.output_tokens.size())) {
+    return r.output_tokens[static_cast<size_t>(out)];
+  }
+  if (out == r.num_output_tokens - 1 && r.last_output_token >= 0) return r.last_output_token;
+  throw std::invalid_argument("cpu backend: request " + r.external_id + " needs output token " +
+                              std::to_string(out) +
+                              " but does not keep its output tokens (set keep_output_tokens)");
+}
+
+}  // namespace
+
+struct CpuBackend::Impl {
+  std::shared_ptr<const ModelWeights> weights;
+  CpuBackendOptions options;
+  ThreadPool pool;
+  PagedKvCache kv;
+  std::vector<double> inv_freq;
+
+  // Per-step scratch, reused between steps.
+  std::vector<int32_t> tok_id;   // [T]
+  std::vector<int64_t> tok_pos;  // [T]
+  std::vector<int32_t> tok_seq;  // [T] index into batch.seqs
+  std::vector<float> x, xn, q, k, v, attn, tmp, gate, up, rope_cos, rope_sin;
+  std::vector<int64_t> sample_rows;  // [S] token index of each sampling sequence's last token
+  std::vector<size_t> sample_seq;    // [S] index into batch.seqs
+  std::vector<float> final_x, logits;
+
+  Impl(std::shared_ptr<const ModelWeights> w, const CpuBackendOptions& o)
+      : weights(std::move(w)), options(o), pool(o.threads) {}
+
+  void forward(const SchedulerOutput& batch, std::vector<int32_t>& sampled);
+  void gather(const SchedulerOutput& batch);
+  void layer(int64_t index, const SchedulerOutput& batch);
+};
+
+CpuBackend::CpuBackend(std::shared_ptr<const ModelWeights> weights,
+                       const CpuBackendOptions& options) {
+  if (!weights) throw std::invalid_argument("cpu backend: no model weights");
+  check_config(*weights);
+  impl_ = std::make_unique<Impl>(std::move(weights), options);
+  const ModelConfig& c = impl_->weights->config;
+  impl_->kv = PagedKvCache(options.num_blocks, c.num_hidden_layers, c.num_key_value_heads,
+                           c.head_dim, options.block_size);
+  impl_->inv_freq = rope_inv_freq(c);
+}
+
 CpuBackend::~CpuBackend() = default;
-Nanos CpuBackend::execute(const SchedulerOutput&, std::vector<int32_t>&) { return 0; }
-int32_t CpuBackend::eos_token_id() const { return -1; }
-void CpuBackend::release(const Request&) {}
+
+const ModelWeights& CpuBackend::weights() const { return *impl_->weights; }
+
+int32_t CpuBackend::eos_token_id() const {
+  const auto& eos = impl_->weights->config.eos_token_ids;
+  return eos.empty() ? -1 : eos[0];
+}
+
+void CpuBackend::release(const Request&) {}  // no per-request state: K/V live in the blocks
+
+Nanos CpuBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) {
+  sampled.assign(batch.seqs.size(), -1);
+  if (batch.seqs.empty()) return 0;
+  impl_->forward(batch, sampled);
+  return 0;
+}
+
+void CpuBackend::Impl::gather(const SchedulerOutput& batch) {
+  const ModelConfig& c = weights->config;
+  const int64_t h = c.hidden_size, half = c.head_dim / 2;
+  tok_id.clear();
+  tok_pos.clear();
+  tok_seq.clear();
+  sample_rows.clear();
+  sample_seq.clear();
+  for (size_t i = 0; i < batch.seqs.size(); ++i) {
+    const ScheduledSeq& s = batch.seqs[i];
+    const Request& r = *s.request;
+    const int64_t end = s.num_computed_before + s.num_new_tokens;
+    if (s.num_new_tokens <= 0) continue;
+    if ((end + kv.block_size - 1) / kv.block_size > static_cast<int64_t>(r.block_ids.size())) {
+      throw std::invalid_argument("cpu backend: request " + r.external_id + " has " +
+                                  std::to_string(r.block_ids.size()) + " KV blocks for " +
+                                  std::to_string(end) + " tokens");
+    }
+    for (int32_t b : r.block_ids) {
+      if (b < 0 || b >= kv.num_blocks) {
+        throw std::invalid_argument("cpu backend: KV block id " + std::to_string(b) +
+                                    " outside the cache's " + std::to_string(kv.num_blocks) +
+                                    " blocks");
+      }
+    }
+    for (int64_t p = s.num_computed_before; p < end; ++p) {
+      const int32_t t = token_at(r, p);
+      if (t < 0 || t >= c.vocab_size) {
+        throw std::invalid_argument("cpu backend: token id " + std::to_string(t) +
+                                    " outside the vocabulary");
+      }
+      tok_id.push_back(t);
+      tok_pos.push_back(p);
+      tok_seq.push_back(static_cast<int32_t>(i));
+    }
+    if (s.samples) {
+      sample_rows.push_back(static_cast<int64_t>(tok_id.size()) - 1);
+      sample_seq.push_back(i);
+    }
+  }
+  const int64_t T = static_cast<int64_t>(tok_id.size());
+  x.resize(static_cast<size_t>(T * h));
+  rope_cos.resize(static_cast<size_t>(T * half));
+  rope_sin.resize(static_cast<size_t>(T * half));
+  const float* emb = weights->tok_embeddings.data();
+  for (int64_t t = 0; t < T; ++t) {
+    const float* e = emb + static_cast<int64_t>(tok_id[static_cast<size_t>(t)]) * h;
+    std::copy(e, e + h, x.data() + t * h);
+    rope_angles(inv_freq, tok_pos[static_cast<size_t>(t)], rope_cos.data() + t * half,
+                rope_sin.data() + t * half);
+  }
+}
+
+void CpuBackend::Impl::layer(int64_t li, const SchedulerOutput& batch) {
+  const ModelConfig& c = weights->config;
+  const LayerWeights& w = weights->layers[static_cast<size_t>(li)];
+  const int64_t T = static_cast<int64_t>(tok_id.size());
+  const int64_t h = c.hidden_size, hd = c.head_dim, half = hd / 2, nh = c.num_attention_heads,
+                nkv = c.num_key_value_heads, qd = nh * hd, kvd = nkv * hd, f = c.intermediate_size,
+                group = nh / nkv;
+  xn.resize(static_cast<size_t>(T * h));
+  q.resize(static_cast<size_t>(T * qd));
+  k.resize(static_cast<size_t>(T * kvd));
+  v.resize(static_cast<size_t>(T * kvd));
+  attn.resize(static_cast<size_t>(T * qd));
+  tmp.resize(static_cast<size_t>(T * h));
+  gate.resize(static_cast<size_t>(T * f));
+  up.resize(static_cast<size_t>(T * f));
+
+  // Attention block.
+  for (int64_t t = 0; t < T; ++t) {
+    rms_norm(x.data() + t * h, w.attn_norm.data(), h, c.rms_norm_eps, xn.data() + t * h);
+  }
+  auto bias = [](const std::vector<float>& b) { return b.empty() ? nullptr : b.data(); };
+  const MatmulPart qkv[] = {
+      {w.q_proj.data(), qd, bias(w.q_bias), q.data(), qd},
+      {w.k_proj.data(), kvd, bias(w.k_bias), k.data(), kvd},
+      {w.v_proj.data(), kvd, bias(w.v_bias), v.data(), kvd},
+  };
+  matmul(&pool, xn.data(), T, h, qkv);
+  for (int64_t t = 0; t < T; ++t) {
+    const float* cs = rope_cos.data() + t * half;
+    const float* sn = rope_sin.data() + t * half;
+    for (int64_t hh = 0; hh < nh; ++hh) apply_rope(q.data() + t * qd + hh * hd, cs, sn, hd);
+    const Request& r = *batch.seqs[static_cast<size_t>(tok_seq[static_cast<size_t>(t)])].request;
+    const int64_t pos = tok_pos[static_cast<size_t>(t)];
+    const int64_t block = r.block_ids[static_cast<size_t>(pos / kv.block_size)];
+    for (int64_t g = 0; g < nkv; ++g) {
+      float* kk = k.data() + t * kvd + g * hd;
+      apply_rope(kk, cs, sn, hd);
+      const int64_t off = kv.offset(li, block, g, pos % kv.block_size);
+      std::copy(kk, kk + hd, kv.k.get() + off);
+      const float* vv = v.data() + t * kvd + g * hd;
+      std::copy(vv, vv + hd, kv.v.get() + off);
+    }
+  }
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  auto attend = [&](int64_t task) {
+    thread_local std::vector<float> scores;
+    const int64_t t = task / nh, hh = task % nh;
+    const Request& r = *batch.seqs[static_cast<size_t>(tok_seq[static_cast<size_t>(t)])].request;
+    paged_attention(q.data() + t * qd + hh * hd, kv, li, hh / group, r.block_ids,
+                    tok_pos[static_cast<size_t>(t)], scale, scores, attn.data() + t * qd + hh * hd);
+  };
+  if (T * nh >= 8) {
+    pool.run(T * nh, attend);
+  } else {
+    for (int64_t task = 0; task < T * nh; ++task) attend(task);
+  }
+  const MatmulPart o[] = {{w.o_proj.data(), h, nullptr, tmp.data(), h}};
+  matmul(&pool, attn.data(), T, qd, o);
+  add_in_place(x.data(), tmp.data(), T * h);
+
+  // MLP block.
+  for (int64_t t = 0; t < T; ++t) {
+    rms_norm(x.data() + t * h, w.ffn_norm.data(), h, c.rms_norm_eps, xn.data() + t * h);
+  }
+  const MatmulPart gu[] = {
+      {w.gate_proj.data(), f, nullptr, gate.data(), f},
+      {w.up_proj.data(), f, nullptr, up.data(), f},
+  };
+  matmul(&pool, xn.data(), T, h, gu);
+  silu_mul(gate.data(), up.data(), T * f, gate.data());
+  const MatmulPart down[] = {{w.down_proj.data(), h, nullptr, tmp.data(), h}};
+  matmul(&pool, gate.data(), T, f, down);
+  add_in_place(x.data(), tmp.data(), T * h);
+}
+
+void CpuBackend::Impl::forward(const SchedulerOutput& batch, std::vector<int32_t>& sampled) {
+  const ModelConfig& c = weights->config;
+  gather(batch);
+  for (int64_t li = 0; li < c.num_hidden_layers; ++li) layer(li, batch);
+  const int64_t S = static_cast<int64_t>(sample_rows.size());
+  if (S == 0) return;
+  const int64_t h = c.hidden_size, vocab = c.vocab_size;
+  final_x.resize(static_cast<size_t>(S * h));
+  for (int64_t s = 0; s < S; ++s) {
+    rms_norm(x.data() + sample_rows[static_cast<size_t>(s)] * h, weights->final_norm.data(), h,
+             c.rms_norm_eps, final_x.data() + s * h);
+  }
+  logits.resize(static_cast<size_t>(S * vocab));
+  const MatmulPart head[] = {
+      {weights->output_matrix().data(), vocab, nullptr, logits.data(), vocab}};
+  matmul(&pool, final_x.data(), S, h, head);
+  for (int64_t s = 0; s < S; ++s) {
+    const size_t i = sample_seq[static_cast<size_t>(s)];
+    const Request& r = *batch.seqs[i].request;
+    const std::span<const float> row(logits.data() + s * vocab, static_cast<size_t>(vocab));
+    if (options.on_logits) options.on_logits(r, row);
+    sampled[i] = sample_token(row, r.params, sampling_seed(r.params, r.num_output_tokens));
+  }
+}
 
 }  // namespace llm

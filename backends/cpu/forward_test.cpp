@@ -1,0 +1,125 @@
+// The CPU backend's forward pass against the naive double-precision decoder in cpu_test_util.h.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/matmul.h"
+#include "backends/model/model_weights.h"
+
+namespace llm {
+namespace {
+
+using cpu_testing::naive_logits;
+using cpu_testing::options_recording;
+using cpu_testing::run_direct;
+
+struct Case {
+  const char* name;
+  ModelConfig config;
+};
+
+std::vector<Case> cases() {
+  ModelConfig linear = cpu_testing::tiny_llama();
+  linear.rope_scaling.type = RopeScaling::Type::kLinear;
+  linear.rope_scaling.factor = 4.0;
+  return {{"llama_gqa_untied", cpu_testing::tiny_llama()},
+          {"qwen2_bias_tied", cpu_testing::tiny_qwen2()},
+          {"llama3_rope_scaling", cpu_testing::tiny_llama3_scaled()},
+          {"linear_rope_scaling", linear}};
+}
+
+std::vector<int32_t> iota_blocks(int n) {
+  std::vector<int32_t> b(static_cast<size_t>(n));
+  std::iota(b.begin(), b.end(), 1);
+  return b;
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<double>& ref,
+                  const std::string& what) {
+  ASSERT_EQ(got.size(), ref.size()) << what;
+  double worst = 0;
+  for (size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, std::abs(got[i] - ref[i]));
+  EXPECT_LT(worst, 1e-4) << what;
+}
+
+class ForwardTest : public ::testing::TestWithParam<SimdLevel> {
+ protected:
+  void TearDown() override { force_simd_level(SimdLevel::kAvx2Fma); }
+};
+
+TEST_P(ForwardTest, MatchesNaiveDecoderAtEveryPosition) {
+  force_simd_level(GetParam());
+  for (const Case& c : cases()) {
+    auto w = std::make_shared<const ModelWeights>(random_model_weights(c.config, 11, true));
+    const auto tokens = cpu_testing::prompt(3, 40, c.config.vocab_size);
+    const auto ref = naive_logits(*w, tokens);
+    // Position by position: a one-token prefill then decode steps.
+    std::vector<std::vector<float>> got;
+    CpuBackend backend(w, options_recording(&got, 16, 4));
+    run_direct(backend, tokens, iota_blocks(10), 1, 1);
+    ASSERT_EQ(got.size(), tokens.size()) << c.name;
+    for (size_t t = 0; t < tokens.size(); ++t) {
+      expect_close(got[t], ref[t], std::string(c.name) + " position " + std::to_string(t));
+    }
+    // One-shot prefill of the whole prompt: the last position's logits.
+    std::vector<std::vector<float>> once;
+    CpuBackend one_shot(w, options_recording(&once, 16, 4));
+    run_direct(one_shot, tokens, iota_blocks(10), 40, 40);
+    ASSERT_EQ(once.size(), 1u);
+    expect_close(once[0], ref.back(), std::string(c.name) + " one-shot");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Simd, ForwardTest,
+                         ::testing::Values(SimdLevel::kPortable, SimdLevel::kAvx2Fma),
+                         [](const auto& info) {
+                           return info.param == SimdLevel::kPortable ? "Portable" : "Avx2Fma";
+                         });
+
+TEST(CpuBackend, RejectsRequestsWithoutTheTokensItNeeds) {
+  auto w = std::make_shared<const ModelWeights>(
+      random_model_weights(cpu_testing::tiny_llama(), 1, true));
+  CpuBackendOptions o;
+  o.num_blocks = 8;
+  o.block_size = 4;
+  CpuBackend backend(w, o);
+  Request r;
+  r.external_id = "x";
+  r.prompt_len = 6;  // a length only, as the simulator's requests have
+  r.block_ids = {1, 2};
+  SchedulerOutput batch;
+  batch.seqs.push_back({&r, 0, 6, true});
+  std::vector<int32_t> sampled;
+  EXPECT_THROW(backend.execute(batch, sampled), std::invalid_argument);
+  r.prompt_tokens = {1, 2, 3, 4, 5, 6};
+  r.num_output_tokens = 2;  // outputs not kept: position 6 is unknown
+  r.last_output_token = 9;
+  batch.seqs[0] = {&r, 6, 2, true};
+  r.block_ids = {1, 2};
+  EXPECT_THROW(backend.execute(batch, sampled), std::invalid_argument);
+  batch.seqs[0] = {&r, 0, 6, false};
+  r.block_ids = {1};  // too few blocks for 6 tokens
+  EXPECT_THROW(backend.execute(batch, sampled), std::invalid_argument);
+  r.block_ids = {1, 8};  // outside the cache
+  EXPECT_THROW(backend.execute(batch, sampled), std::invalid_argument);
+  r.block_ids = {1, 2};
+  EXPECT_NO_THROW(backend.execute(batch, sampled));
+  EXPECT_EQ(sampled, std::vector<int32_t>{-1});
+}
+
+TEST(CpuBackend, EosComesFromTheConfig) {
+  ModelConfig c = cpu_testing::tiny_llama();
+  c.eos_token_ids = {7, 9};
+  CpuBackendOptions o;
+  o.num_blocks = 2;
+  CpuBackend backend(std::make_shared<const ModelWeights>(random_model_weights(c, 1, false)), o);
+  EXPECT_EQ(backend.eos_token_id(), 7);
+}
+
+}  // namespace
+}  // namespace llm

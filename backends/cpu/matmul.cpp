@@ -1,0 +1,229 @@
+#include "backends/cpu/matmul.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <utility>
+#include <vector>
+
+#include "backends/cpu/thread_pool.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define LLM_HAVE_X86 1
+#define LLM_AVX2 __attribute__((target("avx2,fma")))
+#else
+#define LLM_HAVE_X86 0
+#endif
+
+namespace llm {
+namespace {
+
+constexpr int kLanes = 8;
+
+bool cpu_supports_avx2_fma() {
+#if LLM_HAVE_X86
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+std::atomic<SimdLevel>& level_ref() {
+  static std::atomic<SimdLevel> level{cpu_supports_avx2_fma() ? SimdLevel::kAvx2Fma
+                                                              : SimdLevel::kPortable};
+  return level;
+}
+
+// ---- Portable path: the same eight lanes and horizontal tree, multiply then add. ----
+
+float hsum_portable(const float* v) {
+  const float s0 = v[0] + v[4], s1 = v[1] + v[5], s2 = v[2] + v[6], s3 = v[3] + v[7];
+  return (s0 + s2) + (s1 + s3);
+}
+
+float dot_portable(const float* a, const float* b, int64_t k) {
+  float acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= k; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) acc[l] += a[i + l] * b[i + l];
+  }
+  for (int l = 0; i + l < k; ++l) acc[l] += a[i + l] * b[i + l];
+  return hsum_portable(acc);
+}
+
+void tile_portable(const float* x, int64_t ldx, int rows, const float* w, int64_t ldw, int cols,
+                   int64_t k, const float* bias, float* out, int64_t ldo) {
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) {
+      float v = dot_portable(x + r * ldx, w + c * ldw, k);
+      if (bias) v += bias[c];
+      out[r * ldo + c] = v;
+    }
+  }
+}
+
+#if LLM_HAVE_X86
+// ---- AVX2 + FMA path. ----
+
+LLM_AVX2 inline float hsum_avx2(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));  // l + (l+4)
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));                                         // 0+2, 1+3
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));                                          // (0+2)+(1+3)
+  return _mm_cvtss_f32(s);
+}
+
+LLM_AVX2 inline __m256i tail_mask(int64_t remaining) {
+  alignas(32) static const int32_t kMask[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                                0,  0,  0,  0,  0,  0,  0,  0};
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMask + kLanes - remaining));
+}
+
+LLM_AVX2 float dot_avx2(const float* a, const float* b, int64_t k) {
+  __m256 acc = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + kLanes <= k; i += kLanes) {
+    acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc);
+  }
+  if (i < k) {
+    const __m256i m = tail_mask(k - i);
+    acc = _mm256_fmadd_ps(_mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m), acc);
+  }
+  return hsum_avx2(acc);
+}
+
+// An R x C tile of outputs; each output accumulates exactly as dot_avx2 does.
+template <int R, int C>
+LLM_AVX2 void tile_avx2(const float* x, int64_t ldx, const float* w, int64_t ldw, int64_t k,
+                        const float* bias, float* out, int64_t ldo) {
+  __m256 acc[R][C];
+  for (int r = 0; r < R; ++r) {
+    for (int c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_ps();
+  }
+  int64_t i = 0;
+  for (; i + kLanes <= k; i += kLanes) {
+    __m256 wv[C];
+    for (int c = 0; c < C; ++c) wv[c] = _mm256_loadu_ps(w + c * ldw + i);
+    for (int r = 0; r < R; ++r) {
+      const __m256 xv = _mm256_loadu_ps(x + r * ldx + i);
+      for (int c = 0; c < C; ++c) acc[r][c] = _mm256_fmadd_ps(xv, wv[c], acc[r][c]);
+    }
+  }
+  if (i < k) {
+    const __m256i m = tail_mask(k - i);
+    __m256 wv[C];
+    for (int c = 0; c < C; ++c) wv[c] = _mm256_maskload_ps(w + c * ldw + i, m);
+    for (int r = 0; r < R; ++r) {
+      const __m256 xv = _mm256_maskload_ps(x + r * ldx + i, m);
+      for (int c = 0; c < C; ++c) acc[r][c] = _mm256_fmadd_ps(xv, wv[c], acc[r][c]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int c = 0; c < C; ++c) {
+      float v = hsum_avx2(acc[r][c]);
+      if (bias) v += bias[c];
+      out[r * ldo + c] = v;
+    }
+  }
+}
+
+using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, const float*, float*,
+                        int64_t);
+constexpr int kMaxR = 4, kMaxC = 8;
+
+template <size_t... I>
+constexpr std::array<TileFn, sizeof...(I)> make_tiles(std::index_sequence<I...>) {
+  return {&tile_avx2<static_cast<int>(I / kMaxC) + 1, static_cast<int>(I % kMaxC) + 1>...};
+}
+constexpr auto kTiles = make_tiles(std::make_index_sequence<kMaxR * kMaxC>{});
+
+void tile_dispatch_avx2(const float* x, int64_t ldx, int rows, const float* w, int64_t ldw,
+                        int cols, int64_t k, const float* bias, float* out, int64_t ldo) {
+  kTiles[(rows - 1) * kMaxC + (cols - 1)](x, ldx, w, ldw, k, bias, out, ldo);
+}
+#endif
+
+// Computes rows [0, m) x columns [n0, n1) of one part.
+void run_block(const float* x, int64_t m, int64_t k, const MatmulPart& p, int64_t n0, int64_t n1,
+               int64_t row_block, bool avx2) {
+  auto tile = [&](int64_t r0, int rows, int64_t c0, int cols) {
+    const float* bias = p.bias ? p.bias + c0 : nullptr;
+#if LLM_HAVE_X86
+    if (avx2) {
+      tile_dispatch_avx2(x + r0 * k, k, rows, p.w + c0 * k, k, cols, k, bias,
+                         p.out + r0 * p.ldo + c0, p.ldo);
+      return;
+    }
+#endif
+    tile_portable(x + r0 * k, k, rows, p.w + c0 * k, k, cols, k, bias, p.out + r0 * p.ldo + c0,
+                  p.ldo);
+  };
+  for (int64_t m0 = 0; m0 < m; m0 += row_block) {
+    const int64_t m1 = std::min(m, m0 + row_block);
+    if (m1 - m0 == 1) {  // a single row: wide tiles keep eight weight streams in flight
+      for (int64_t c = n0; c < n1; c += 8)
+        tile(m0, 1, c, static_cast<int>(std::min<int64_t>(8, n1 - c)));
+      continue;
+    }
+    for (int64_t c = n0; c < n1; c += 3) {
+      const int cols = static_cast<int>(std::min<int64_t>(3, n1 - c));
+      for (int64_t r = m0; r < m1; r += 4)
+        tile(r, static_cast<int>(std::min<int64_t>(4, m1 - r)), c, cols);
+    }
+  }
+}
+
+int64_t round_block(int64_t target, int64_t multiple, int64_t lo, int64_t hi) {
+  const int64_t v = std::clamp(target, lo, hi);
+  return std::max(multiple, v / multiple * multiple);
+}
+
+}  // namespace
+
+SimdLevel simd_level() { return level_ref().load(std::memory_order_relaxed); }
+
+void force_simd_level(SimdLevel l) {
+  if (l == SimdLevel::kAvx2Fma && !cpu_supports_avx2_fma()) l = SimdLevel::kPortable;
+  level_ref().store(l, std::memory_order_relaxed);
+}
+
+float dot(const float* a, const float* b, int64_t k) {
+#if LLM_HAVE_X86
+  if (simd_level() == SimdLevel::kAvx2Fma) return dot_avx2(a, b, k);
+#endif
+  return dot_portable(a, b, k);
+}
+
+void matmul(ThreadPool* pool, const float* x, int64_t m, int64_t k,
+            std::span<const MatmulPart> parts) {
+  if (m <= 0) return;
+  const bool avx2 = simd_level() == SimdLevel::kAvx2Fma;
+  const int64_t kk = std::max<int64_t>(k, 1);
+  // About 256 KiB of weights per task and of activations per row block (L2-sized), so a task
+  // reads its weight rows from memory once and reuses them across the row block.
+  const int64_t cols = round_block(65536 / kk, 24, 24, 480);
+  const int64_t row_block = round_block(65536 / kk, 4, 4, 256);
+  struct Task {
+    int32_t part;
+    int64_t n0, n1;
+  };
+  std::vector<Task> tasks;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    for (int64_t n0 = 0; n0 < parts[p].n; n0 += cols) {
+      tasks.push_back({static_cast<int32_t>(p), n0, std::min(parts[p].n, n0 + cols)});
+    }
+  }
+  auto run_task = [&](int64_t t) {
+    const Task& task = tasks[static_cast<size_t>(t)];
+    run_block(x, m, k, parts[static_cast<size_t>(task.part)], task.n0, task.n1, row_block, avx2);
+  };
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) *
+                       static_cast<double>(tasks.size()) * static_cast<double>(cols);
+  if (pool == nullptr || tasks.size() < 2 || flops < 2e5) {
+    for (size_t t = 0; t < tasks.size(); ++t) run_task(static_cast<int64_t>(t));
+    return;
+  }
+  pool->run(static_cast<int64_t>(tasks.size()), run_task);
+}
+
+}  // namespace llm

@@ -1,0 +1,129 @@
+#include "backends/cpu/sampler.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+namespace llm {
+namespace {
+
+SamplingParams params(double temperature, int32_t top_k = 0, double top_p = 1.0,
+                      uint64_t seed = 0) {
+  SamplingParams p;
+  p.temperature = temperature;
+  p.top_k = top_k;
+  p.top_p = top_p;
+  p.seed = seed;
+  return p;
+}
+
+std::vector<int32_t> kept(const std::vector<TokenProb>& d) {
+  std::vector<int32_t> t;
+  for (const TokenProb& p : d) t.push_back(p.token);
+  return t;
+}
+
+TEST(Sampler, GreedyPicksTheArgmaxAndTheLowestIdOnTies) {
+  struct Row {
+    std::vector<float> logits;
+    double temperature;
+    int32_t expected;
+  };
+  const Row rows[] = {
+      {{0.1f, 3.0f, -1.0f, 2.9f}, 0.0, 1},
+      {{5.0f, 5.0f, 1.0f}, 0.0, 0},
+      {{-3.0f, -2.0f, -2.5f}, 0.0, 1},
+      {{1.0f, 2.0f, 7.0f}, 0.5e-5, 2},  // below vLLM's 1e-5: still greedy
+  };
+  for (const Row& r : rows) {
+    for (uint64_t seed : {0, 1, 99}) {
+      EXPECT_EQ(sample_token(r.logits, params(r.temperature), seed), r.expected);
+    }
+  }
+}
+
+TEST(Sampler, TopKOneIsGreedyAtAnyTemperature) {
+  const std::vector<float> logits = {0.5f, 1.5f, 1.4f, -2.0f, 1.49f};
+  for (uint64_t seed = 0; seed < 50; ++seed) {
+    EXPECT_EQ(sample_token(logits, params(2.0, 1), seed), 1);
+  }
+}
+
+TEST(Sampler, TopKKeepsTheKMostProbable) {
+  const std::vector<float> logits = {0.5f, 1.5f, 1.4f, -2.0f, 1.49f};
+  const auto d = sampling_distribution(logits, params(1.0, 3));
+  EXPECT_EQ(kept(d), (std::vector<int32_t>{1, 2, 4}));
+  double sum = 0;
+  for (const TokenProb& p : d) sum += p.prob;
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+}
+
+TEST(Sampler, TopPCutSetIsExact) {
+  // Probabilities 0.5, 0.25, 0.125, 0.125 (logits are their logs).
+  const std::vector<float> logits = {std::log(0.125f), std::log(0.5f), std::log(0.125f),
+                                     std::log(0.25f)};
+  struct Row {
+    double top_p;
+    std::vector<int32_t> kept;
+  };
+  const Row rows[] = {
+      {0.3, {1}},          // 0.5 alone reaches 0.3
+      {0.499, {1}},        // just below the first boundary
+      {0.501, {1, 3}},     // the mass before the 0.25 token (0.5) is < 0.501: it stays
+      {0.749, {1, 3}},     // 0.75 reaches 0.749
+      {0.751, {0, 1, 3}},  // 0.75 < 0.751 keeps one 0.125 token, the lower id; 0.875 stops
+      {0.99, {0, 1, 2, 3}},
+  };
+  for (const Row& r : rows) {
+    EXPECT_EQ(kept(sampling_distribution(logits, params(1.0, 0, r.top_p))), r.kept) << r.top_p;
+  }
+  const auto d = sampling_distribution(logits, params(1.0, 0, 0.6));
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_NEAR(d[0].prob, 2.0 / 3.0, 1e-6);  // token 1: 0.5 / 0.75
+  EXPECT_NEAR(d[1].prob, 1.0 / 3.0, 1e-6);
+}
+
+TEST(Sampler, TopKThenTopP) {
+  const std::vector<float> logits = {std::log(0.4f), std::log(0.3f), std::log(0.2f),
+                                     std::log(0.1f)};
+  // top-k 2 leaves 4/7 and 3/7; top-p 0.5 then keeps only token 0.
+  EXPECT_EQ(kept(sampling_distribution(logits, params(1.0, 2, 0.5))), (std::vector<int32_t>{0}));
+  EXPECT_EQ(kept(sampling_distribution(logits, params(1.0, 2, 0.6))), (std::vector<int32_t>{0, 1}));
+}
+
+TEST(Sampler, SameSeedSameTokenAndSeedsDiffer) {
+  std::vector<float> logits(50);
+  for (size_t i = 0; i < logits.size(); ++i) logits[i] = 0.01f * static_cast<float>(i);
+  const SamplingParams p = params(1.0, 0, 1.0, 42);
+  std::vector<int32_t> a, b;
+  for (int64_t n = 0; n < 40; ++n) {
+    a.push_back(sample_token(logits, p, sampling_seed(p, n)));
+    b.push_back(sample_token(logits, p, sampling_seed(p, n)));
+  }
+  EXPECT_EQ(a, b);
+  std::vector<int32_t> c;
+  const SamplingParams q = params(1.0, 0, 1.0, 43);
+  for (int64_t n = 0; n < 40; ++n) c.push_back(sample_token(logits, q, sampling_seed(q, n)));
+  EXPECT_NE(a, c);
+}
+
+TEST(Sampler, DrawsFollowTheTemperedSoftmax) {
+  const std::vector<float> logits = {1.0f, 2.0f, 0.0f, 1.5f, -1.0f};
+  const double t = 0.7;
+  std::vector<double> p(logits.size());
+  double z = 0;
+  for (size_t i = 0; i < p.size(); ++i) z += (p[i] = std::exp(logits[i] / t));
+  for (double& v : p) v /= z;
+  const int kDraws = 40000;
+  std::vector<int> counts(logits.size(), 0);
+  const SamplingParams sp = params(t, 0, 1.0, 7);
+  for (int i = 0; i < kDraws; ++i) ++counts[sample_token(logits, sp, sampling_seed(sp, i))];
+  for (size_t i = 0; i < p.size(); ++i) {
+    const double sd = std::sqrt(p[i] * (1 - p[i]) / kDraws);
+    EXPECT_NEAR(counts[i] / double(kDraws), p[i], 5 * sd + 1e-3) << "token " << i;
+  }
+}
+
+}  // namespace
+}  // namespace llm
