@@ -5,6 +5,7 @@
 
 #include "core/exposition.h"
 #include "server/openai_response.h"
+#include "server/tokenize_api.h"
 
 namespace llm {
 namespace {
@@ -73,8 +74,11 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
     return std::move(result);
   };
 
+  // vLLM's guarded prefixes, plus its root-level tokenizer routes (recent vLLM guards every route
+  // that is not public: /health, /version, /metrics stay open).
+  const bool tokenizer_path = path == "/tokenize" || path == "/detokenize";
   const bool api_path = under(path, "/v1") || under(path, "/v2") || under(path, "/inference") ||
-                        under(path, "/cohere");
+                        under(path, "/cohere") || tokenizer_path;
   const bool metrics_path = path == "/metrics" || path == "/v1/metrics";
   if (!o.api_key.empty() && api_path && !bearer_matches(req.authorization, o.api_key)) {
     return finish(unauthorized());
@@ -96,7 +100,7 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
   if (path == "/health") {
     if (!need("GET")) return finish(std::move(r));
     r.content_type.clear();
-    r.status = context_.draining.load() ? 503 : 200;
+    r.status = context_.draining.load() || context_.engine->failed() ? 503 : 200;
     return finish(std::move(r));
   }
   if (path == "/version") {
@@ -121,6 +125,19 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
     r.body = serialize_exposition(context_.registry->Collect());
     return finish(std::move(r));
   }
+  if (tokenizer_path) {
+    if (!need("POST")) return finish(std::move(r));
+    try {
+      const ModelInfo model{context_.setup.served_model_name,
+                            context_.setup.scheduler.max_model_len};
+      r.body = path == "/tokenize" ? tokenize_response(req.body, *context_.codec, model)
+                                   : detokenize_response(req.body, *context_.codec, model);
+    } catch (const ApiException& e) {
+      r.status = e.error().status;
+      r.body = error_body(e.error());
+    }
+    return finish(std::move(r));
+  }
   const bool chat = path == "/v1/chat/completions";
   if (chat || path == "/v1/completions") {
     if (!need("POST")) return finish(std::move(r));
@@ -128,10 +145,14 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
       return finish(
           error_response(503, "The server is shutting down and accepts no new requests."));
     }
+    if (context_.engine->failed()) {
+      return finish(error_response(
+          503, "The engine has failed and accepts no new requests (see the server log)."));
+    }
     try {
       ModelInfo model{context_.setup.served_model_name, context_.setup.scheduler.max_model_len};
       CompletionRequest parsed = parse_completion_request(
-          chat ? Endpoint::kChat : Endpoint::kCompletions, req.body, context_.tokenizer, model);
+          chat ? Endpoint::kChat : Endpoint::kCompletions, req.body, *context_.codec, model);
       result.job = std::make_shared<CompletionJob>(context_, std::move(parsed), req, request_id,
                                                    std::move(extra));
       return result;

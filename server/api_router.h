@@ -1,8 +1,9 @@
-// Routing of one parsed HTTP request: auth (API key under /v1, /v2, /inference, /cohere; the
-// optional metrics key on /metrics), request ids, the simple routes (/health, /version,
-// /v1/models, /metrics) answered at once, and the completion routes turned into a CompletionJob
-// for the session to run. Unknown routes 404 and wrong methods 405, in the error envelope.
-// Thread-safety: route() may be called from any I/O thread concurrently.
+// Routing of one parsed HTTP request: auth (API key under /v1, /v2, /inference, /cohere and on
+// /tokenize, /detokenize; the optional metrics key on /metrics), request ids, the simple routes
+// (/health, /version, /v1/models, /metrics, /tokenize, /detokenize) answered at once, and the
+// completion routes turned into a CompletionJob for the session to run. Unknown routes 404 and
+// wrong methods 405, in the error envelope. Thread-safety: route() may be called from any I/O
+// thread concurrently.
 #pragma once
 
 #include <memory>

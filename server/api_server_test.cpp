@@ -8,6 +8,7 @@
 
 #include "backends/sim/sim_backend.h"
 #include "core/rng.h"
+#include "server/sim_tokenizer.h"
 #include "server/test_http_client.h"
 
 namespace llm {

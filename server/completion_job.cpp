@@ -1,9 +1,12 @@
 #include "server/completion_job.h"
 
+#include <algorithm>
 #include <ctime>
 #include <utility>
 
+#include "core/rng.h"
 #include "server/api_error.h"
+#include "server/sim_tokenizer.h"
 
 namespace llm {
 
@@ -35,6 +38,7 @@ CompletionJob::CompletionJob(ServerContext& context, CompletionRequest request,
       c.index = static_cast<int32_t>(p * n + i);
       c.prompt = p;
       c.stop = StopMatcher(request_.stop);
+      c.detok = context_.codec->stream();
       c.result.index = c.index;
     }
   }
@@ -55,12 +59,25 @@ bool CompletionJob::start(Post post, std::function<void()> progress) {
     g.params.max_tokens = request_.max_tokens.value_or(-1);
     g.params.n = request_.n;
     g.params.stop_token_ids = request_.stop_token_ids;
+    if (!request_.ignore_eos) {
+      // vLLM adds the generation config's other eos ids (Llama 3's <|eot_id|>) the same way.
+      for (int32_t id : context_.extra_stop_token_ids) {
+        auto& stops = g.params.stop_token_ids;
+        if (std::find(stops.begin(), stops.end(), id) == stops.end()) stops.push_back(id);
+      }
+    }
     g.params.ignore_eos = request_.ignore_eos;
-    g.params.seed = static_cast<uint64_t>(request_.seed.value_or(0));
+    if (request_.seed) {
+      g.params.seed = static_cast<uint64_t>(*request_.seed);
+    } else if (!context_.simulated) {
+      g.params.seed = hash_combine(context_.options.seed, context_.next_seed.fetch_add(1) + 1);
+    }
     g.params.temperature = request_.temperature;
     g.params.top_p = request_.top_p;
-    g.natural_output_len =
-        request_.ignore_eos ? -1 : SimTokenizer::natural_output_len(g.prompt_tokens, g.params.seed);
+    g.params.top_k = request_.top_k;
+    if (context_.simulated && !request_.ignore_eos) {
+      g.natural_output_len = SimTokenizer::natural_output_len(g.prompt_tokens, g.params.seed);
+    }
     auto sink = [self, p, post, progress](const SequenceUpdate& u) {
       if (self->enqueue(p, u)) {
         post([self, progress] {
@@ -139,7 +156,7 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
     ++c.completion_tokens;
     const bool is_stop_token =
         u.finished && u.stop_token >= 0 && token == u.stop_token && k + 1 == u.new_tokens.size();
-    if (!is_stop_token) delta += c.stop.feed(context_.tokenizer.piece(token));
+    if (!is_stop_token) delta += c.stop.feed(c.detok->push(token));
     if (c.stop.matched()) break;
   }
   c.timeline = u.timeline;
@@ -172,9 +189,17 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
       complete();
       return;
     }
-    c.result.finish_reason = finish_reason_name(u.finish_reason);
-    if (u.stop_token >= 0) c.result.stop_token = u.stop_token;
-    finish_choice(c, delta + c.stop.flush());
+    // The detokenizer's held-back bytes (an unfinished UTF-8 sequence) end the text.
+    delta += c.stop.feed(c.detok->flush());
+    if (c.stop.matched()) {
+      c.result.finish_reason = "stop";
+      c.result.stop_string = c.stop.matched_stop();
+    } else {
+      c.result.finish_reason = finish_reason_name(u.finish_reason);
+      if (u.stop_token >= 0) c.result.stop_token = u.stop_token;
+      delta += c.stop.flush();
+    }
+    finish_choice(c, delta);
     return;
   }
   c.text += delta;

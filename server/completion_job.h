@@ -1,5 +1,6 @@
 // One /v1/chat/completions or /v1/completions request in flight: submits its prompts to the
-// engine, turns the engine's sequence updates into text (synthetic vocabulary, stop strings),
+// engine, turns the engine's sequence updates into text (the context's TextCodec, one streaming
+// detokenizer per choice, stop strings on the detokenized text),
 // and produces either the streaming SSE frames or the final JSON response, the per-request
 // metrics and the request-log line.
 //
@@ -7,6 +8,9 @@
 // with finish_reason "stop" and stop_reason the string, and once every choice of that prompt is
 // done the engine request is aborted so its KV blocks are freed (the engine then counts it as
 // finished_reason="abort" in Prometheus: the engine has no stop-string notion yet).
+// Seeds: a request without "seed" gets seed 0 on the sim backend (its text is then a function of
+// the prompt, as the tests rely on) and a fresh per-request value from a counter on real
+// backends, so unseeded sampling differs between requests as in vLLM.
 // Thread-safety: none, except that the engine thread pushes its updates onto a lock-free inbox;
 // everything else, including applying those updates, runs on the owning session's strand.
 #pragma once
@@ -54,6 +58,7 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
     int32_t index = 0;
     size_t prompt = 0;
     StopMatcher stop{{}};
+    std::unique_ptr<TextStream> detok;  // this sequence's streaming detokenizer
     std::string text;
     bool role_sent = false;
     bool done = false;

@@ -1,6 +1,7 @@
 #include "server/engine_service.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include "core/rng.h"
@@ -100,7 +101,7 @@ EngineService::~EngineService() { stop(); }
 
 bool EngineService::submit(GenerateRequest request, SequenceSink sink) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (stopping_) return false;
+  if (stopping_ || failed_.load()) return false;
   if (request.arrival == kNoTime) request.arrival = clock_.now();
   ++unfinished_;
   inbox_.push_back({Command::kSubmit, std::move(request), std::move(sink), {}, {}, nullptr});
@@ -237,6 +238,43 @@ void EngineService::apply(Command& c) {
   }
 }
 
+void EngineService::fail_all(const char* what) {
+  failed_ = true;
+  std::fprintf(stderr, "llmserve: the engine failed and stops serving: %s\n", what);
+  auto parents = std::move(relay_->parents_);
+  relay_->parents_.clear();
+  for (auto& [id, parent] : parents) {
+    --unfinished_;
+    // One error update per child: the API layer ignores those of children it already finished.
+    for (size_t i = 0; i < parent.children.size() || i == 0; ++i) {
+      SequenceUpdate u;
+      u.child_index = static_cast<int32_t>(i);
+      u.finished = true;
+      u.finish_reason = FinishReason::kError;
+      parent.sink(u);
+    }
+  }
+}
+
+void EngineService::apply_failed(Command& c) {
+  switch (c.kind) {
+    case Command::kSubmit: {
+      SequenceUpdate refused;
+      refused.finished = true;
+      refused.finish_reason = FinishReason::kError;
+      --unfinished_;
+      c.sink(refused);
+      break;
+    }
+    case Command::kCall:
+      c.call();
+      c.done->set_value();
+      break;
+    default:
+      break;  // nothing runs any more
+  }
+}
+
 void EngineService::loop() {
   std::vector<Command> commands;
   bool blocked = false;  // unfinished requests, none schedulable: only new commands can help
@@ -245,45 +283,74 @@ void EngineService::loop() {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [this, blocked] {
-        return stopping_ || !inbox_.empty() || (engine_->has_unfinished() && !blocked);
+        return stopping_ || !inbox_.empty() ||
+               (!failed_.load() && engine_->has_unfinished() && !blocked);
       });
       commands.swap(inbox_);
       stopping = stopping_;
     }
-    bool aborted = false;
-    for (Command& c : commands) {
-      aborted = aborted || c.kind == Command::kAbort || c.kind == Command::kAbortAll ||
-                c.kind == Command::kFinishSequence;
-      apply(c);
+    if (failed_.load()) {
+      for (Command& c : commands) apply_failed(c);
+      commands.clear();
+      if (stopping) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (Command& c : inbox_) apply_failed(c);
+        inbox_.clear();
+        exited_ = true;
+        return;
+      }
+      continue;
     }
-    commands.clear();
-    if (aborted) {
-      // Without a following step nothing else would refresh the gauges (running, KV usage).
-      StepStats state;
-      state.start = state.end = clock_.now();
-      const Scheduler& s = engine_->scheduler();
-      state.num_running = static_cast<int64_t>(s.num_running());
-      state.num_waiting = static_cast<int64_t>(s.num_waiting());
-      state.free_blocks = s.kv().pool().num_free();
-      state.usable_blocks = s.kv().pool().num_usable();
-      state.kv_usage = s.kv().usage();
-      tee_.on_state(state);
-    }
-    if (stopping) {
-      Command all{Command::kAbortAll, {}, {}, {}, {}, nullptr};
-      apply(all);
-      std::lock_guard<std::mutex> lock(mutex_);
-      for (Command& c : inbox_) {
-        if (c.kind == Command::kCall) {
-          c.call();
-          c.done->set_value();
+    try {
+      bool aborted = false;
+      for (Command& c : commands) {
+        aborted = aborted || c.kind == Command::kAbort || c.kind == Command::kAbortAll ||
+                  c.kind == Command::kFinishSequence;
+        apply(c);
+      }
+      commands.clear();
+      if (aborted) {
+        // Without a following step nothing else would refresh the gauges (running, KV usage).
+        StepStats state;
+        state.start = state.end = clock_.now();
+        const Scheduler& s = engine_->scheduler();
+        state.num_running = static_cast<int64_t>(s.num_running());
+        state.num_waiting = static_cast<int64_t>(s.num_waiting());
+        state.free_blocks = s.kv().pool().num_free();
+        state.usable_blocks = s.kv().pool().num_usable();
+        state.kv_usage = s.kv().usage();
+        tee_.on_state(state);
+      }
+      if (stopping) {
+        Command all{Command::kAbortAll, {}, {}, {}, {}, nullptr};
+        apply(all);
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (Command& c : inbox_) {
+          if (c.kind == Command::kCall) {
+            c.call();
+            c.done->set_value();
+          }
+        }
+        inbox_.clear();
+        exited_ = true;
+        return;
+      }
+      blocked = engine_->has_unfinished() && !engine_->step();
+    } catch (const std::exception& e) {
+      // Commands not yet applied (a throwing kCall included) are answered as after the failure.
+      for (Command& c : commands) {
+        if (c.kind == Command::kCall && c.done) {
+          try {
+            c.done->set_value();
+          } catch (const std::future_error&) {
+          }
+        } else if (c.kind == Command::kSubmit && c.sink) {
+          apply_failed(c);
         }
       }
-      inbox_.clear();
-      exited_ = true;
-      return;
+      commands.clear();
+      fail_all(e.what());
     }
-    blocked = engine_->has_unfinished() && !engine_->step();
   }
 }
 

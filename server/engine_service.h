@@ -2,7 +2,10 @@
 // they submit requests and aborts through a locked inbox, and receive each sequence's progress
 // through the sink they registered, which the engine thread calls (the sink must be quick and
 // thread-safe: typically it posts to the session's executor).
-// Thread-safety: submit(), abort(), snapshot() and stop() are safe from any thread.
+// If a step (the backend) throws, the engine is dead: every in-flight request gets a finished
+// update with FinishReason::kError, new submissions are refused, and only run_on_engine_thread
+// keeps working (for /metrics); failed() tells /health.
+// Thread-safety: submit(), abort(), snapshot(), failed() and stop() are safe from any thread.
 #pragma once
 
 #include <atomic>
@@ -77,6 +80,8 @@ class EngineService {
 
   // Cheap counters for /health, draining and tests.
   size_t num_unfinished() const { return unfinished_.load(); }
+  // The engine thread caught an exception from a step: nothing more will run.
+  bool failed() const { return failed_.load(); }
   const SchedulerConfig& config() const { return config_; }
   // Runs fn on the engine thread between steps and waits for it (e.g. to flush metrics).
   void run_on_engine_thread(const std::function<void()>& fn);
@@ -99,6 +104,9 @@ class EngineService {
 
   void loop();
   void apply(Command& command);
+  // After a failure: fails every in-flight request; later commands are answered or dropped.
+  void fail_all(const char* what);
+  void apply_failed(Command& command);
 
   SchedulerConfig config_;
   SteadyClock clock_;
@@ -111,6 +119,7 @@ class EngineService {
   bool stopping_ = false;
   bool exited_ = false;  // the loop has returned (guarded by mutex_)
   std::atomic<size_t> unfinished_{0};
+  std::atomic<bool> failed_{false};
   std::thread thread_;
 };
 

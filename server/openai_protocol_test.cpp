@@ -4,11 +4,12 @@
 
 #include "server/openai_request.h"
 #include "server/openai_response.h"
+#include "server/sim_text_codec.h"
 
 namespace llm {
 namespace {
 
-const SimTokenizer kTok(128256);
+const SimTextCodec kTok(128256);
 const ModelInfo kModel{"m", 100};
 
 ApiError error_of(Endpoint e, const std::string& body) {
@@ -29,7 +30,7 @@ TEST(OpenAiRequest, ParsesChatFields) {
           "stream_options":{"include_usage":true,"continuous_usage_stats":true}})",
       kTok, kModel);
   EXPECT_EQ(r.prompts.size(), 1u);
-  EXPECT_EQ(r.prompts[0], kTok.encode("<|user|>\nHi there\n<|assistant|>\n"));
+  EXPECT_EQ(r.prompts[0], kTok.tokenizer().encode("<|user|>\nHi there\n<|assistant|>\n"));
   EXPECT_EQ(r.max_tokens, 5);
   EXPECT_EQ(r.n, 2);
   EXPECT_EQ(r.stop, std::vector<std::string>{"x"});

@@ -1,6 +1,7 @@
 #include "server/openai_request.h"
 
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 namespace llm {
 namespace {
@@ -45,14 +46,9 @@ double get_number(const json& body, const char* key, double fallback) {
 
 // Fields that change nothing for the simulated model and are accepted as vLLM does.
 bool is_accepted_noop(const std::string& key) {
-  static const char* const kNoop[] = {"frequency_penalty",
-                                      "presence_penalty",
-                                      "repetition_penalty",
-                                      "top_k",
-                                      "min_p",
-                                      "metadata",
-                                      "store",
-                                      "parallel_tool_calls"};
+  static const char* const kNoop[] = {
+      "frequency_penalty",  "presence_penalty", "repetition_penalty", "min_p", "metadata", "store",
+      "parallel_tool_calls"};
   for (const char* k : kNoop) {
     if (key == k) return true;
   }
@@ -130,8 +126,11 @@ void check_known_fields(const json& body, Endpoint endpoint) {
   for (const auto& [key, value] : body.items()) {
     bool known = is_accepted_noop(key);
     for (const char* k : kCommon) known = known || key == k;
-    if (endpoint == Endpoint::kChat)
-      known = known || key == "messages" || key == "max_completion_tokens";
+    known = known || key == "top_k" || key == "add_special_tokens";
+    if (endpoint == Endpoint::kChat) {
+      known = known || key == "messages" || key == "max_completion_tokens" ||
+              key == "add_generation_prompt";
+    }
     if (endpoint == Endpoint::kCompletions) known = known || key == "prompt";
     if (!known) bad(key, "unrecognized field '" + key + "'");
   }
@@ -154,23 +153,73 @@ std::string message_content(const json& content, size_t index) {
   return text;
 }
 
-std::vector<int32_t> token_list(const json& list, const SimTokenizer& tok,
-                                const std::string& param) {
+}  // namespace
+
+std::vector<int32_t> parse_token_ids(const json& list, const TextCodec& codec,
+                                     const std::string& param) {
+  if (!list.is_array()) bad(param, "'" + param + "' must be a list of integer token ids");
   std::vector<int32_t> ids;
   ids.reserve(list.size());
   for (const json& t : list) {
     if (!t.is_number_integer()) bad(param, "'" + param + "' must hold integer token ids");
-    const int64_t id = t.get<int64_t>();
-    if (id < 0 || id >= tok.vocab_size()) {
+    const int64_t id =
+        t.is_number_unsigned() && t.get<uint64_t>() > INT64_MAX ? INT64_MAX : t.get<int64_t>();
+    if (id < 0 || id >= codec.vocab_size()) {
       bad(param, "token id " + std::to_string(id) + " in '" + param +
-                     "' is outside the vocabulary [0, " + std::to_string(tok.vocab_size()) + ")");
+                     "' is outside the vocabulary [0, " + std::to_string(codec.vocab_size()) + ")");
     }
     ids.push_back(static_cast<int32_t>(id));
   }
   return ids;
 }
 
-}  // namespace
+bool optional_bool(const json& body, const char* key, bool fallback) {
+  return get_bool(body, key, fallback);
+}
+
+json parse_json_body(std::string_view text) {
+  json body;
+  try {
+    body = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    bad("", std::string("The request body is not valid JSON: ") + e.what());
+  }
+  if (!body.is_object()) bad("", "The request body must be a JSON object");
+  return body;
+}
+
+std::string checked_model(const json& body, const ModelInfo& model) {
+  auto it = body.find("model");
+  if (it == body.end() || it->is_null()) return model.served_name;
+  if (!it->is_string()) bad("model", "'model' must be a string");
+  std::string name = it->get<std::string>();
+  if (name != model.served_name) {
+    throw ApiException(ApiError{404, "The model `" + name + "` does not exist.", "model", ""});
+  }
+  return name;
+}
+
+std::vector<ChatMessage> parse_chat_messages(const json& body) {
+  auto it = body.find("messages");
+  if (it == body.end() || !it->is_array() || it->empty()) {
+    bad("messages", "'messages' must be a non-empty list");
+  }
+  std::vector<ChatMessage> messages;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& m = (*it)[i];
+    const std::string p = "messages[" + std::to_string(i) + "]";
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
+      bad(p, "'" + p + "' must be an object with a string 'role'");
+    }
+    const std::string role = m["role"].get<std::string>();
+    if (role != "system" && role != "user" && role != "assistant" && role != "developer" &&
+        role != "tool") {
+      bad(p + ".role", "unknown role '" + role + "' in '" + p + "'");
+    }
+    messages.push_back({role, message_content(m.value("content", json()), i)});
+  }
+  return messages;
+}
 
 void check_context_length(int64_t prompt_len, std::optional<int64_t> max_tokens,
                           int64_t max_model_len, Endpoint endpoint) {
@@ -193,26 +242,11 @@ void check_context_length(int64_t prompt_len, std::optional<int64_t> max_tokens,
 }
 
 CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view text,
-                                           const SimTokenizer& tok, const ModelInfo& model) {
-  json body;
-  try {
-    body = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    bad("", std::string("The request body is not valid JSON: ") + e.what());
-  }
-  if (!body.is_object()) bad("", "The request body must be a JSON object");
-
+                                           const TextCodec& tok, const ModelInfo& model) {
+  const json body = parse_json_body(text);
   CompletionRequest r;
   r.endpoint = endpoint;
-  if (auto it = body.find("model"); it != body.end() && !it->is_null()) {
-    if (!it->is_string()) bad("model", "'model' must be a string");
-    r.model = it->get<std::string>();
-    if (r.model != model.served_name) {
-      throw ApiException(ApiError{404, "The model `" + r.model + "` does not exist.", "model", ""});
-    }
-  } else {
-    r.model = model.served_name;
-  }
+  r.model = checked_model(body, model);
   check_known_fields(body, endpoint);
   refuse_unsupported(body, endpoint);
 
@@ -227,6 +261,7 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   if (r.temperature < 0) bad("temperature", "'temperature' must be at least 0");
   r.top_p = get_number(body, "top_p", 1.0);
   if (!(r.top_p > 0 && r.top_p <= 1)) bad("top_p", "'top_p' must be in (0, 1]");
+  if (auto k = get_int(body, "top_k", -1, INT32_MAX)) r.top_k = static_cast<int32_t>(*k);
   r.ignore_eos = get_bool(body, "ignore_eos", false);
   if (auto it = body.find("user"); it != body.end() && !it->is_null()) {
     if (!it->is_string()) bad("user", "'user' must be a string");
@@ -249,7 +284,7 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   }
   if (auto it = body.find("stop_token_ids"); it != body.end() && !it->is_null()) {
     if (!it->is_array()) bad("stop_token_ids", "'stop_token_ids' must be a list of integers");
-    r.stop_token_ids = token_list(*it, tok, "stop_token_ids");
+    r.stop_token_ids = parse_token_ids(*it, tok, "stop_token_ids");
   }
 
   // Streaming.
@@ -268,33 +303,23 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
 
   // Prompts.
   if (endpoint == Endpoint::kChat) {
-    auto it = body.find("messages");
-    if (it == body.end() || !it->is_array() || it->empty()) {
-      bad("messages", "'messages' must be a non-empty list");
+    const std::vector<ChatMessage> messages = parse_chat_messages(body);
+    try {
+      r.prompt_texts.push_back(
+          tok.render_chat(messages, get_bool(body, "add_generation_prompt", true)));
+    } catch (const std::invalid_argument& e) {
+      bad("messages", e.what());
     }
-    std::vector<ChatMessage> messages;
-    for (size_t i = 0; i < it->size(); ++i) {
-      const json& m = (*it)[i];
-      const std::string p = "messages[" + std::to_string(i) + "]";
-      if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
-        bad(p, "'" + p + "' must be an object with a string 'role'");
-      }
-      const std::string role = m["role"].get<std::string>();
-      if (role != "system" && role != "user" && role != "assistant" && role != "developer" &&
-          role != "tool") {
-        bad(p + ".role", "unknown role '" + role + "' in '" + p + "'");
-      }
-      messages.push_back({role, message_content(m.value("content", json()), i)});
-    }
-    r.prompt_texts.push_back(SimTokenizer::apply_chat_template(messages));
-    r.prompts.push_back(tok.encode(r.prompt_texts.back()));
+    r.prompts.push_back(
+        tok.encode_chat(r.prompt_texts.back(), get_bool(body, "add_special_tokens", false)));
   } else {
     auto it = body.find("prompt");
     if (it == body.end() || it->is_null()) bad("prompt", "'prompt' is required");
     const json& p = *it;
+    const bool add_special = get_bool(body, "add_special_tokens", true);
     auto add_text = [&](const std::string& s) {
       r.prompt_texts.push_back(s);
-      r.prompts.push_back(tok.encode(s));
+      r.prompts.push_back(tok.encode(s, add_special));
     };
     if (p.is_string()) {
       add_text(p.get<std::string>());
@@ -305,12 +330,12 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
       }
     } else if (p.is_array() && !p.empty() && p[0].is_number_integer()) {
       r.prompt_texts.emplace_back();
-      r.prompts.push_back(token_list(p, tok, "prompt"));
+      r.prompts.push_back(parse_token_ids(p, tok, "prompt"));
     } else if (p.is_array() && !p.empty() && p[0].is_array()) {
       for (const json& ids : p) {
         if (!ids.is_array()) bad("prompt", "'prompt' mixes token-id lists and other values");
         r.prompt_texts.emplace_back();
-        r.prompts.push_back(token_list(ids, tok, "prompt"));
+        r.prompts.push_back(parse_token_ids(ids, tok, "prompt"));
       }
     } else {
       bad("prompt",

@@ -5,13 +5,15 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "backends/model/chat_message.h"
 #include "server/api_error.h"
-#include "server/sim_tokenizer.h"
+#include "server/text_codec.h"
 
 namespace llm {
 
@@ -34,6 +36,7 @@ struct CompletionRequest {
   std::optional<int64_t> seed;
   double temperature = 1.0;
   double top_p = 1.0;
+  int32_t top_k = 0;  // 0 or -1: no cut
   bool ignore_eos = false;
   std::string user;
   bool stream = false;
@@ -41,9 +44,22 @@ struct CompletionRequest {
   bool continuous_usage_stats = false;
 };
 
-// Throws ApiException. Token-id prompts must lie in [0, tokenizer.vocab_size()).
+// Throws ApiException. Token-id prompts must lie in [0, codec.vocab_size()). Text prompts are
+// encoded with vLLM's add_special_tokens defaults (completions true, chat false), which the body
+// may override.
 CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view body,
-                                           const SimTokenizer& tokenizer, const ModelInfo& model);
+                                           const TextCodec& codec, const ModelInfo& model);
+
+// Pieces shared with /tokenize and /detokenize (all throw ApiException naming the field):
+// the body as a JSON object; its "model" (the served name when absent; 404 for another one);
+// the "messages" list; a list of token ids in the vocabulary.
+nlohmann::json parse_json_body(std::string_view body);
+std::string checked_model(const nlohmann::json& body, const ModelInfo& model);
+std::vector<ChatMessage> parse_chat_messages(const nlohmann::json& body);
+std::vector<int32_t> parse_token_ids(const nlohmann::json& list, const TextCodec& codec,
+                                     const std::string& param);
+// A boolean field; `fallback` when absent or null.
+bool optional_bool(const nlohmann::json& body, const char* key, bool fallback);
 
 // The per-prompt context check (also used by parse_completion_request): throws the vLLM-style 400
 // when the prompt is empty, fills the context, or prompt + max_tokens exceeds it.

@@ -1,7 +1,16 @@
 #include "server/server_app.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
+
+#include "backends/cpu/cpu_backend.h"
+#include "backends/model/model_weights.h"
+#include "server/codec_setup.h"
+#include "server/eos_swap_backend.h"
+#include "server/model_engine_setup.h"
+#include "server/sim_text_codec.h"
+#include "server/tokenizer_text_codec.h"
 
 namespace llm {
 namespace {
@@ -17,18 +26,31 @@ void wait_until(Pred done, std::chrono::steady_clock::time_point deadline) {
 
 LlmServer::LlmServer(const ServerOptions& options) {
   context_.options = options;
-  context_.setup = make_engine_setup(options);
+  if (options.backend == "cpu") {
+    setup_cpu();
+  } else {
+    setup_sim();
+  }
   const EngineSetup& setup = context_.setup;
-  context_.tokenizer = SimTokenizer(setup.deployment.model.vocab);
   if (!options.disable_log_stats) {
     families_ = std::make_unique<VllmMetricFamilies>(registry_, setup.scheduler.max_model_len);
     metrics_ = std::make_unique<EngineMetrics>(*families_, setup.served_model_name, 0, setup.cache);
   }
-  sim_ = std::make_unique<SimBackend>(setup.deployment, options.seed);
-  backend_ = std::make_unique<ScaledBackend>(*sim_, options.step_time_scale);
   if (!options.request_log.empty()) {
     request_log_ = std::make_unique<RequestLog>(options.request_log, options.request_log_content);
   }
+  // Ids that end a sequence besides the backend's eos (unless ignore_eos): the tokenizer's eot,
+  // and its eos where the model's differs.
+  const int32_t backend_eos = backend_->eos_token_id();
+  auto add_stop = [&](int32_t id) {
+    auto& ids = context_.extra_stop_token_ids;
+    if (id >= 0 && id != backend_eos && std::find(ids.begin(), ids.end(), id) == ids.end()) {
+      ids.push_back(id);
+    }
+  };
+  for (int32_t id : context_.codec->extra_stop_token_ids()) add_stop(id);
+  add_stop(context_.codec->eos_token_id());
+  for (int32_t id : model_eos_ids_) add_stop(id);
   engine_ = std::make_unique<EngineService>(setup.scheduler, *backend_, metrics_.get());
   context_.engine = engine_.get();
   context_.registry = &registry_;
@@ -44,6 +66,60 @@ LlmServer::LlmServer(const ServerOptions& options) {
   http.read_timeout_s = options.read_timeout_s;
   http.max_connections = options.max_connections;
   http_ = std::make_unique<HttpServer>(*router_, http);
+}
+
+void LlmServer::setup_sim() {
+  const ServerOptions& o = context_.options;
+  context_.setup = make_engine_setup(o);
+  context_.simulated = true;
+  std::shared_ptr<const Tokenizer> tokenizer;
+  if (!o.tokenizer.empty()) tokenizer = load_server_tokenizer(o.tokenizer, "--tokenizer");
+  const std::optional<ChatTemplate> chat = resolve_chat_template(o.chat_template, tokenizer.get());
+  Deployment& deployment = context_.setup.deployment;
+  if (tokenizer) {
+    // The simulated model speaks the tokenizer's vocabulary; its eos becomes the tokenizer's.
+    deployment.model.vocab = tokenizer->vocab_size();
+    context_.codec = std::make_shared<TokenizerTextCodec>(tokenizer, chat);
+  } else {
+    context_.codec = std::make_shared<SimTextCodec>(deployment.model.vocab, chat);
+  }
+  backends_.push_back(std::make_unique<SimBackend>(deployment, o.seed));
+  if (tokenizer && tokenizer->eos_id() >= 0) {
+    backends_.push_back(std::make_unique<EosSwapBackend>(*backends_.back(), tokenizer->eos_id()));
+  }
+  backends_.push_back(std::make_unique<ScaledBackend>(*backends_.back(), o.step_time_scale));
+  backend_ = backends_.back().get();
+}
+
+void LlmServer::setup_cpu() {
+  const ServerOptions& o = context_.options;
+  const std::string& path = o.engine.model;
+  auto weights = std::make_shared<ModelWeights>();
+  try {
+    *weights = load_model_weights(path);
+  } catch (const std::exception& e) {
+    throw FlagError("--model " + path + ": cannot load the model: " + e.what());
+  }
+  context_.setup = make_model_engine_setup(o, weights->config);
+  context_.simulated = false;
+  std::shared_ptr<const Tokenizer> tokenizer = load_server_tokenizer(
+      o.tokenizer.empty() ? path : o.tokenizer, o.tokenizer.empty() ? "--model" : "--tokenizer");
+  if (tokenizer->vocab_size() > weights->config.vocab_size) {
+    throw FlagError((o.tokenizer.empty() ? "--model " + path : "--tokenizer " + o.tokenizer) +
+                    ": the tokenizer has " + std::to_string(tokenizer->vocab_size()) +
+                    " tokens, more than the model's vocab_size " +
+                    std::to_string(weights->config.vocab_size));
+  }
+  context_.codec = std::make_shared<TokenizerTextCodec>(
+      tokenizer, resolve_chat_template(o.chat_template, tokenizer.get()));
+  model_eos_ids_ = weights->config.eos_token_ids;
+  CpuBackendOptions cpu;
+  cpu.num_blocks = context_.setup.scheduler.num_gpu_blocks;
+  cpu.block_size = context_.setup.scheduler.block_size;
+  cpu.threads = o.cpu_threads;
+  backends_.push_back(
+      std::make_unique<CpuBackend>(std::shared_ptr<const ModelWeights>(std::move(weights)), cpu));
+  backend_ = backends_.back().get();
 }
 
 LlmServer::~LlmServer() {

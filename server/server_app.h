@@ -1,6 +1,7 @@
-// The whole llmserve process minus main(): builds the sim backend, the metrics registry, the
-// engine service, the router and the HTTP server from ServerOptions, and runs the graceful
-// shutdown. Tests create one in-process on port 0.
+// The whole llmserve process minus main(): builds the backend (sim: the simulated GPU in scaled
+// real time, with SimTokenizer or a real --tokenizer; cpu: a model file's weights and tokenizer),
+// the text codec, the metrics registry, the engine service, the router and the HTTP server from
+// ServerOptions, and runs the graceful shutdown. Tests create one in-process on port 0.
 // Thread-safety: construct, start(), shutdown() and destroy from one controlling thread; the
 // accessors are safe while it runs.
 #pragma once
@@ -8,6 +9,7 @@
 #include <prometheus/registry.h>
 
 #include <memory>
+#include <vector>
 
 #include "backends/sim/sim_backend.h"
 #include "core/vllm_metrics.h"
@@ -23,7 +25,8 @@ namespace llm {
 
 class LlmServer {
  public:
-  // Throws FlagError for a bad configuration, std::runtime_error for an unwritable request log.
+  // Throws FlagError for a bad configuration (a model or tokenizer that cannot be loaded, a chat
+  // template that cannot be chosen), std::runtime_error for an unwritable request log.
   explicit LlmServer(const ServerOptions& options);
   ~LlmServer();
 
@@ -45,8 +48,12 @@ class LlmServer {
   prometheus::Registry registry_;
   std::unique_ptr<VllmMetricFamilies> families_;
   std::unique_ptr<EngineMetrics> metrics_;
-  std::unique_ptr<SimBackend> sim_;
-  std::unique_ptr<ScaledBackend> backend_;
+  void setup_sim();
+  void setup_cpu();
+
+  std::vector<std::unique_ptr<Backend>> backends_;  // each wraps the previous; the last runs
+  Backend* backend_ = nullptr;
+  std::vector<int32_t> model_eos_ids_;  // the model config's eos_token_ids (cpu)
   std::unique_ptr<RequestLog> request_log_;
   std::unique_ptr<EngineService> engine_;
   std::unique_ptr<ApiRouter> router_;

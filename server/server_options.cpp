@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "backends/model/chat_template.h"
 #include "backends/sim/engine_args.h"
 #include "core/flag_values.h"
 
@@ -25,7 +26,15 @@ Server (vLLM's names):
          R"(  --data-parallel-size 1           engines (only 1 for now)
   --seed N                         output-token seed of the simulated backend (0)
 Backend:
-  --backend sim|cpu|cuda           (sim; the others are not built yet)
+  --backend sim|cpu|cuda           sim (default: the simulated GPU), cpu (fp32 reference on this
+                                   machine; --model is then a .gguf file or a safetensors dir)
+  --tokenizer PATH                 a real tokenizer (.gguf, tokenizer.json or its dir): with sim,
+                                   prompt counts and output text come from it (default for cpu:
+                                   --model)
+  --chat-template llama2|llama3|chatml  chat prompt format (default: from the model's metadata)
+  --kv-cache-memory-bytes N        cpu: KV cache budget when --num-gpu-blocks-override is unset
+                                   (1073741824)
+  --cpu-threads N                  cpu: GEMM worker threads (0 = all cores)
   --step-time-scale F              multiply the modelled step time (1; 0 = zero-cost steps)
 Operations (ours):
   --shutdown-timeout S             on SIGTERM/SIGINT, let requests finish this long (30)
@@ -75,6 +84,19 @@ ServerOptions parse_server_args_unchecked(const std::vector<std::string>& args,
       if (o.port > 65535) throw FlagError("--port: must be at most 65535");
     } else if (flag == "--backend") {
       o.backend = next();
+    } else if (flag == "--tokenizer") {
+      o.tokenizer = next();
+      if (o.tokenizer.empty()) throw FlagError("--tokenizer: empty path");
+    } else if (flag == "--chat-template") {
+      o.chat_template = next();
+      if (!parse_chat_template_name(o.chat_template)) {
+        throw FlagError("--chat-template: expected llama2, llama3 or chatml, got '" +
+                        o.chat_template + "'");
+      }
+    } else if (flag == "--kv-cache-memory-bytes" || flag == "--kv-cache-memory") {
+      o.kv_cache_memory_bytes = parse_int_flag(flag, next(), 1);
+    } else if (flag == "--cpu-threads") {
+      o.cpu_threads = static_cast<int32_t>(parse_int_flag(flag, next(), 0));
     } else if (flag == "--served-model-name") {
       o.served_model_name = next();
     } else if (flag == "--api-key") {
@@ -125,10 +147,12 @@ ServerOptions parse_server_args_unchecked(const std::vector<std::string>& args,
         "--enable-per-request-metrics requires statistics logging: it cannot be used with "
         "--disable-log-stats");
   }
-  if (o.backend == "cpu" || o.backend == "cuda") {
-    throw FlagError("--backend " + o.backend + ": not built yet (only --backend sim is available)");
+  if (o.backend == "cuda") {
+    throw FlagError(
+        "--backend cuda: not built in this session (the CUDA backend is a later issue; use "
+        "--backend cpu for real tokens or --backend sim)");
   }
-  if (o.backend != "sim")
+  if (o.backend != "sim" && o.backend != "cpu")
     throw FlagError("--backend: expected sim, cpu or cuda, got '" + o.backend + "'");
   if (o.data_parallel_size != 1) {
     throw FlagError("--data-parallel-size " + std::to_string(o.data_parallel_size) +

@@ -1,5 +1,6 @@
 // llmserve's command line (vLLM's flag names plus a few of ours) and its mapping to an engine
 // configuration for the simulated backend (presets, KV capacity, vLLM's device-dependent defaults).
+// The cpu backend's configuration comes from the model file instead (server/model_engine_setup.h).
 // Thread-safety: plain values and pure functions.
 #pragma once
 
@@ -25,7 +26,12 @@ class FlagError : public std::runtime_error {
 struct ServerOptions {
   std::string host = "0.0.0.0";
   int port = 8000;
-  std::string backend = "sim";
+  std::string backend = "sim";  // sim | cpu (cuda: a clear startup error for now)
+  std::string tokenizer;        // --tokenizer: a real tokenizer (.gguf, tokenizer.json or dir)
+  std::string chat_template;    // --chat-template: llama2 | llama3 | chatml ("" = the model's)
+  // --kv-cache-memory-bytes: the cpu backend's KV budget when --num-gpu-blocks-override is unset.
+  int64_t kv_cache_memory_bytes = int64_t{1} << 30;
+  int32_t cpu_threads = 0;        // --cpu-threads: the cpu backend's GEMM threads (0 = all cores)
   std::string served_model_name;  // default: --model
   std::string api_key;            // --api-key or VLLM_API_KEY
   std::string metrics_api_key;    // ours: protects /metrics too

@@ -33,6 +33,22 @@ TEST(ServerOptions, DefaultsAndVllmFlagNames) {
   EXPECT_EQ(parse_server_args({}, nullptr).port, 8000);
 }
 
+TEST(ServerOptions, TokenizerChatTemplateAndCpuFlags) {
+  const ServerOptions o =
+      parse_server_args({"--backend", "cpu", "--model", "/m/model.gguf", "--tokenizer", "/t.gguf",
+                         "--chat-template", "chatml", "--kv-cache-memory-bytes", "1000000",
+                         "--cpu-threads", "2", "--num-gpu-blocks-override", "64"},
+                        nullptr);
+  EXPECT_EQ(o.backend, "cpu");
+  EXPECT_EQ(o.engine.model, "/m/model.gguf");
+  EXPECT_EQ(o.served_model_name, "/m/model.gguf");  // as vLLM: the model path
+  EXPECT_EQ(o.tokenizer, "/t.gguf");
+  EXPECT_EQ(o.chat_template, "chatml");
+  EXPECT_EQ(o.kv_cache_memory_bytes, 1000000);
+  EXPECT_EQ(o.cpu_threads, 2);
+  EXPECT_EQ(o.engine.num_gpu_blocks_override, 64);
+}
+
 TEST(ServerOptions, ApiKeyFromTheEnvironmentUnlessTheFlagIsGiven) {
   EXPECT_EQ(parse_server_args({}, "envkey").api_key, "envkey");
   EXPECT_EQ(parse_server_args({"--api-key", "flag"}, "envkey").api_key, "flag");
@@ -48,7 +64,13 @@ TEST(ServerOptions, BadFlagsNameTheFlag) {
   EXPECT_NE(error_of({"--bogus"}).find("--bogus"), std::string::npos);
   EXPECT_NE(error_of({"--port", "x"}).find("--port"), std::string::npos);
   EXPECT_NE(error_of({"--max-num-seqs"}).find("--max-num-seqs: missing value"), std::string::npos);
-  EXPECT_NE(error_of({"--backend", "cuda"}).find("not built yet"), std::string::npos);
+  EXPECT_NE(error_of({"--backend", "cuda"}).find("--backend cuda: not built in this session"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--backend", "tpu"}).find("--backend"), std::string::npos);
+  EXPECT_EQ(error_of({"--backend", "cpu"}), "");
+  EXPECT_NE(error_of({"--chat-template", "jinja"}).find("--chat-template"), std::string::npos);
+  EXPECT_NE(error_of({"--kv-cache-memory-bytes", "0"}).find("--kv-cache-memory-bytes"),
+            std::string::npos);
   EXPECT_NE(error_of({"--data-parallel-size", "2"}).find("--data-parallel-size"),
             std::string::npos);
   EXPECT_EQ(error_of({"--data-parallel-size", "1"}), "");

@@ -1,0 +1,178 @@
+// End-to-end test of the real model path: `llmsim make-model` writes a tiny random Llama with a
+// real Llama 3 vocabulary, `llmserve --backend cpu --model DIR/model.gguf` serves it, and the
+// official `openai` npm client reads chat and completions, streaming and not: usage counts equal
+// /tokenize's, greedy streaming equals greedy non-streaming, stop strings cut across token
+// boundaries, finish reasons and the per-request `metrics` object.
+// Run: LLMSERVE=path/to/llmserve LLMSIM=path/to/llmsim node --test tests/e2e/
+// (LLM_TOKENIZERS overrides the vocabulary folder, ../shared/testdata/tokenizers by default.)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
+
+const llmserve = process.env.LLMSERVE;
+const llmsim = process.env.LLMSIM;
+const here = dirname(fileURLToPath(import.meta.url));
+const vocabDir = process.env.LLM_TOKENIZERS ?? join(here, '../../../shared/testdata/tokenizers');
+const vocab = join(vocabDir, 'ggml-vocab-llama-bpe.gguf');
+const skip = !llmserve || !llmsim ? 'set LLMSERVE and LLMSIM to run the cpu end-to-end test'
+  : !existsSync(vocab) ? `no vocabulary at ${vocab}` : false;
+
+const model = 'tiny-llama';
+let dir;
+let server;
+let client;
+let root;  // http://host:port (the tokenizer routes are not under /v1)
+
+function startServer(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(llmserve, ['--host', '127.0.0.1', '--port', '0', ...args],
+                        { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    const timer = setTimeout(() => reject(new Error(`llmserve did not start: ${stderr}`)), 60000);
+    child.stderr.on('data', (data) => {
+      stderr += data.toString();
+      const m = stderr.match(/listening on ([\d.]+):(\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, root: `http://${m[1]}:${m[2]}` });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`llmserve exited ${code}: ${stderr}`)));
+  });
+}
+
+async function post(path, body) {
+  const r = await fetch(root + path, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+  return { status: r.status, body: await r.json() };
+}
+
+const metricFields = ['time_to_first_token_ms', 'generation_time_ms', 'queue_time_ms',
+                      'mean_itl_ms', 'tokens_per_second'];
+const messages = [{ role: 'system', content: 'You are terse.' },
+                  { role: 'user', content: 'Name three colours, with ünïcödé 🙂.' }];
+const prompt = 'The quick brown fox jumps over the lazy dog. Ünïcödé: 世界 🙂';
+
+before(async () => {
+  if (skip) return;
+  dir = mkdtempSync(join(tmpdir(), 'llmserve-cpu-e2e-'));
+  execFileSync(llmsim, ['make-model', '--arch', 'llama', '--vocab', vocab, '--dim', '64',
+                        '--layers', '2', '--heads', '4', '--kv-heads', '2', '--seed', '1',
+                        '--out', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+  server = await startServer(['--backend', 'cpu', '--model', join(dir, 'model.gguf'),
+                              '--served-model-name', model, '--chat-template', 'llama3',
+                              '--max-model-len', '256', '--max-num-seqs', '8',
+                              '--enable-per-request-metrics']);
+  root = server.root;
+  client = new OpenAI({ baseURL: `${root}/v1`, apiKey: 'unused', maxRetries: 0 });
+});
+
+after(async () => {
+  if (server) {
+    await new Promise((resolve) => {
+      server.child.on('exit', resolve);
+      server.child.kill('SIGTERM');
+    });
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('usage.prompt_tokens equals /tokenize, for completions and chat', { skip }, async () => {
+  const t = await post('/tokenize', { model, prompt });
+  assert.equal(t.status, 200);
+  assert.equal(t.body.count, t.body.tokens.length);
+  assert.equal(t.body.max_model_len, 256);
+  const c = await client.completions.create({ model, prompt, max_tokens: 4, temperature: 0 });
+  assert.equal(c.usage.prompt_tokens, t.body.count);
+  assert.equal(c.usage.completion_tokens, 4);
+  assert.equal(c.choices[0].finish_reason, 'length');
+
+  const tc = await post('/tokenize', { model, messages });
+  const chat = await client.chat.completions.create({ model, messages, max_tokens: 3 });
+  assert.equal(chat.usage.prompt_tokens, tc.body.count);
+  assert.equal(chat.usage.total_tokens, tc.body.count + chat.usage.completion_tokens);
+  assert.ok(chat.usage.completion_tokens <= 3);
+
+  const d = await post('/detokenize', { model, tokens: t.body.tokens });
+  assert.equal(d.body.prompt, '<|begin_of_text|>' + prompt);
+});
+
+test('greedy streaming equals greedy non-streaming; metrics on both', { skip }, async () => {
+  const full = await client.chat.completions.create({
+    model, messages, max_tokens: 24, temperature: 0, ignore_eos: true,
+  });
+  assert.equal(full.choices[0].finish_reason, 'length');
+  assert.equal(full.usage.completion_tokens, 24);
+  for (const f of metricFields) assert.equal(typeof full.metrics[f], 'number', f);
+
+  const stream = await client.chat.completions.create({
+    model, messages, max_tokens: 24, temperature: 0, ignore_eos: true, stream: true,
+    stream_options: { include_usage: true, continuous_usage_stats: true },
+  });
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  assert.equal(chunks[0].choices[0].delta.role, 'assistant');
+  const text = chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('');
+  assert.equal(text, full.choices[0].message.content);
+  const last = chunks[chunks.length - 1];
+  assert.deepEqual(last.choices, []);
+  assert.equal(last.usage.completion_tokens, 24);
+  // continuous usage: completion_tokens never decreases and ends at 24.
+  const counts = chunks.map((c) => c.usage?.completion_tokens ?? 0);
+  for (let i = 1; i < counts.length; ++i) assert.ok(counts[i] >= counts[i - 1]);
+  for (const f of metricFields) assert.equal(typeof last.metrics[f], 'number', f);
+});
+
+test('stop strings cut the text across token boundaries', { skip }, async () => {
+  const full = await client.completions.create({
+    model, prompt, max_tokens: 32, temperature: 0, ignore_eos: true,
+  });
+  const text = full.choices[0].text;
+  // A stop string from the middle of the greedy text (avoiding the first few characters).
+  const chars = [...text];
+  assert.ok(chars.length >= 12, `greedy text too short: ${JSON.stringify(text)}`);
+  const stop = chars.slice(6, 9).join('');
+  const cut = text.slice(0, text.indexOf(stop));
+  const stopped = await client.completions.create({
+    model, prompt, max_tokens: 32, temperature: 0, ignore_eos: true, stop: [stop],
+  });
+  assert.equal(stopped.choices[0].finish_reason, 'stop');
+  assert.equal(stopped.choices[0].stop_reason, stop);
+  assert.equal(stopped.choices[0].text, cut);
+  assert.ok(stopped.usage.completion_tokens < 32);
+
+  // Streaming gives the same cut.
+  const stream = await client.completions.create({
+    model, prompt, max_tokens: 32, temperature: 0, ignore_eos: true, stop: [stop], stream: true,
+  });
+  let streamed = '';
+  let finish;
+  for await (const chunk of stream) {
+    streamed += chunk.choices[0]?.text ?? '';
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+  }
+  assert.equal(streamed, cut);
+  assert.equal(finish, 'stop');
+});
+
+test('a seed makes sampling repeatable', { skip }, async () => {
+  const args = { model, prompt, max_tokens: 12, temperature: 1.0, top_p: 0.9, top_k: 50,
+                 seed: 1234, ignore_eos: true };
+  const a = await client.completions.create(args);
+  const b = await client.completions.create(args);
+  assert.equal(a.choices[0].text, b.choices[0].text);
+});
+
+test('tokenizer route errors are in the error envelope', { skip }, async () => {
+  const bad = await post('/detokenize', { model, tokens: [1, 10_000_000] });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.error.param, 'tokens');
+  const other = await post('/tokenize', { model: 'nope', prompt: 'x' });
+  assert.equal(other.status, 404);
+});
