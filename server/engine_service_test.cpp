@@ -6,6 +6,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <vector>
 
 #include "core/testing/scripted_backend.h"
@@ -164,6 +165,47 @@ TEST(EngineService, StopAbortsWhatIsLeftAndRefusesNewWork) {
   EXPECT_EQ(c.updates.back().finish_reason, FinishReason::kAbort);
   Collector late(1);
   EXPECT_FALSE(service->submit(request("y", 4, 1), late.sink()));
+}
+
+// A backend whose step number `fail_at` (0-based) throws, as a real backend may (out of memory,
+// a bad tensor).
+class FailingBackend final : public Backend {
+ public:
+  explicit FailingBackend(int fail_at) : fail_at_(fail_at) {}
+  Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) override {
+    if (steps_++ == fail_at_) throw std::runtime_error("backend exploded");
+    return inner_.execute(batch, sampled);
+  }
+  int32_t eos_token_id() const override { return 0; }
+
+ private:
+  testing::ScriptedBackend inner_{1'000'000};
+  int fail_at_;
+  int steps_ = 0;
+};
+
+TEST(EngineService, AFailingStepFailsEveryRequestAndRefusesNewOnes) {
+  FailingBackend backend(3);
+  EngineService service(small_config(), backend, nullptr);
+  Collector a(1), b(2);
+  ASSERT_TRUE(service.submit(request("a", 6, 40), a.sink()));
+  ASSERT_TRUE(service.submit(request("b", 6, 40, 2), b.sink()));
+  ASSERT_EQ(a.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  ASSERT_EQ(b.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(service.failed());
+  EXPECT_EQ(a.updates.back().finish_reason, FinishReason::kError);
+  EXPECT_LT(a.updates.back().num_output_tokens, 40);
+  for (const SequenceUpdate& u : b.updates) {
+    if (u.finished) EXPECT_EQ(u.finish_reason, FinishReason::kError);
+  }
+  EXPECT_EQ(service.num_unfinished(), 0u);
+  Collector c(1);
+  EXPECT_FALSE(service.submit(request("c", 6, 2), c.sink()));
+  // The engine thread still answers calls (for /metrics), and stops cleanly.
+  bool called = false;
+  service.run_on_engine_thread([&] { called = true; });
+  EXPECT_TRUE(called);
+  service.stop();
 }
 
 }  // namespace
