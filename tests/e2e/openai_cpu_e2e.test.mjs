@@ -169,6 +169,28 @@ test('a seed makes sampling repeatable', { skip }, async () => {
   assert.equal(a.choices[0].text, b.choices[0].text);
 });
 
+test('the safetensors checkpoint serves the same greedy text as the GGUF', { skip }, async () => {
+  const args = { model, prompt, max_tokens: 16, temperature: 0, ignore_eos: true };
+  const fromGguf = await client.completions.create(args);
+  // The tokenizer: tokenizer.json beside the checkpoint when make-model writes one, else the GGUF.
+  const tokenizer = existsSync(join(dir, 'tokenizer.json'))
+    ? [] : ['--tokenizer', join(dir, 'model.gguf')];
+  const st = await startServer(['--backend', 'cpu', '--model', dir, '--served-model-name', model,
+                                '--chat-template', 'llama3', '--max-model-len', '256',
+                                '--max-num-seqs', '4', ...tokenizer]);
+  try {
+    const other = new OpenAI({ baseURL: `${st.root}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const fromSafetensors = await other.completions.create(args);
+    assert.equal(fromSafetensors.choices[0].text, fromGguf.choices[0].text);
+    assert.equal(fromSafetensors.usage.prompt_tokens, fromGguf.usage.prompt_tokens);
+  } finally {
+    await new Promise((resolve) => {
+      st.child.on('exit', resolve);
+      st.child.kill('SIGTERM');
+    });
+  }
+});
+
 test('tokenizer route errors are in the error envelope', { skip }, async () => {
   const bad = await post('/detokenize', { model, tokens: [1, 10_000_000] });
   assert.equal(bad.status, 400);
