@@ -1,0 +1,265 @@
+// The fp32 CPU backend on a ~100M-parameter Llama-shaped model with random weights (hidden 768,
+// 12 layers, 12 heads, 4 KV heads, head_dim 64, ffn 2048, vocab 32000, tied embeddings: 100.1M
+// parameters, 400 MB of weights streamed per decode step), next to this machine's limits measured
+// in the same process:
+//   BM_MemoryRead      read bandwidth, all threads summing a 512 MiB array (the decode roofline)
+//   BM_MemoryCopy      memcpy of 256 MiB (STREAM convention: bytes read + written)
+//   BM_GemmPeak        the backend's matmul kernel on 512 x 2048 x 768 (GFLOP/s)
+//   BM_Decode/B        one decode step for B sequences with 128 tokens of context each
+//   BM_Prefill/512     one 512-token prompt in a single step
+// Counters: tok_s (tokens per second), roofline_tok_s (B * read bandwidth / weight bytes),
+// of_roofline (tok_s / roofline_tok_s), gflop_s, and sim_step_ms / sim_tok_s: llmsim's roofline
+// cost model (backends/sim/cost_model.h) for the same shape and batch on a "device" made of the
+// measured read bandwidth and GEMM peak (efficiencies 1, no overheads, fp32 weights and KV).
+// Goal (issue 5): decode at batch 1 reaches at least 50% of roofline_tok_s.
+// Run: build/llm_bench --benchmark_filter='BM_Memory|BM_Gemm|BM_Decode|BM_Prefill'
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/matmul.h"
+#include "backends/cpu/thread_pool.h"
+#include "backends/model/model_weights.h"
+#include "backends/sim/cost_model.h"
+#include "core/rng.h"
+
+namespace {
+
+using namespace llm;
+
+constexpr int32_t kBlockSize = 16;
+constexpr int64_t kContext = 128;
+
+ModelConfig bench_config() {
+  ModelConfig c;
+  c.architecture = "llama";
+  c.vocab_size = 32000;
+  c.hidden_size = 768;
+  c.intermediate_size = 2048;
+  c.num_hidden_layers = 12;
+  c.num_attention_heads = 12;
+  c.num_key_value_heads = 4;
+  c.head_dim = 64;
+  c.rms_norm_eps = 1e-5;
+  c.rope_theta = 10000.0;
+  c.max_position_embeddings = 2048;
+  c.tie_word_embeddings = true;
+  return c;
+}
+
+std::shared_ptr<const ModelWeights> bench_weights() {
+  static auto w =
+      std::make_shared<const ModelWeights>(random_model_weights(bench_config(), 1, false));
+  return w;
+}
+
+// Bytes a decode step must stream: every layer's weights and the LM head (the embedding table
+// itself is only gathered, one row per token).
+double weight_bytes_per_step() {
+  const ModelWeights& w = *bench_weights();
+  return 4.0 * static_cast<double>(w.num_parameters());  // tied: the table is the LM head
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Read bandwidth with every thread: best of a few passes over 512 MiB (bytes/s).
+double measure_read_bandwidth() {
+  static double cached = [] {
+    const int64_t n = int64_t{128} << 20;  // floats
+    std::vector<float> a(static_cast<size_t>(n), 1.0f);
+    ThreadPool pool(0);
+    const int64_t chunk = int64_t{1} << 18;
+    std::vector<float> sums(static_cast<size_t>(n / chunk));
+    double best = 0;
+    for (int pass = 0; pass < 5; ++pass) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto task = [&](int64_t t) {
+        const float* p = a.data() + t * chunk;
+        sums[static_cast<size_t>(t)] = dot(p, p, chunk);  // one read stream
+      };
+      pool.run(n / chunk, task);
+      best = std::max(best, 4.0 * static_cast<double>(n) / seconds_since(t0));
+    }
+    benchmark::DoNotOptimize(sums.data());
+    return best;
+  }();
+  return cached;
+}
+
+void BM_MemoryRead(benchmark::State& state) {
+  for (auto _ : state) state.counters["GBps"] = measure_read_bandwidth() / 1e9;
+}
+BENCHMARK(BM_MemoryRead)->Iterations(1)->Unit(benchmark::kMillisecond);
+
+void BM_MemoryCopy(benchmark::State& state) {
+  const size_t bytes = size_t{256} << 20;
+  std::vector<char> src(bytes, 1), dst(bytes, 0);
+  for (auto _ : state) {
+    std::memcpy(dst.data(), src.data(), bytes);
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * 2 * bytes));
+}
+BENCHMARK(BM_MemoryCopy)->Unit(benchmark::kMillisecond)->MinTime(1.0);
+
+double& gemm_peak() {
+  static double flops = 0;
+  return flops;
+}
+
+void BM_GemmPeak(benchmark::State& state) {
+  const int64_t m = 512, n = 2048, k = 768;
+  Rng rng(3);
+  std::vector<float> x(static_cast<size_t>(m * k)), w(static_cast<size_t>(n * k)),
+      out(static_cast<size_t>(m * n));
+  for (float& v : x) v = static_cast<float>(rng.uniform());
+  for (float& v : w) v = static_cast<float>(rng.uniform());
+  ThreadPool pool(0);
+  const MatmulPart part{w.data(), n, nullptr, out.data(), n};
+  for (auto _ : state) {
+    matmul(&pool, x.data(), m, k, {&part, 1});
+    benchmark::DoNotOptimize(out.data());
+  }
+  const double flops = 2.0 * m * n * k;
+  state.counters["gflop_s"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["threads"] = pool.size();
+}
+BENCHMARK(BM_GemmPeak)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+
+// The measured GEMM rate for the cost model's device (FLOP/s), timed here once.
+double measured_gemm_flops() {
+  static double cached = [] {
+    const int64_t m = 512, n = 2048, k = 768;
+    std::vector<float> x(static_cast<size_t>(m * k), 0.5f), w(static_cast<size_t>(n * k), 0.25f),
+        out(static_cast<size_t>(m * n));
+    ThreadPool pool(0);
+    const MatmulPart part{w.data(), n, nullptr, out.data(), n};
+    double best = 0;
+    for (int i = 0; i < 5; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      matmul(&pool, x.data(), m, k, {&part, 1});
+      best = std::max(best, 2.0 * m * n * k / seconds_since(t0));
+    }
+    return best;
+  }();
+  return cached;
+}
+
+Deployment cpu_deployment() {
+  const ModelConfig c = bench_config();
+  Deployment d;
+  d.gpu.name = "this-cpu";
+  d.gpu.memory_bytes = 16e9;
+  d.gpu.hbm_bytes_per_s = measure_read_bandwidth();
+  d.gpu.bf16_flops = measured_gemm_flops();
+  d.gpu.compute_efficiency = 1.0;
+  d.gpu.memory_efficiency = 1.0;
+  d.model.name = "cpu-bench-100m";
+  d.model.layers = c.num_hidden_layers;
+  d.model.hidden = c.hidden_size;
+  d.model.heads = c.num_attention_heads;
+  d.model.kv_heads = c.num_key_value_heads;
+  d.model.head_dim = c.head_dim;
+  d.model.ffn = c.intermediate_size;
+  d.model.vocab = c.vocab_size;
+  d.model.tied_embeddings = true;
+  d.model.params = bench_weights()->num_parameters();
+  d.model.weight_bytes_per_param = 4;
+  d.model.max_context = c.max_position_embeddings;
+  d.kv_cache_dtype_bytes = 4;
+  return d;
+}
+
+struct Fixture {
+  std::unique_ptr<CpuBackend> backend;
+  std::vector<std::unique_ptr<Request>> requests;
+};
+
+// B requests whose first `context` tokens are already in the KV cache.
+Fixture make_fixture(int64_t batch, int64_t context, int64_t prompt_len) {
+  Fixture f;
+  CpuBackendOptions o;
+  o.block_size = kBlockSize;
+  const int64_t blocks_per = (prompt_len + kBlockSize - 1) / kBlockSize;
+  o.num_blocks = 1 + batch * blocks_per;
+  f.backend = std::make_unique<CpuBackend>(bench_weights(), o);
+  int32_t next_block = 1;
+  for (int64_t b = 0; b < batch; ++b) {
+    auto r = std::make_unique<Request>();
+    r->external_id = "r" + std::to_string(b);
+    Rng rng(static_cast<uint64_t>(b) + 100);
+    for (int64_t t = 0; t < prompt_len; ++t) {
+      r->prompt_tokens.push_back(static_cast<int32_t>(rng.below(32000)));
+    }
+    r->prompt_len = prompt_len;
+    r->params.temperature = 0;
+    for (int64_t i = 0; i < blocks_per; ++i) r->block_ids.push_back(next_block++);
+    f.requests.push_back(std::move(r));
+  }
+  if (context > 0) {
+    for (auto& r : f.requests) {
+      SchedulerOutput out;
+      out.seqs.push_back({r.get(), 0, context, false});
+      std::vector<int32_t> sampled;
+      f.backend->execute(out, sampled);
+    }
+  }
+  return f;
+}
+
+void sim_counters(benchmark::State& state, const BatchCost& cost, int64_t tokens) {
+  const double step_s = static_cast<double>(step_time_ns(cpu_deployment(), cost)) * 1e-9;
+  state.counters["sim_step_ms"] = step_s * 1e3;
+  state.counters["sim_tok_s"] = static_cast<double>(tokens) / step_s;
+}
+
+void BM_Decode(benchmark::State& state) {
+  const int64_t batch = state.range(0);
+  Fixture f = make_fixture(batch, kContext, kContext + 1);
+  SchedulerOutput out;
+  BatchCost cost;
+  for (auto& r : f.requests) {
+    out.seqs.push_back({r.get(), kContext, 1, true});  // position 128, recomputed each iteration
+    cost.add(kContext, 1, true);
+  }
+  std::vector<int32_t> sampled;
+  for (auto _ : state) f.backend->execute(out, sampled);
+  state.counters["tok_s"] =
+      benchmark::Counter(static_cast<double>(batch), benchmark::Counter::kIsIterationInvariantRate);
+  const double roofline =
+      static_cast<double>(batch) * measure_read_bandwidth() / weight_bytes_per_step();
+  state.counters["roofline_tok_s"] = roofline;
+  state.counters["read_GBps"] = measure_read_bandwidth() / 1e9;
+  sim_counters(state, cost, batch);
+}
+BENCHMARK(BM_Decode)->Arg(1)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+
+void BM_Prefill(benchmark::State& state) {
+  const int64_t len = state.range(0);
+  Fixture f = make_fixture(1, 0, len);
+  SchedulerOutput out;
+  out.seqs.push_back({f.requests[0].get(), 0, len, true});
+  BatchCost cost;
+  cost.add(0, len, true);
+  std::vector<int32_t> sampled;
+  for (auto _ : state) f.backend->execute(out, sampled);
+  state.counters["tok_s"] =
+      benchmark::Counter(static_cast<double>(len), benchmark::Counter::kIsIterationInvariantRate);
+  const double flops = step_flops(cpu_deployment(), cost);
+  state.counters["gflop_s"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["gemm_peak_gflop_s"] = measured_gemm_flops() * 1e-9;
+  sim_counters(state, cost, len);
+}
+BENCHMARK(BM_Prefill)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
+
+}  // namespace
