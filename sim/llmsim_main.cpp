@@ -1,8 +1,9 @@
-// llmsim: the scheduler core on a simulated clock. Subcommands: replay, tokenize.
+// llmsim: the scheduler core on a simulated clock. Subcommands: replay, tokenize, make-model.
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "backends/model/make_model_command.h"
 #include "backends/model/tokenize_command.h"
 #include "sim/replay_cli.h"
 #include "ui/progress_bar.h"
@@ -15,6 +16,9 @@ commands:
   replay TRACE [flags]   replay a request trace on the simulated engine (llmsim replay --help)
   tokenize --tokenizer FILE [--add-special-tokens] TEXT
                          print TEXT's token ids (llmsim tokenize --help)
+  make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N --out DIR
+                         write a seeded random model as GGUF and safetensors
+                         (llmsim make-model --help)
 )";
 
 }  // namespace
@@ -27,6 +31,9 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "tokenize") {
     return llm::run_tokenize_command({args.begin() + 1, args.end()}, std::cout, std::cerr);
+  }
+  if (args[0] == "make-model") {
+    return llm::run_make_model_command({args.begin() + 1, args.end()}, std::cout, std::cerr);
   }
   if (args[0] != "replay") {
     std::cerr << "llmsim: unknown command '" << args[0] << "'\n" << kUsage;

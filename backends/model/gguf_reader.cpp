@@ -17,8 +17,7 @@ constexpr uint64_t kMaxAlignment = 1 << 20;
 }  // namespace
 
 GgufError::GgufError(std::string file, uint64_t offset, const std::string& what)
-    : std::runtime_error(file + ": GGUF error at byte " + std::to_string(offset) + ": " + what),
-      file_(std::move(file)),
+    : ModelFormatError(file, "", "GGUF error at byte " + std::to_string(offset) + ": " + what),
       offset_(offset) {}
 
 // Bounds-checked little-endian cursor over the file bytes.

@@ -16,19 +16,20 @@
 
 #include "backends/model/gguf_types.h"
 #include "backends/model/gguf_value.h"
+#include "backends/model/model_config.h"
 
 namespace llm {
 
 class MappedFile;
 
-class GgufError : public std::runtime_error {
+// A GGUF file that cannot be used. It is a ModelFormatError (field "": the byte offset says where),
+// so callers that load any model format catch one type.
+class GgufError : public ModelFormatError {
  public:
   GgufError(std::string file, uint64_t offset, const std::string& what);
-  const std::string& file() const { return file_; }
   uint64_t offset() const { return offset_; }
 
  private:
-  std::string file_;
   uint64_t offset_;
 };
 

@@ -248,3 +248,60 @@ ModelConfig load_hf_config(const std::string& path) {
 }
 
 }  // namespace llm
+
+namespace llm {
+
+nlohmann::json hf_config_to_json(const ModelConfig& c) {
+  using nlohmann::json;
+  const bool qwen2 = c.architecture == "qwen2";
+  json j = json::object();
+  j["architectures"] = json::array({qwen2 ? "Qwen2ForCausalLM" : "LlamaForCausalLM"});
+  j["model_type"] = c.architecture;
+  j["vocab_size"] = c.vocab_size;
+  j["hidden_size"] = c.hidden_size;
+  j["intermediate_size"] = c.intermediate_size;
+  j["num_hidden_layers"] = c.num_hidden_layers;
+  j["num_attention_heads"] = c.num_attention_heads;
+  j["num_key_value_heads"] = c.num_key_value_heads;
+  j["head_dim"] = c.head_dim;
+  j["hidden_act"] = "silu";
+  j["max_position_embeddings"] = c.max_position_embeddings;
+  j["rms_norm_eps"] = c.rms_norm_eps;
+  j["rope_theta"] = c.rope_theta;
+  switch (c.rope_scaling.type) {
+    case RopeScaling::Type::kNone:
+      j["rope_scaling"] = nullptr;
+      break;
+    case RopeScaling::Type::kLinear:
+      j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", c.rope_scaling.factor}};
+      break;
+    case RopeScaling::Type::kLlama3:
+      j["rope_scaling"] = {
+          {"rope_type", "llama3"},
+          {"factor", c.rope_scaling.factor},
+          {"low_freq_factor", c.rope_scaling.low_freq_factor},
+          {"high_freq_factor", c.rope_scaling.high_freq_factor},
+          {"original_max_position_embeddings", c.rope_scaling.original_max_position_embeddings}};
+      break;
+  }
+  j["tie_word_embeddings"] = c.tie_word_embeddings;
+  if (qwen2) {
+    j["use_sliding_window"] = false;
+  } else {
+    j["attention_bias"] = c.attention_bias;
+    j["mlp_bias"] = c.mlp_bias;
+  }
+  j["bos_token_id"] = c.bos_token_id >= 0 ? json(c.bos_token_id) : json(nullptr);
+  if (c.eos_token_ids.size() == 1) {
+    j["eos_token_id"] = c.eos_token_ids[0];
+  } else if (c.eos_token_ids.empty()) {
+    j["eos_token_id"] = nullptr;
+  } else {
+    j["eos_token_id"] = c.eos_token_ids;
+  }
+  if (!c.torch_dtype.empty()) j["torch_dtype"] = c.torch_dtype;
+  j["use_cache"] = true;
+  return j;
+}
+
+}  // namespace llm

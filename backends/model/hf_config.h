@@ -7,10 +7,11 @@
 // Unsupported features (another architecture, hidden_act other than silu, sliding-window
 // attention, an unknown rope_scaling type) and contradictions are ModelFormatErrors naming the
 // file and the field.
+// hf_config_to_json is the inverse, for the tiny-model generator.
 // Thread-safety: stateless functions.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
@@ -22,5 +23,10 @@ ModelConfig parse_hf_config(const nlohmann::json& config, const std::string& fil
 // Parses JSON text first (a syntax error is a ModelFormatError).
 ModelConfig parse_hf_config_text(std::string_view text, const std::string& file);
 ModelConfig load_hf_config(const std::string& path);
+
+// The config.json transformers would write for `config` (architectures, model_type, every shape
+// field, rms_norm_eps, rope_theta, rope_scaling, tie_word_embeddings, bos/eos ids, torch_dtype);
+// parse_hf_config reads it back to an equal ModelConfig.
+nlohmann::json hf_config_to_json(const ModelConfig& config);
 
 }  // namespace llm

@@ -1,8 +1,10 @@
 // Test helpers for backends/model: where the shared tokenizer vocabularies live and how to read
 // their golden vectors (NAME.gguf.inp: texts separated by "\n__ggml_vocab_test__\n";
-// NAME.gguf.out: one line of space-separated ids per text).
+// NAME.gguf.out: one line of space-separated ids per text); a fresh scratch folder per test.
 // Thread-safety: plain functions; safe from any thread.
 #pragma once
+
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -28,6 +30,15 @@ inline std::string read_text_file(const std::string& path) {
   std::ostringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+// An empty folder for one test's files: <gtest temp dir>/llm_model_<name>_<pid>.
+inline std::string scratch_dir(const std::string& name) {
+  const std::filesystem::path p = std::filesystem::temp_directory_path() /
+                                  ("llm_model_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p.string();
 }
 
 struct GoldenCase {

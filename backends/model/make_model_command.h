@@ -1,0 +1,48 @@
+// `llmsim make-model`: writes one seeded random Llama-family model in both formats, with a real
+// vocabulary: DIR/model.gguf (tokenizer copied from the vocabulary GGUF), DIR/model.safetensors
+// and DIR/config.json. Loading either gives identical weights (load_model_weights).
+//   llmsim make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N
+//                     [--kv-heads N] [--head-dim N] [--ffn N] [--seed N] [--rope-theta X]
+//                     [--rms-eps X] [--max-position-embeddings N] [--tied] [--peaky]
+//                     [--dtype f32|f16|bf16] --out DIR
+// Exit codes: 0 ok, 2 bad usage (message names the flag) or unusable vocabulary, 1 I/O failure.
+// Thread-safety: single-threaded command-line code.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "backends/model/model_config.h"
+#include "backends/model/model_writer.h"
+
+namespace llm {
+
+struct MakeModelOptions {
+  std::string arch;
+  std::string vocab_path;
+  std::string out_dir;
+  int64_t dim = 0;
+  int64_t layers = 0;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;  // 0: = heads
+  int64_t head_dim = 0;  // 0: dim / heads
+  int64_t ffn = 0;       // 0: 8/3 * dim rounded up to a multiple of 64
+  uint64_t seed = 1;
+  double rope_theta = 0;  // 0: the vocabulary file's <arch>.rope.freq_base, else 10000
+  double rms_eps = 0;     // 0: 1e-5 (llama) or 1e-6 (qwen2)
+  int64_t max_position_embeddings = 2048;
+  bool tied = false;
+  bool peaky = false;
+  WeightType dtype = WeightType::kF32;
+};
+
+// The default --ffn for a hidden size.
+int64_t default_ffn_size(int64_t dim);
+
+// `args` excludes the "make-model" word itself.
+int run_make_model_command(const std::vector<std::string>& args, std::ostream& out,
+                           std::ostream& err);
+
+}  // namespace llm

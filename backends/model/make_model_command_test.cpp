@@ -1,0 +1,121 @@
+// `llmsim make-model`: writes a model both ways from a real vocabulary, the two load identically,
+// the same seed gives the same files, and bad flags exit 2 naming the flag.
+#include "backends/model/make_model_command.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "backends/model/gguf_reader.h"
+#include "backends/model/model_test_support.h"
+#include "backends/model/model_testdata.h"
+#include "backends/model/tokenizer.h"
+
+namespace llm {
+namespace {
+
+int run(const std::vector<std::string>& args, std::string* out_text = nullptr,
+        std::string* err_text = nullptr) {
+  std::ostringstream out, err;
+  const int code = run_make_model_command(args, out, err);
+  if (out_text) *out_text = out.str();
+  if (err_text) *err_text = err.str();
+  return code;
+}
+
+TEST(MakeModelCommand, DefaultFfnIsEightThirdsRoundedUpTo64) {
+  EXPECT_EQ(default_ffn_size(256), 704);  // 682.7 -> 704
+  EXPECT_EQ(default_ffn_size(64), 192);   // 170.7 -> 192
+  EXPECT_EQ(default_ffn_size(4096), 10944);
+}
+
+TEST(MakeModelCommand, LlamaModelFromTheLlama3VocabularyLoadsIdenticallyBothWays) {
+  LLM_REQUIRE_TOKENIZER_DATA();
+  const std::string dir = testing::scratch_dir("make_llama");
+  std::string out, err;
+  ASSERT_EQ(run({"--arch", "llama", "--vocab", testing::vocab_path("llama-bpe"), "--dim", "32",
+                 "--layers", "2", "--heads", "4", "--kv-heads", "2", "--seed", "1", "--out", dir},
+                &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("wrote"), std::string::npos);
+  const ModelWeights g = load_model_weights(dir + "/model.gguf");
+  const ModelWeights s = load_model_weights(dir);
+  testing::expect_identical_weights(g, s);
+  EXPECT_EQ(g.config.vocab_size, 128256);
+  EXPECT_EQ(g.config.intermediate_size, 128);  // 85.3 -> 128
+  EXPECT_EQ(g.config.rope_theta, 500000.0);    // from the vocabulary's llama.rope.freq_base
+  EXPECT_EQ(g.config.num_key_value_heads, 2);
+  EXPECT_FALSE(g.config.tie_word_embeddings);
+  EXPECT_EQ(g.config.bos_token_id, 128000);
+  // The GGUF is a usable tokenizer file too.
+  const auto tok = Tokenizer::from_gguf_file(dir + "/model.gguf");
+  EXPECT_EQ(tok->vocab_size(), 128256);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(MakeModelCommand, Qwen2TiedF16SameSeedSameFiles) {
+  LLM_REQUIRE_TOKENIZER_DATA();
+  const std::string a = testing::scratch_dir("make_qwen_a");
+  const std::string b = testing::scratch_dir("make_qwen_b");
+  for (const std::string& dir : {a, b}) {
+    std::string err;
+    ASSERT_EQ(run({"--arch=qwen2", "--vocab", testing::vocab_path("qwen2"), "--dim", "32",
+                   "--layers", "1", "--heads", "2", "--tied", "--peaky", "--dtype", "f16", "--ffn",
+                   "64", "--out", dir},
+                  nullptr, &err),
+              0)
+        << err;
+  }
+  EXPECT_EQ(testing::read_bytes(a + "/model.gguf"), testing::read_bytes(b + "/model.gguf"));
+  EXPECT_EQ(testing::read_bytes(a + "/model.safetensors"),
+            testing::read_bytes(b + "/model.safetensors"));
+  const ModelWeights g = load_model_weights(a + "/model.gguf");
+  testing::expect_identical_weights(g, load_model_weights(a));
+  EXPECT_TRUE(g.config.tie_word_embeddings);
+  EXPECT_TRUE(g.config.attention_bias);
+  EXPECT_EQ(g.config.torch_dtype, "float16");
+  EXPECT_EQ(g.config.rope_theta, 1000000.0);
+  std::filesystem::remove_all(a);
+  std::filesystem::remove_all(b);
+}
+
+TEST(MakeModelCommand, BadFlagsExit2NamingTheFlag) {
+  const std::vector<std::string> ok = {"--arch",   "llama", "--vocab", "v.gguf", "--dim", "32",
+                                       "--layers", "1",     "--heads", "4",      "--out", "/tmp/x"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = ok;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {with({"--dim", "abc"}), "--dim"},
+      {with({"--layers", "0"}), "--layers"},
+      {with({"--kv-heads", "3"}), "--kv-heads"},
+      {with({"--arch", "gpt2"}), "--arch"},
+      {with({"--dtype", "q4"}), "--dtype"},
+      {with({"--rope-theta", "-1"}), "--rope-theta"},
+      {with({"--heads", "5"}), "--heads"},  // 32 % 5
+      {with({"--head-dim", "5"}), "--head-dim"},
+      {with({"--tied=yes"}), "--tied"},
+      {with({"--bogus"}), "--bogus"},
+      {with({"--seed"}), "--seed"},
+      {{"--arch", "llama", "--dim", "32", "--layers", "1", "--heads", "4", "--out", "/tmp/x"},
+       "--vocab"},
+  };
+  for (const auto& [args, flag] : cases) {
+    std::string err;
+    EXPECT_EQ(run(args, nullptr, &err), 2) << flag;
+    EXPECT_NE(err.find(flag), std::string::npos) << err;
+  }
+  std::string err;
+  EXPECT_EQ(run(ok, nullptr, &err), 2);  // v.gguf does not exist
+  EXPECT_NE(err.find("--vocab"), std::string::npos) << err;
+  std::string out;
+  EXPECT_EQ(run({"--help"}, &out), 0);
+  EXPECT_NE(out.find("usage: llmsim make-model"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace llm
