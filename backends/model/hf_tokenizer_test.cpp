@@ -5,13 +5,17 @@
 #include "backends/model/hf_tokenizer.h"
 
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 
 #include "backends/model/model_testdata.h"
 #include "backends/model/pretokenizer.h"
 #include "backends/model/tokenizer.h"
+#include "backends/model/utf8.h"
 
 namespace llm {
 namespace {
@@ -277,6 +281,50 @@ TEST(HfTokenizerErrors, ConfigTokensMustBeInTheVocabulary) {
   }
   write_text(dir + "/tokenizer_config.json", R"({"add_bos_token": "yes"})");
   EXPECT_THROW(load_tokenizer(dir), TokenizerError);
+}
+
+// The GGUF tokenizer and its tokenizer.json twin (written once per vocabulary).
+const std::pair<std::unique_ptr<Tokenizer>, std::unique_ptr<Tokenizer>>& twins(
+    const std::string& name) {
+  static std::map<std::string, std::pair<std::unique_ptr<Tokenizer>, std::unique_ptr<Tokenizer>>>
+      cache;
+  auto& slot = cache[name];
+  if (!slot.first) {
+    slot.first = Tokenizer::from_gguf_file(testing::vocab_path(name));
+    const std::string dir = temp_dir("twin_" + name);
+    write_tokenizer_json(*slot.first, dir + "/tokenizer.json");
+    slot.second = load_tokenizer(dir);
+    fs::remove_all(dir);
+  }
+  return slot;
+}
+
+// Random text (words, whitespace runs, digits, accents, CJK, emoji, special-token text)
+// encodes identically with both; for SentencePiece this checks the scores derived from merges.
+RC_GTEST_PROP(HfTokenizerProperty, JsonTwinEncodesLikeGguf, ()) {
+  if (!testing::have_tokenizer_data()) return;
+  const std::string name =
+      *rc::gen::element<std::string>("llama-spm", "gpt-2", "llama-bpe", "qwen2");
+  const auto& [gguf, json] = twins(name);
+  const auto pieces = *rc::gen::container<std::vector<std::string>>(rc::gen::oneOf(
+      rc::gen::element<std::string>("the", " quick", "brown", "  ", "\n", "\t", "12345", "'s",
+                                    "<s>", "<|eot_id|>", "<|im_start|>", "<|endoftext|>",
+                                    "unbelievable", "ing", " ."),
+      rc::gen::map(
+          rc::gen::container<std::vector<uint32_t>>(rc::gen::oneOf(
+              rc::gen::inRange<uint32_t>(0x21, 0x7F), rc::gen::inRange<uint32_t>(0xC0, 0x250),
+              rc::gen::inRange<uint32_t>(0x4E00, 0x4F00),
+              rc::gen::inRange<uint32_t>(0x1F600, 0x1F650))),
+          [](const std::vector<uint32_t>& cps) {
+            std::string s;
+            for (uint32_t cp : cps) utf8_append(s, cp);
+            return s;
+          })));
+  std::string text;
+  for (const auto& p : pieces) text += p;
+  const bool add = *rc::gen::arbitrary<bool>();
+  const bool parse = *rc::gen::arbitrary<bool>();
+  RC_ASSERT(json->encode(text, add, parse) == gguf->encode(text, add, parse));
 }
 
 TEST(LoadTokenizer, GgufJsonOrDirectory) {
