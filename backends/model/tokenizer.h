@@ -1,5 +1,6 @@
-// Tokenizer: text <-> token ids for the vocabularies of GGUF files. tokenizer.ggml.model "llama"
-// selects SentencePiece-style BPE (SpmTokenizer), "gpt2" byte-level BPE (BpeTokenizer).
+// Tokenizer: text <-> token ids for the vocabularies of GGUF files and Hugging Face tokenizer.json
+// (hf_tokenizer.h). tokenizer.ggml.model "llama" selects SentencePiece-style BPE (SpmTokenizer),
+// "gpt2" byte-level BPE (BpeTokenizer).
 //
 // encode(text, add_special_tokens, parse_special): with add_special_tokens, BOS is prepended when
 // tokenizer.ggml.add_bos_token says so (and EOS appended per add_eos_token). Without
