@@ -100,7 +100,7 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
   if (path == "/health") {
     if (!need("GET")) return finish(std::move(r));
     r.content_type.clear();
-    r.status = context_.draining.load() || context_.engine->failed() ? 503 : 200;
+    r.status = context_.draining.load() || context_.engines.failed() ? 503 : 200;
     return finish(std::move(r));
   }
   if (path == "/version") {
@@ -117,10 +117,7 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
   }
   if (metrics_path) {
     if (!need("GET")) return finish(std::move(r));
-    if (context_.metrics) {
-      EngineMetrics* metrics = context_.metrics;
-      context_.engine->run_on_engine_thread([metrics] { metrics->flush(); });
-    }
+    context_.engines.flush_metrics();
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
     r.body = serialize_exposition(context_.registry->Collect());
     return finish(std::move(r));
@@ -145,7 +142,7 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
       return finish(
           error_response(503, "The server is shutting down and accepts no new requests."));
     }
-    if (context_.engine->failed()) {
+    if (context_.engines.failed()) {
       return finish(error_response(
           503, "The engine has failed and accepts no new requests (see the server log)."));
     }

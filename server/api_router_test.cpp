@@ -41,7 +41,7 @@ TEST(ApiRouter, AFailedEngineAnswersHealth503AndRefusesGenerations) {
   context.registry = &registry;
   ThrowingBackend backend;
   EngineService engine(context.setup.scheduler, backend, nullptr);
-  context.engine = &engine;
+  context.engines.add(&engine, nullptr);
   ApiRouter router(context);
   EXPECT_EQ(router.route(http("GET", "/health")).response.status, 200);
 

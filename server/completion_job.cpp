@@ -86,9 +86,11 @@ bool CompletionJob::start(Post post, std::function<void()> progress) {
         });
       }
     };
-    if (!context_.engine->submit(std::move(g), std::move(sink))) {
+    EngineService& engine = context_.engines.pick();
+    prompts_[p].engine = &engine;
+    if (!engine.submit(std::move(g), std::move(sink))) {
       // Shutting down: drop what was already submitted.
-      for (size_t q = 0; q < p; ++q) context_.engine->abort(prompts_[q].engine_id);
+      for (size_t q = 0; q < p; ++q) prompts_[q].engine->abort(prompts_[q].engine_id);
       cancelled_ = true;
       return false;
     }
@@ -139,7 +141,7 @@ void CompletionJob::cancel() {
 void CompletionJob::abort_in_engine() {
   cancelled_ = true;
   for (const Prompt& p : prompts_) {
-    if (p.engine_finished < request_.n) context_.engine->abort(p.engine_id);
+    if (p.engine && p.engine_finished < request_.n) p.engine->abort(p.engine_id);
   }
 }
 
@@ -172,7 +174,7 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
     // The engine ends this sequence as "stop" too, as vLLM's frontend reports stop strings; its
     // siblings (n > 1) run on.
     if (!u.finished) {
-      context_.engine->finish_sequence(prompt.engine_id, u.child_index, FinishReason::kStop);
+      prompt.engine->finish_sequence(prompt.engine_id, u.child_index, FinishReason::kStop);
     }
     finish_choice(c, delta);
     return;

@@ -68,6 +68,7 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   };
   struct Prompt {
     std::string engine_id;
+    EngineService* engine = nullptr;  // the data-parallel engine running it (once submitted)
     int64_t length = 0;
     int32_t engine_finished = 0;  // children the engine reported finished
     int32_t local_done = 0;       // choices finished here (engine finish or stop string)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <thread>
 
 #include "backends/cpu/cpu_backend.h"
@@ -26,35 +27,42 @@ void wait_until(Pred done, std::chrono::steady_clock::time_point deadline) {
 
 LlmServer::LlmServer(const ServerOptions& options) {
   context_.options = options;
-  if (options.backend == "cpu") {
-    setup_cpu();
-  } else {
-    setup_sim();
-  }
+  // One backend per data-parallel engine, all alike.
+  const std::function<Backend*()> make_backend =
+      options.backend == "cpu" ? setup_cpu() : setup_sim();
   const EngineSetup& setup = context_.setup;
   if (!options.disable_log_stats) {
     families_ = std::make_unique<VllmMetricFamilies>(registry_, setup.scheduler.max_model_len);
-    metrics_ = std::make_unique<EngineMetrics>(*families_, setup.served_model_name, 0, setup.cache);
   }
   if (!options.request_log.empty()) {
     request_log_ = std::make_unique<RequestLog>(options.request_log, options.request_log_content);
   }
-  // Ids that end a sequence besides the backend's eos (unless ignore_eos): the tokenizer's eot,
-  // and its eos where the model's differs.
-  const int32_t backend_eos = backend_->eos_token_id();
-  auto add_stop = [&](int32_t id) {
-    auto& ids = context_.extra_stop_token_ids;
-    if (id >= 0 && id != backend_eos && std::find(ids.begin(), ids.end(), id) == ids.end()) {
-      ids.push_back(id);
+  for (int32_t i = 0; i < options.data_parallel_size; ++i) {
+    Backend* backend = make_backend();
+    EngineMetrics* metrics = nullptr;
+    if (families_) {
+      metrics_.push_back(
+          std::make_unique<EngineMetrics>(*families_, setup.served_model_name, i, setup.cache));
+      metrics = metrics_.back().get();
     }
-  };
-  for (int32_t id : context_.codec->extra_stop_token_ids()) add_stop(id);
-  add_stop(context_.codec->eos_token_id());
-  for (int32_t id : model_eos_ids_) add_stop(id);
-  engine_ = std::make_unique<EngineService>(setup.scheduler, *backend_, metrics_.get());
-  context_.engine = engine_.get();
+    engines_.push_back(std::make_unique<EngineService>(setup.scheduler, *backend, metrics));
+    context_.engines.add(engines_.back().get(), metrics);
+    if (i == 0) {
+      // Ids that end a sequence besides the backend's eos (unless ignore_eos): the tokenizer's
+      // eot, and its eos where the model's differs.
+      const int32_t backend_eos = backend->eos_token_id();
+      auto add_stop = [&](int32_t id) {
+        auto& ids = context_.extra_stop_token_ids;
+        if (id >= 0 && id != backend_eos && std::find(ids.begin(), ids.end(), id) == ids.end()) {
+          ids.push_back(id);
+        }
+      };
+      for (int32_t id : context_.codec->extra_stop_token_ids()) add_stop(id);
+      add_stop(context_.codec->eos_token_id());
+      for (int32_t id : model_eos_ids_) add_stop(id);
+    }
+  }
   context_.registry = &registry_;
-  context_.metrics = metrics_.get();
   context_.request_log = request_log_.get();
   router_ = std::make_unique<ApiRouter>(context_);
   HttpServerConfig http;
@@ -68,7 +76,7 @@ LlmServer::LlmServer(const ServerOptions& options) {
   http_ = std::make_unique<HttpServer>(*router_, http);
 }
 
-void LlmServer::setup_sim() {
+std::function<Backend*()> LlmServer::setup_sim() {
   const ServerOptions& o = context_.options;
   context_.setup = make_engine_setup(o);
   context_.simulated = true;
@@ -83,15 +91,17 @@ void LlmServer::setup_sim() {
   } else {
     context_.codec = std::make_shared<SimTextCodec>(deployment.model.vocab, chat);
   }
-  backends_.push_back(std::make_unique<SimBackend>(deployment, o.seed));
-  if (tokenizer && tokenizer->eos_id() >= 0) {
-    backends_.push_back(std::make_unique<EosSwapBackend>(*backends_.back(), tokenizer->eos_id()));
-  }
-  backends_.push_back(std::make_unique<ScaledBackend>(*backends_.back(), o.step_time_scale));
-  backend_ = backends_.back().get();
+  const int32_t eos = tokenizer ? tokenizer->eos_id() : -1;
+  return [this, eos] {
+    const ServerOptions& o = context_.options;
+    backends_.push_back(std::make_unique<SimBackend>(context_.setup.deployment, o.seed));
+    if (eos >= 0) backends_.push_back(std::make_unique<EosSwapBackend>(*backends_.back(), eos));
+    backends_.push_back(std::make_unique<ScaledBackend>(*backends_.back(), o.step_time_scale));
+    return backends_.back().get();
+  };
 }
 
-void LlmServer::setup_cpu() {
+std::function<Backend*()> LlmServer::setup_cpu() {
   const ServerOptions& o = context_.options;
   const std::string& path = o.engine.model;
   auto weights = std::make_shared<ModelWeights>();
@@ -117,15 +127,17 @@ void LlmServer::setup_cpu() {
   cpu.num_blocks = context_.setup.scheduler.num_gpu_blocks;
   cpu.block_size = context_.setup.scheduler.block_size;
   cpu.threads = o.cpu_threads;
-  backends_.push_back(
-      std::make_unique<CpuBackend>(std::shared_ptr<const ModelWeights>(std::move(weights)), cpu));
-  backend_ = backends_.back().get();
+  std::shared_ptr<const ModelWeights> shared = std::move(weights);
+  return [this, shared, cpu] {
+    backends_.push_back(std::make_unique<CpuBackend>(shared, cpu));
+    return backends_.back().get();
+  };
 }
 
 LlmServer::~LlmServer() {
   if (http_) http_->stop();
-  // The engine goes first: its sinks post into the HTTP server's io_context.
-  engine_.reset();
+  // The engines go first: their sinks post into the HTTP server's io_context.
+  engines_.clear();
   http_.reset();
 }
 
@@ -139,14 +151,15 @@ void LlmServer::shutdown() {
   const auto deadline =
       clock::now() + std::chrono::duration_cast<clock::duration>(
                          std::chrono::duration<double>(context_.options.shutdown_timeout_s));
-  wait_until([&] { return engine_->num_unfinished() == 0; }, deadline);
-  if (engine_->num_unfinished() > 0) engine_->abort_all();
+  EngineSet& engines = context_.engines;
+  wait_until([&] { return engines.num_unfinished() == 0; }, deadline);
+  if (engines.num_unfinished() > 0) engines.abort_all();
   // Let the sessions write the last frames of what just finished or was aborted.
-  wait_until([&] { return engine_->num_unfinished() == 0 && http_->active_generations() == 0; },
+  wait_until([&] { return engines.num_unfinished() == 0 && http_->active_generations() == 0; },
              clock::now() + std::chrono::seconds(2));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   http_->stop();
-  engine_->stop();
+  engines.stop();
 }
 
 }  // namespace llm

@@ -8,6 +8,7 @@
 
 #include <prometheus/registry.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,22 +41,22 @@ class LlmServer {
   void shutdown();
 
   ServerContext& context() { return context_; }
-  EngineService& engine() { return *engine_; }
+  EngineService& engine(size_t i = 0) { return *engines_[i]; }
   HttpServer& http() { return *http_; }
 
  private:
   ServerContext context_;
   prometheus::Registry registry_;
   std::unique_ptr<VllmMetricFamilies> families_;
-  std::unique_ptr<EngineMetrics> metrics_;
-  void setup_sim();
-  void setup_cpu();
+  std::vector<std::unique_ptr<EngineMetrics>> metrics_;  // one per engine (engine="i")
+  // Load the model or tokenizer and set up the context; return a maker of one engine's backend.
+  std::function<Backend*()> setup_sim();
+  std::function<Backend*()> setup_cpu();
 
-  std::vector<std::unique_ptr<Backend>> backends_;  // each wraps the previous; the last runs
-  Backend* backend_ = nullptr;
-  std::vector<int32_t> model_eos_ids_;  // the model config's eos_token_ids (cpu)
+  std::vector<std::unique_ptr<Backend>> backends_;  // wrappers after what they wrap
+  std::vector<int32_t> model_eos_ids_;              // the model config's eos_token_ids (cpu)
   std::unique_ptr<RequestLog> request_log_;
-  std::unique_ptr<EngineService> engine_;
+  std::vector<std::unique_ptr<EngineService>> engines_;
   std::unique_ptr<ApiRouter> router_;
   std::unique_ptr<HttpServer> http_;
   bool stopped_ = false;

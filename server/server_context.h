@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/vllm_metrics.h"
-#include "server/engine_service.h"
+#include "server/engine_set.h"
 #include "server/request_log.h"
 #include "server/server_options.h"
 #include "server/text_codec.h"
@@ -27,9 +27,8 @@ struct ServerContext {
   // Ids that end a sequence unless ignore_eos, besides the backend's eos: the tokenizer's eot (and
   // eos where it differs from the model's), as vLLM adds generation_config's eos_token_ids.
   std::vector<int32_t> extra_stop_token_ids;
-  EngineService* engine = nullptr;
+  EngineSet engines;  // one per --data-parallel-size
   prometheus::Registry* registry = nullptr;
-  EngineMetrics* metrics = nullptr;        // null with --disable-log-stats
   RequestLog* request_log = nullptr;       // null without --request-log
   std::atomic<bool> draining{false};       // SIGTERM received: /health 503, no new generations
   std::atomic<uint64_t> next_sequence{0};  // makes engine request ids unique

@@ -23,7 +23,8 @@ Server (vLLM's names):
   --enable-force-include-usage     always send the final usage chunk when streaming
   --enable-request-id-headers      echo X-Request-Id in responses
 )" + engine_flags_usage() +
-         R"(  --data-parallel-size 1           engines (only 1 for now)
+         R"(  --data-parallel-size N           engines, each with its own backend and KV cache (1); a
+                                   request goes to the one with the fewest unfinished requests
   --seed N                         output-token seed of the simulated backend (0)
 Backend:
   --backend sim|cpu|cuda           sim (default: the simulated GPU), cpu (fp32 reference on this
@@ -154,9 +155,9 @@ ServerOptions parse_server_args_unchecked(const std::vector<std::string>& args,
   }
   if (o.backend != "sim" && o.backend != "cpu")
     throw FlagError("--backend: expected sim, cpu or cuda, got '" + o.backend + "'");
-  if (o.data_parallel_size != 1) {
+  if (o.data_parallel_size > 64) {
     throw FlagError("--data-parallel-size " + std::to_string(o.data_parallel_size) +
-                    ": only 1 is supported by llmserve for now");
+                    ": at most 64 engines");
   }
   o.engine = engine.args();
   if (o.served_model_name.empty()) o.served_model_name = o.engine.model;

@@ -71,8 +71,11 @@ TEST(ServerOptions, BadFlagsNameTheFlag) {
   EXPECT_NE(error_of({"--chat-template", "jinja"}).find("--chat-template"), std::string::npos);
   EXPECT_NE(error_of({"--kv-cache-memory-bytes", "0"}).find("--kv-cache-memory-bytes"),
             std::string::npos);
-  EXPECT_NE(error_of({"--data-parallel-size", "2"}).find("--data-parallel-size"),
+  EXPECT_NE(error_of({"--data-parallel-size", "0"}).find("--data-parallel-size"),
             std::string::npos);
+  EXPECT_NE(error_of({"--data-parallel-size", "65"}).find("--data-parallel-size"),
+            std::string::npos);
+  EXPECT_EQ(error_of({"--data-parallel-size", "4"}), "");
   EXPECT_EQ(error_of({"--data-parallel-size", "1"}), "");
   try {
     ServerOptions o;
