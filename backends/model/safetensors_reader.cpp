@@ -1,11 +1,6 @@
 // Safetensors reader: mapping the file and validating its header (see safetensors_reader.h).
 #include "backends/model/safetensors_reader.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -13,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+
+#include "backends/model/mapped_file.h"
 
 namespace llm {
 namespace {
@@ -54,14 +51,11 @@ std::optional<SafetensorsDType> parse_safetensors_dtype(std::string_view name) {
 const char* safetensors_dtype_name(SafetensorsDType dtype) { return entry(dtype).name; }
 size_t safetensors_dtype_size(SafetensorsDType dtype) { return entry(dtype).size; }
 
-// Owns the file's bytes: a read-only mapping, or a heap copy when mapping is not possible.
+// Owns the file's bytes: a MappedFile (mapped, or read when mapping is not possible), or a copy
+// of in-memory bytes.
 struct SafetensorsFile::Storage {
-  void* map = nullptr;
-  size_t map_size = 0;
+  std::shared_ptr<const MappedFile> file;
   std::vector<std::byte> copy;
-  ~Storage() {
-    if (map != nullptr) munmap(map, map_size);
-  }
 };
 
 SafetensorsFile::SafetensorsFile(SafetensorsFile&&) noexcept = default;
@@ -72,39 +66,13 @@ SafetensorsFile SafetensorsFile::open(const std::string& path) {
   SafetensorsFile f;
   f.path_ = path;
   f.storage_ = std::make_unique<Storage>();
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw ModelFormatError(path, "", "cannot open: " + errno_text());
-  struct stat st {};
-  if (fstat(fd, &st) != 0) {
-    std::string err = errno_text();
-    ::close(fd);
-    throw ModelFormatError(path, "", "cannot stat: " + err);
+  try {
+    f.storage_->file = MappedFile::open(path);
+  } catch (const std::runtime_error& e) {
+    throw ModelFormatError(path, "", e.what());
   }
-  if (S_ISREG(st.st_mode) && st.st_size > 0) {
-    void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p != MAP_FAILED) {
-      f.storage_->map = p;
-      f.storage_->map_size = static_cast<size_t>(st.st_size);
-      f.bytes_ = {static_cast<const std::byte*>(p), f.storage_->map_size};
-    }
-  }
-  if (f.storage_->map == nullptr) {  // not mappable (empty, a pipe, ...): read it all
-    std::vector<std::byte>& buf = f.storage_->copy;
-    std::byte chunk[1 << 16];
-    for (;;) {
-      ssize_t n = ::read(fd, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        std::string err = errno_text();
-        ::close(fd);
-        throw ModelFormatError(path, "", "read failed: " + err);
-      }
-      if (n == 0) break;
-      buf.insert(buf.end(), chunk, chunk + n);
-    }
-    f.bytes_ = buf;
-  }
-  ::close(fd);
+  f.bytes_ = {reinterpret_cast<const std::byte*>(f.storage_->file->data()),
+              f.storage_->file->size()};
   f.parse();
   return f;
 }

@@ -1,11 +1,11 @@
 // Reader for the safetensors format: an 8-byte little-endian header length N, N bytes of JSON
 // (tensor name -> {"dtype", "shape", "data_offsets": [begin, end]}, plus an optional
 // "__metadata__" string->string map), then the data section the offsets index. The file is
-// memory-mapped read-only (read into memory when mmap is unavailable) and fully validated on open:
-// header length within the file and under kMaxHeaderBytes, well-formed JSON, known dtypes, sizes
-// that match the shapes, offsets inside the data section that neither overlap nor leave holes.
-// After open succeeds every TensorInfo's bytes lie inside the mapping. Tensor data is only as
-// aligned as the file makes it (the writer here aligns the data section to 8 bytes).
+// memory-mapped read-only through MappedFile (read into memory when mmap is unavailable) and fully
+// validated on open: header length within the file and under kMaxHeaderBytes, well-formed JSON,
+// known dtypes, sizes that match the shapes, offsets inside the data section that neither overlap
+// nor leave holes. After open succeeds every TensorInfo's bytes lie inside the mapping. Tensor data
+// is only as aligned as the file makes it (the writer here aligns the data section to 8 bytes).
 // ShardedSafetensors opens a model.safetensors.index.json and the shards its weight_map names.
 // Thread-safety: immutable after open; concurrent reads are safe.
 #pragma once
