@@ -25,7 +25,8 @@ Server (vLLM's names):
 )" + engine_flags_usage() +
          R"(  --data-parallel-size N           engines, each with its own backend and KV cache (1); a
                                    request goes to the one with the fewest unfinished requests
-  --seed N                         output-token seed of the simulated backend (0)
+  --seed N                         sim: the output-token seed (0); cpu: mixed into the per-request
+                                   seeds of requests that send no "seed"
 Backend:
   --backend sim|cpu|cuda           sim (default: the simulated GPU), cpu (fp32 reference on this
                                    machine; --model is then a .gguf file or a safetensors dir)

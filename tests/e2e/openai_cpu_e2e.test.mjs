@@ -161,6 +161,12 @@ test('stop strings cut the text across token boundaries', { skip }, async () => 
   assert.equal(finish, 'stop');
 });
 
+test('without max_tokens a request runs to the context limit', { skip }, async () => {
+  const r = await client.completions.create({ model, prompt, ignore_eos: true, temperature: 0 });
+  assert.equal(r.choices[0].finish_reason, 'length');
+  assert.equal(r.usage.prompt_tokens + r.usage.completion_tokens, 256);
+});
+
 test('a seed makes sampling repeatable', { skip }, async () => {
   const args = { model, prompt, max_tokens: 12, temperature: 1.0, top_p: 0.9, top_k: 50,
                  seed: 1234, ignore_eos: true };
