@@ -93,15 +93,22 @@ LLM_AVX2 float dot_avx2(const float* a, const float* b, int64_t k) {
 }
 
 // An R x C tile of outputs; each output accumulates exactly as dot_avx2 does.
+// When `ahead` is set, the tile also prefetches the C weight rows that follow its own (the next
+// tile's), so a pass that streams weights from memory keeps more loads in flight.
 template <int R, int C>
 LLM_AVX2 void tile_avx2(const float* x, int64_t ldx, const float* w, int64_t ldw, int64_t k,
-                        const float* bias, float* out, int64_t ldo) {
+                        const float* bias, float* out, int64_t ldo, bool ahead) {
   __m256 acc[R][C];
   for (int r = 0; r < R; ++r) {
     for (int c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_ps();
   }
   int64_t i = 0;
   for (; i + kLanes <= k; i += kLanes) {
+    if (ahead && (i & 15) == 0) {
+      for (int c = 0; c < C; ++c) {
+        _mm_prefetch(reinterpret_cast<const char*>(w + (C + c) * ldw + i), _MM_HINT_T0);
+      }
+    }
     __m256 wv[C];
     for (int c = 0; c < C; ++c) wv[c] = _mm256_loadu_ps(w + c * ldw + i);
     for (int r = 0; r < R; ++r) {
@@ -128,7 +135,7 @@ LLM_AVX2 void tile_avx2(const float* x, int64_t ldx, const float* w, int64_t ldw
 }
 
 using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, const float*, float*,
-                        int64_t);
+                        int64_t, bool);
 constexpr int kMaxR = 4, kMaxC = 8;
 
 template <size_t... I>
@@ -138,8 +145,9 @@ constexpr std::array<TileFn, sizeof...(I)> make_tiles(std::index_sequence<I...>)
 constexpr auto kTiles = make_tiles(std::make_index_sequence<kMaxR * kMaxC>{});
 
 void tile_dispatch_avx2(const float* x, int64_t ldx, int rows, const float* w, int64_t ldw,
-                        int cols, int64_t k, const float* bias, float* out, int64_t ldo) {
-  kTiles[(rows - 1) * kMaxC + (cols - 1)](x, ldx, w, ldw, k, bias, out, ldo);
+                        int cols, int64_t k, const float* bias, float* out, int64_t ldo,
+                        bool ahead) {
+  kTiles[(rows - 1) * kMaxC + (cols - 1)](x, ldx, w, ldw, k, bias, out, ldo, ahead);
 }
 #endif
 
@@ -150,8 +158,10 @@ void run_block(const float* x, int64_t m, int64_t k, const MatmulPart& p, int64_
     const float* bias = p.bias ? p.bias + c0 : nullptr;
 #if LLM_HAVE_X86
     if (avx2) {
+      // The first row tile of a column tile is the one that pulls its weights from memory.
+      const bool ahead = r0 == 0 && c0 + 2 * cols <= n1;
       tile_dispatch_avx2(x + r0 * k, k, rows, p.w + c0 * k, k, cols, k, bias,
-                         p.out + r0 * p.ldo + c0, p.ldo);
+                         p.out + r0 * p.ldo + c0, p.ldo, ahead);
       return;
     }
 #endif

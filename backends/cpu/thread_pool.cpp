@@ -48,13 +48,16 @@ void ThreadPool::run_erased(int64_t n, TaskFn fn, void* ctx) {
     fn_ = fn;
     ctx_ = ctx;
     next_.store(0, std::memory_order_relaxed);
-    busy_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+    open_.store(true, std::memory_order_seq_cst);
     generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   drain();
-  // Every worker must leave this loop before the next one rewrites n_, fn_ and ctx_.
-  for (int spins = 0; busy_.load(std::memory_order_acquire) != 0; ++spins) {
+  // Close the loop, then wait for the workers that joined it to leave before the next loop
+  // rewrites n_, fn_ and ctx_. A worker joins by incrementing active_ and then checking open_
+  // (both sequentially consistent), so either it sees the loop closed or we see it joined.
+  open_.store(false, std::memory_order_seq_cst);
+  for (int spins = 0; active_.load(std::memory_order_seq_cst) != 0; ++spins) {
     if (spins < kSpins) {
       LLM_CPU_RELAX();
     } else {
@@ -78,12 +81,12 @@ void ThreadPool::worker_loop() {
     }
     seen = gen;
     {
-      // Reading stop_ under the lock also orders the reads of n_, fn_ and ctx_ after their writes.
       std::lock_guard<std::mutex> lock(mu_);
       if (stop_) return;
     }
-    drain();
-    busy_.fetch_sub(1, std::memory_order_acq_rel);
+    active_.fetch_add(1, std::memory_order_seq_cst);
+    if (open_.load(std::memory_order_seq_cst)) drain();  // may help a later loop: that is fine
+    active_.fetch_sub(1, std::memory_order_seq_cst);
   }
 }
 

@@ -1,6 +1,8 @@
 // ThreadPool: a small persistent pool that runs the tasks 0..n-1 of one parallel loop on the
 // caller and its worker threads, each task exactly once, and returns when all are done. Workers
-// spin briefly between loops (a decode step issues a few hundred small loops) and then sleep.
+// spin briefly between loops (a decode step issues a few hundred small loops) and then sleep. The
+// caller never waits for a worker that has not joined a loop (on a busy machine a descheduled
+// worker must not stall every loop); it only waits for joined workers to finish their task.
 // Which thread runs a task is not fixed, so tasks must write disjoint outputs and each task's
 // result must not depend on the thread that runs it.
 // Thread-safety: run() is called by one thread at a time (the owner); the pool is not reentrant.
@@ -43,7 +45,8 @@ class ThreadPool {
   std::condition_variable wake_;
   std::atomic<uint64_t> generation_{0};
   std::atomic<int64_t> next_{0};
-  std::atomic<int> busy_{0};  // workers not yet done with the current loop
+  std::atomic<bool> open_{false};  // the current loop still accepts helpers
+  std::atomic<int> active_{0};     // workers inside the current loop
   int64_t n_ = 0;
   TaskFn fn_ = nullptr;
   void* ctx_ = nullptr;
