@@ -9,6 +9,7 @@
 #include "backends/model/gguf_model_config.h"
 #include "backends/model/gguf_reader.h"
 #include "backends/model/model_weights.h"
+#include "backends/model/tokenizer.h"
 
 namespace llm {
 namespace {
@@ -223,10 +224,12 @@ int run_make_model_command(const std::vector<std::string>& args, std::ostream& o
   }
   ModelConfig config;
   std::optional<GgufFile> vocab;
+  std::unique_ptr<Tokenizer> tokenizer;
   try {
     vocab.emplace(GgufFile::open(o.vocab_path));
     config = config_of(o, *vocab);
-  } catch (const ModelFormatError& e) {
+    tokenizer = Tokenizer::from_gguf(*vocab);
+  } catch (const std::exception& e) {  // ModelFormatError or TokenizerError
     err << "llmsim make-model: --vocab: " << e.what() << "\n";
     return 2;
   }
@@ -236,13 +239,14 @@ int run_make_model_command(const std::vector<std::string>& args, std::ostream& o
     std::filesystem::create_directories(o.out_dir);
     write_gguf_model(weights, *vocab, o.out_dir + "/model.gguf", o.dtype);
     write_safetensors_model(weights, o.out_dir, o.dtype);
-    // TODO(lead): write o.out_dir + "/tokenizer.json" with write_tokenizer_json (tokenizer.h).
+    write_tokenizer_json(*tokenizer, o.out_dir + "/tokenizer.json");
     out << "wrote " << o.out_dir << "/model.gguf, " << o.out_dir << "/model.safetensors, "
-        << o.out_dir << "/config.json: " << o.arch << ", " << o.layers << " layers, dim " << o.dim
-        << ", heads " << o.heads << "/" << o.kv_heads << " x " << o.head_dim << ", ffn " << o.ffn
-        << ", vocab " << config.vocab_size << (o.tied ? ", tied" : "") << (o.peaky ? ", peaky" : "")
-        << ", " << weight_type_name(o.dtype) << ", " << weights.num_parameters()
-        << " parameters, seed " << o.seed << "\n";
+        << o.out_dir << "/config.json, " << o.out_dir << "/tokenizer.json: " << o.arch << ", "
+        << o.layers << " layers, dim " << o.dim << ", heads " << o.heads << "/" << o.kv_heads
+        << " x " << o.head_dim << ", ffn " << o.ffn << ", vocab " << config.vocab_size
+        << (o.tied ? ", tied" : "") << (o.peaky ? ", peaky" : "") << ", "
+        << weight_type_name(o.dtype) << ", " << weights.num_parameters() << " parameters, seed "
+        << o.seed << "\n";
   } catch (const std::exception& e) {
     err << "llmsim make-model: " << e.what() << "\n";
     return 1;

@@ -1,6 +1,7 @@
 // `llmsim make-model`: writes one seeded random Llama-family model in both formats, with a real
-// vocabulary: DIR/model.gguf (tokenizer copied from the vocabulary GGUF), DIR/model.safetensors
-// and DIR/config.json. Loading either gives identical weights (load_model_weights).
+// vocabulary: DIR/model.gguf (tokenizer copied from the vocabulary GGUF), DIR/model.safetensors,
+// DIR/config.json and DIR/tokenizer.json (with what write_tokenizer_json writes beside it).
+// Loading either gives identical weights (load_model_weights).
 //   llmsim make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N
 //                     [--kv-heads N] [--head-dim N] [--ffn N] [--seed N] [--rope-theta X]
 //                     [--rms-eps X] [--max-position-embeddings N] [--tied] [--peaky]

@@ -49,9 +49,13 @@ TEST(MakeModelCommand, LlamaModelFromTheLlama3VocabularyLoadsIdenticallyBothWays
   EXPECT_EQ(g.config.num_key_value_heads, 2);
   EXPECT_FALSE(g.config.tie_word_embeddings);
   EXPECT_EQ(g.config.bos_token_id, 128000);
-  // The GGUF is a usable tokenizer file too.
+  // The GGUF is a usable tokenizer file too, and tokenizer.json tokenizes the same.
   const auto tok = Tokenizer::from_gguf_file(dir + "/model.gguf");
   EXPECT_EQ(tok->vocab_size(), 128256);
+  const auto hf = Tokenizer::from_tokenizer_json(dir + "/tokenizer.json");
+  const std::string text = "Hello world, it's 2026!  \xC3\xA9t\xC3\xA9";
+  EXPECT_EQ(hf->encode(text, true), tok->encode(text, true));
+  EXPECT_FALSE(tok->encode(text, false).empty());
   std::filesystem::remove_all(dir);
 }
 
