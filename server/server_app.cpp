@@ -25,7 +25,7 @@ void wait_until(Pred done, std::chrono::steady_clock::time_point deadline) {
 
 }  // namespace
 
-LlmServer::LlmServer(const ServerOptions& options) {
+LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   context_.options = options;
   // One backend per data-parallel engine, all alike.
   const std::function<Backend*()> make_backend =
@@ -39,6 +39,10 @@ LlmServer::LlmServer(const ServerOptions& options) {
   }
   for (int32_t i = 0; i < options.data_parallel_size; ++i) {
     Backend* backend = make_backend();
+    if (wrap) {
+      backends_.push_back(wrap(*backend));
+      backend = backends_.back().get();
+    }
     EngineMetrics* metrics = nullptr;
     if (families_) {
       metrics_.push_back(

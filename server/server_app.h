@@ -28,7 +28,9 @@ class LlmServer {
  public:
   // Throws FlagError for a bad configuration (a model or tokenizer that cannot be loaded, a chat
   // template that cannot be chosen), std::runtime_error for an unwritable request log.
-  explicit LlmServer(const ServerOptions& options);
+  // `wrap` (tests: fault injection) may wrap each engine's backend in a decorator it creates.
+  using BackendWrapper = std::function<std::unique_ptr<Backend>(Backend& inner)>;
+  explicit LlmServer(const ServerOptions& options, const BackendWrapper& wrap = {});
   ~LlmServer();
 
   // Listens and serves. Throws std::runtime_error when it cannot listen.
