@@ -247,8 +247,9 @@ RC_GTEST_PROP(ModelLoaderProperty, BitFlippedGgufLoadsOrGivesAModelFormatError,
   try {
     const ModelWeights w = load_gguf_model_weights(GgufFile::parse(std::move(bytes), "flip"));
     RC_ASSERT(w.layers.size() == static_cast<size_t>(w.config.num_hidden_layers));
+    RC_TAG("loaded");
   } catch (const ModelFormatError&) {
-    RC_SUCCEED("error");
+    RC_TAG("ModelFormatError");
   }
 }
 
