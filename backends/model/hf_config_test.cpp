@@ -278,5 +278,65 @@ TEST(HfConfig, NotJson) {
   EXPECT_THROW(parse_hf_config_text("[]", "c.json"), ModelFormatError);
 }
 
+// hf_config_to_json writes what parse_hf_config reads back to the same config.
+TEST(HfConfig, ToJsonRoundTrips) {
+  ModelConfig llama;
+  llama.architecture = "llama";
+  llama.vocab_size = 128256;
+  llama.hidden_size = 4096;
+  llama.intermediate_size = 14336;
+  llama.num_hidden_layers = 32;
+  llama.num_attention_heads = 32;
+  llama.num_key_value_heads = 8;
+  llama.head_dim = 128;
+  llama.rms_norm_eps = 1e-5;
+  llama.rope_theta = 500000.0;
+  llama.rope_scaling = {RopeScaling::Type::kLlama3, 8.0, 1.0, 4.0, 8192};
+  llama.max_position_embeddings = 131072;
+  llama.bos_token_id = 128000;
+  llama.eos_token_ids = {128001, 128008, 128009};
+  llama.torch_dtype = "bfloat16";
+  ModelConfig qwen = llama;
+  qwen.architecture = "qwen2";
+  qwen.vocab_size = 152064;
+  qwen.head_dim = 96;  // not hidden / heads
+  qwen.rope_scaling = {RopeScaling::Type::kLinear, 2.0, 1.0, 4.0, 0};
+  qwen.tie_word_embeddings = true;
+  qwen.attention_bias = true;
+  qwen.bos_token_id = -1;
+  qwen.eos_token_ids = {151645};
+  qwen.torch_dtype = "";
+  for (const ModelConfig& c : {llama, qwen}) {
+    const json j = hf_config_to_json(c);
+    EXPECT_EQ(j["architectures"][0],
+              c.architecture == "qwen2" ? "Qwen2ForCausalLM" : "LlamaForCausalLM");
+    const ModelConfig b = parse_hf_config_text(j.dump(), "round-trip");
+    EXPECT_EQ(b.architecture, c.architecture);
+    EXPECT_EQ(b.vocab_size, c.vocab_size);
+    EXPECT_EQ(b.hidden_size, c.hidden_size);
+    EXPECT_EQ(b.intermediate_size, c.intermediate_size);
+    EXPECT_EQ(b.num_hidden_layers, c.num_hidden_layers);
+    EXPECT_EQ(b.num_attention_heads, c.num_attention_heads);
+    EXPECT_EQ(b.num_key_value_heads, c.num_key_value_heads);
+    EXPECT_EQ(b.head_dim, c.head_dim);
+    EXPECT_EQ(b.rms_norm_eps, c.rms_norm_eps);
+    EXPECT_EQ(b.rope_theta, c.rope_theta);
+    EXPECT_EQ(b.rope_scaling.type, c.rope_scaling.type);
+    EXPECT_EQ(b.rope_scaling.factor, c.rope_scaling.factor);
+    if (c.rope_scaling.type == RopeScaling::Type::kLlama3) {
+      EXPECT_EQ(b.rope_scaling.low_freq_factor, c.rope_scaling.low_freq_factor);
+      EXPECT_EQ(b.rope_scaling.high_freq_factor, c.rope_scaling.high_freq_factor);
+      EXPECT_EQ(b.rope_scaling.original_max_position_embeddings,
+                c.rope_scaling.original_max_position_embeddings);
+    }
+    EXPECT_EQ(b.max_position_embeddings, c.max_position_embeddings);
+    EXPECT_EQ(b.tie_word_embeddings, c.tie_word_embeddings);
+    EXPECT_EQ(b.attention_bias, c.attention_bias);
+    EXPECT_EQ(b.bos_token_id, c.bos_token_id);
+    EXPECT_EQ(b.eos_token_ids, c.eos_token_ids);
+    EXPECT_EQ(b.torch_dtype, c.torch_dtype);
+  }
+}
+
 }  // namespace
 }  // namespace llm
