@@ -190,6 +190,7 @@ void set_gguf_model_config(const ModelConfig& c, GgufFileType file_type, GgufWri
   w.set_string("general.architecture", a);
   w.set_string("general.name", "llmserve " + a + " model");
   w.set_u32("general.file_type", static_cast<uint32_t>(file_type));
+  if (file_type == GgufFileType::kMostlyQ8_0) w.set_u32("general.quantization_version", 2);
   u32("vocab_size", c.vocab_size);
   u32("context_length", c.max_position_embeddings);
   u32("embedding_length", c.hidden_size);

@@ -147,6 +147,8 @@ TEST(ModelIo, Q8_0GgufLoadsCloseToTheOriginal) {
   write_gguf_model(w, tiny_vocab(), dir + "/model.gguf", WeightType::kQ8_0);
   const GgufFile f = GgufFile::open(dir + "/model.gguf");
   EXPECT_EQ(f.find_tensor("blk.0.attn_q.weight")->type, GgmlType::kQ8_0);
+  EXPECT_EQ(f.get_u32("general.file_type"), 7u);
+  EXPECT_EQ(f.get_u32("general.quantization_version"), 2u);
   const ModelWeights q = load_gguf_model_weights(f);
   for (const ModelTensor& t : model_tensors(w.config)) {
     const std::vector<float>& a = tensor_data(w, t);
