@@ -110,6 +110,11 @@ TEST(CpuBackend, RejectsRequestsWithoutTheTokensItNeeds) {
   r.block_ids = {1, 2};
   EXPECT_NO_THROW(backend.execute(batch, sampled));
   EXPECT_EQ(sampled, std::vector<int32_t>{-1});
+  // Without kept outputs, a decode step may still use the latest output token.
+  r.num_output_tokens = 1;
+  batch.seqs[0] = {&r, 6, 1, true};
+  EXPECT_NO_THROW(backend.execute(batch, sampled));
+  EXPECT_GE(sampled[0], 0);
 }
 
 TEST(CpuBackend, EosComesFromTheConfig) {
