@@ -23,8 +23,9 @@ constexpr const char* kUsage =
     "  with the vocabulary (and bos/eos ids) of FILE.gguf. Defaults: --kv-heads = --heads,\n"
     "  --head-dim = dim/heads, --ffn = 8/3*dim rounded up to a multiple of 64, --seed 1,\n"
     "  --rope-theta from FILE's <arch>.rope.freq_base (else 10000), --rms-eps 1e-5 (llama) or\n"
-    "  1e-6 (qwen2), --max-position-embeddings 2048, --dtype f32. --peaky scales the weights so\n"
-    "  greedy decoding has no near-ties.\n";
+    "  1e-6 (qwen2), --max-position-embeddings 2048, --dtype f32. --peaky multiplies the output head\n"
+    "  by 8 (4 for --tied): a sharply peaked softmax, so temperature-1 sampling is near-greedy\n"
+    "  (it widens absolute logit gaps, not the relative ones that decide greedy near-ties).\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;

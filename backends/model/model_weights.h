@@ -50,8 +50,11 @@ void check_weight_shapes(const ModelWeights& weights, const std::string& label);
 
 // Seeded random weights for tests and `llmsim make-model`: deterministic for (config, seed).
 // Linear weights ~ U(-a, a) with a = 1/sqrt(in_features); norms near 1; biases small.
-// peaky: scales the output so that greedy decoding has no near-ties (a top-1 margin large enough
-// that float rounding differences between implementations cannot flip the argmax).
+// peaky: multiplies the output head by 8 (tied: the embeddings by 4), so the softmax is sharply
+// peaked and temperature-1 sampling is near-greedy. It does not widen the top-1 margin relative to
+// the logits' spread (a scale multiplies gap and rounding error alike), so it cannot rule out
+// greedy near-ties; at fp32 they were measured at about 1e-5 per token. Token-exact tests here
+// rely on kernels that are bit-exact by construction instead.
 ModelWeights random_model_weights(const ModelConfig& config, uint64_t seed, bool peaky);
 
 // Loads a model: a .gguf file (general.architecture llama or qwen2; f32/f16/bf16/q8_0 tensors) or a
