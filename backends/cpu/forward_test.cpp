@@ -49,11 +49,12 @@ void expect_close(const std::vector<float>& got, const std::vector<double>& ref,
 
 class ForwardTest : public ::testing::TestWithParam<SimdLevel> {
  protected:
-  void TearDown() override { force_simd_level(SimdLevel::kAvx2Fma); }
+  void TearDown() override { force_simd_level(SimdLevel::kAvx512); }
 };
 
 TEST_P(ForwardTest, MatchesNaiveDecoderAtEveryPosition) {
   force_simd_level(GetParam());
+  if (simd_level() != GetParam()) GTEST_SKIP() << "this CPU lacks " << simd_name(GetParam());
   for (const Case& c : cases()) {
     auto w = std::make_shared<const ModelWeights>(random_model_weights(c.config, 11, true));
     const auto tokens = cpu_testing::prompt(3, 40, c.config.vocab_size);
@@ -76,10 +77,9 @@ TEST_P(ForwardTest, MatchesNaiveDecoderAtEveryPosition) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Simd, ForwardTest,
-                         ::testing::Values(SimdLevel::kPortable, SimdLevel::kAvx2Fma),
-                         [](const auto& info) {
-                           return info.param == SimdLevel::kPortable ? "Portable" : "Avx2Fma";
-                         });
+                         ::testing::Values(SimdLevel::kPortable, SimdLevel::kAvx2Fma,
+                                           SimdLevel::kAvx512),
+                         [](const auto& info) { return simd_name(info.param); });
 
 TEST(CpuBackend, RejectsRequestsWithoutTheTokensItNeeds) {
   auto w = std::make_shared<const ModelWeights>(

@@ -12,6 +12,7 @@
 #include <immintrin.h>
 #define LLM_HAVE_X86 1
 #define LLM_AVX2 __attribute__((target("avx2,fma")))
+#define LLM_AVX512 __attribute__((target("avx512f,avx2,fma")))
 #else
 #define LLM_HAVE_X86 0
 #endif
@@ -29,9 +30,21 @@ bool cpu_supports_avx2_fma() {
 #endif
 }
 
+bool cpu_supports_avx512() {
+#if LLM_HAVE_X86
+  return cpu_supports_avx2_fma() && __builtin_cpu_supports("avx512f");
+#else
+  return false;
+#endif
+}
+
+SimdLevel best_level() {
+  if (cpu_supports_avx512()) return SimdLevel::kAvx512;
+  return cpu_supports_avx2_fma() ? SimdLevel::kAvx2Fma : SimdLevel::kPortable;
+}
+
 std::atomic<SimdLevel>& level_ref() {
-  static std::atomic<SimdLevel> level{cpu_supports_avx2_fma() ? SimdLevel::kAvx2Fma
-                                                              : SimdLevel::kPortable};
+  static std::atomic<SimdLevel> level{best_level()};
   return level;
 }
 
@@ -144,41 +157,113 @@ constexpr std::array<TileFn, sizeof...(I)> make_tiles(std::index_sequence<I...>)
 }
 constexpr auto kTiles = make_tiles(std::make_index_sequence<kMaxR * kMaxC>{});
 
-void tile_dispatch_avx2(const float* x, int64_t ldx, int rows, const float* w, int64_t ldw,
-                        int cols, int64_t k, const float* bias, float* out, int64_t ldo,
-                        bool ahead) {
-  kTiles[(rows - 1) * kMaxC + (cols - 1)](x, ldx, w, ldw, k, bias, out, ldo, ahead);
+// ---- AVX-512 path: sixteen lanes (lane l sums k = l, l+16, ...), then lanes l and l+8 are
+// added and the eight sums reduced with the AVX2 tree. ----
+
+constexpr int kLanes16 = 16;
+
+LLM_AVX512 inline float hsum_avx512(__m512 v) {
+  const __m256 lo = _mm512_castps512_ps256(v);
+  const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+  return hsum_avx2(_mm256_add_ps(lo, hi));
 }
+
+LLM_AVX512 inline __mmask16 tail_mask16(int64_t remaining) {
+  return static_cast<__mmask16>((1u << remaining) - 1u);
+}
+
+LLM_AVX512 float dot_avx512(const float* a, const float* b, int64_t k) {
+  __m512 acc = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + kLanes16 <= k; i += kLanes16) {
+    acc = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc);
+  }
+  if (i < k) {
+    const __mmask16 m = tail_mask16(k - i);
+    acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i), acc);
+  }
+  return hsum_avx512(acc);
+}
+
+template <int R, int C>
+LLM_AVX512 void tile_avx512(const float* x, int64_t ldx, const float* w, int64_t ldw, int64_t k,
+                            const float* bias, float* out, int64_t ldo, bool ahead) {
+  __m512 acc[R][C];
+  for (int r = 0; r < R; ++r) {
+    for (int c = 0; c < C; ++c) acc[r][c] = _mm512_setzero_ps();
+  }
+  int64_t i = 0;
+  for (; i + kLanes16 <= k; i += kLanes16) {
+    if (ahead) {
+      for (int c = 0; c < C; ++c) {
+        _mm_prefetch(reinterpret_cast<const char*>(w + (C + c) * ldw + i), _MM_HINT_T0);
+      }
+    }
+    __m512 wv[C];
+    for (int c = 0; c < C; ++c) wv[c] = _mm512_loadu_ps(w + c * ldw + i);
+    for (int r = 0; r < R; ++r) {
+      const __m512 xv = _mm512_loadu_ps(x + r * ldx + i);
+      for (int c = 0; c < C; ++c) acc[r][c] = _mm512_fmadd_ps(xv, wv[c], acc[r][c]);
+    }
+  }
+  if (i < k) {
+    const __mmask16 m = tail_mask16(k - i);
+    __m512 wv[C];
+    for (int c = 0; c < C; ++c) wv[c] = _mm512_maskz_loadu_ps(m, w + c * ldw + i);
+    for (int r = 0; r < R; ++r) {
+      const __m512 xv = _mm512_maskz_loadu_ps(m, x + r * ldx + i);
+      for (int c = 0; c < C; ++c) acc[r][c] = _mm512_fmadd_ps(xv, wv[c], acc[r][c]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    for (int c = 0; c < C; ++c) {
+      float v = hsum_avx512(acc[r][c]);
+      if (bias) v += bias[c];
+      out[r * ldo + c] = v;
+    }
+  }
+}
+
+template <size_t... I>
+constexpr std::array<TileFn, sizeof...(I)> make_tiles512(std::index_sequence<I...>) {
+  return {&tile_avx512<static_cast<int>(I / kMaxC) + 1, static_cast<int>(I % kMaxC) + 1>...};
+}
+constexpr auto kTiles512 = make_tiles512(std::make_index_sequence<kMaxR * kMaxC>{});
 #endif
 
 // Computes rows [0, m) x columns [n0, n1) of one part.
 void run_block(const float* x, int64_t m, int64_t k, const MatmulPart& p, int64_t n0, int64_t n1,
-               int64_t row_block, bool avx2) {
+               int64_t row_block, SimdLevel level) {
   auto tile = [&](int64_t r0, int rows, int64_t c0, int cols) {
     const float* bias = p.bias ? p.bias + c0 : nullptr;
 #if LLM_HAVE_X86
-    if (avx2) {
+    if (level != SimdLevel::kPortable) {
       // The first row tile of a column tile is the one that pulls its weights from memory.
       const bool ahead = r0 == 0 && c0 + 2 * cols <= n1;
-      tile_dispatch_avx2(x + r0 * k, k, rows, p.w + c0 * k, k, cols, k, bias,
-                         p.out + r0 * p.ldo + c0, p.ldo, ahead);
+      const auto& table = level == SimdLevel::kAvx512 ? kTiles512 : kTiles;
+      table[(rows - 1) * kMaxC + (cols - 1)](x + r0 * k, k, p.w + c0 * k, k, k, bias,
+                                             p.out + r0 * p.ldo + c0, p.ldo, ahead);
       return;
     }
 #endif
     tile_portable(x + r0 * k, k, rows, p.w + c0 * k, k, cols, k, bias, p.out + r0 * p.ldo + c0,
                   p.ldo);
   };
+  // Multi-row tiles: 4 x 3 outputs in 16 AVX2 registers, 4 x 6 in 32 AVX-512 registers.
+  const int64_t tile_cols = level == SimdLevel::kAvx512 ? 6 : 3;
   for (int64_t m0 = 0; m0 < m; m0 += row_block) {
     const int64_t m1 = std::min(m, m0 + row_block);
     if (m1 - m0 == 1) {  // a single row: wide tiles keep eight weight streams in flight
-      for (int64_t c = n0; c < n1; c += 8)
+      for (int64_t c = n0; c < n1; c += 8) {
         tile(m0, 1, c, static_cast<int>(std::min<int64_t>(8, n1 - c)));
+      }
       continue;
     }
-    for (int64_t c = n0; c < n1; c += 3) {
-      const int cols = static_cast<int>(std::min<int64_t>(3, n1 - c));
-      for (int64_t r = m0; r < m1; r += 4)
+    for (int64_t c = n0; c < n1; c += tile_cols) {
+      const int cols = static_cast<int>(std::min<int64_t>(tile_cols, n1 - c));
+      for (int64_t r = m0; r < m1; r += 4) {
         tile(r, static_cast<int>(std::min<int64_t>(4, m1 - r)), c, cols);
+      }
     }
   }
 }
@@ -190,16 +275,31 @@ int64_t round_block(int64_t target, int64_t multiple, int64_t lo, int64_t hi) {
 
 }  // namespace
 
+const char* simd_name(SimdLevel l) {
+  switch (l) {
+    case SimdLevel::kAvx512:
+      return "Avx512";
+    case SimdLevel::kAvx2Fma:
+      return "Avx2Fma";
+    case SimdLevel::kPortable:
+      break;
+  }
+  return "Portable";
+}
+
 SimdLevel simd_level() { return level_ref().load(std::memory_order_relaxed); }
 
 void force_simd_level(SimdLevel l) {
+  if (l == SimdLevel::kAvx512 && !cpu_supports_avx512()) l = SimdLevel::kAvx2Fma;
   if (l == SimdLevel::kAvx2Fma && !cpu_supports_avx2_fma()) l = SimdLevel::kPortable;
   level_ref().store(l, std::memory_order_relaxed);
 }
 
 float dot(const float* a, const float* b, int64_t k) {
 #if LLM_HAVE_X86
-  if (simd_level() == SimdLevel::kAvx2Fma) return dot_avx2(a, b, k);
+  const SimdLevel level = simd_level();
+  if (level == SimdLevel::kAvx512) return dot_avx512(a, b, k);
+  if (level == SimdLevel::kAvx2Fma) return dot_avx2(a, b, k);
 #endif
   return dot_portable(a, b, k);
 }
@@ -207,7 +307,7 @@ float dot(const float* a, const float* b, int64_t k) {
 void matmul(ThreadPool* pool, const float* x, int64_t m, int64_t k,
             std::span<const MatmulPart> parts) {
   if (m <= 0) return;
-  const bool avx2 = simd_level() == SimdLevel::kAvx2Fma;
+  const SimdLevel level = simd_level();
   const int64_t kk = std::max<int64_t>(k, 1);
   // About 256 KiB of weights per task and of activations per row block (L2-sized), so a task
   // reads its weight rows from memory once and reuses them across the row block.
@@ -225,7 +325,7 @@ void matmul(ThreadPool* pool, const float* x, int64_t m, int64_t k,
   }
   auto run_task = [&](int64_t t) {
     const Task& task = tasks[static_cast<size_t>(t)];
-    run_block(x, m, k, parts[static_cast<size_t>(task.part)], task.n0, task.n1, row_block, avx2);
+    run_block(x, m, k, parts[static_cast<size_t>(task.part)], task.n0, task.n1, row_block, level);
   };
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) *
                        static_cast<double>(tasks.size()) * static_cast<double>(cols);

@@ -3,8 +3,9 @@
 // FMA in increasing k, then a fixed tree of horizontal adds. That order depends on nothing but K,
 // so a row's result is bit-identical whatever the other rows of the batch (M), the tiling, the
 // chunking over threads or the thread count. Blocking over M and N only reuses cached data.
-// The AVX2+FMA path is picked at run time; the portable path uses the same lanes and tree (with
-// separate multiply and add, so its bits differ from the AVX2 path's, but are as invariant).
+// The path is picked at run time: AVX-512 (sixteen lanes, then lanes l and l+8 added before the
+// same tree), else AVX2+FMA, else portable code with the eight lanes and tree of the AVX2 path
+// (separate multiply and add). The paths' bits differ from each other; each is invariant.
 // Thread-safety: the functions are pure apart from writing their outputs; force_simd_level is for
 // tests and must not race with running kernels.
 #pragma once
@@ -16,10 +17,11 @@ namespace llm {
 
 class ThreadPool;
 
-enum class SimdLevel { kPortable, kAvx2Fma };
+enum class SimdLevel { kPortable, kAvx2Fma, kAvx512 };
 
 SimdLevel simd_level();              // the path in use (the best this CPU supports by default)
-void force_simd_level(SimdLevel l);  // tests: kAvx2Fma falls back to portable when unsupported
+const char* simd_name(SimdLevel l);  // "Portable", "Avx2Fma", "Avx512"
+void force_simd_level(SimdLevel l);  // tests: falls back to the best supported level below l
 
 // The dot product of a and b (length k) in the fixed order above.
 float dot(const float* a, const float* b, int64_t k);

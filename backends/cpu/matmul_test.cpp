@@ -24,8 +24,11 @@ struct Shape {
 
 class MatmulTest : public ::testing::TestWithParam<SimdLevel> {
  protected:
-  void SetUp() override { force_simd_level(GetParam()); }
-  void TearDown() override { force_simd_level(SimdLevel::kAvx2Fma); }
+  void SetUp() override {
+    force_simd_level(GetParam());
+    if (simd_level() != GetParam()) GTEST_SKIP() << "this CPU lacks " << simd_name(GetParam());
+  }
+  void TearDown() override { force_simd_level(SimdLevel::kAvx512); }
 };
 
 TEST_P(MatmulTest, MatchesDoubleReferenceWithBias) {
@@ -90,10 +93,9 @@ TEST_P(MatmulTest, SeveralPartsShareOneLoop) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Simd, MatmulTest,
-                         ::testing::Values(SimdLevel::kPortable, SimdLevel::kAvx2Fma),
-                         [](const auto& info) {
-                           return info.param == SimdLevel::kPortable ? "Portable" : "Avx2Fma";
-                         });
+                         ::testing::Values(SimdLevel::kPortable, SimdLevel::kAvx2Fma,
+                                           SimdLevel::kAvx512),
+                         [](const auto& info) { return simd_name(info.param); });
 
 TEST(ThreadPool, RunsEveryTaskOnceAcrossManyLoops) {
   ThreadPool pool(2);
