@@ -8,11 +8,12 @@
 //   BM_Decode/B        one decode step for B sequences with 128 tokens of context each
 //   BM_Prefill/512     one 512-token prompt in a single step
 // Counters: tok_s (tokens per second), roofline_tok_s (B * read bandwidth / weight bytes),
-// of_roofline (tok_s / roofline_tok_s), gflop_s, and sim_step_ms / sim_tok_s: llmsim's roofline
-// cost model (backends/sim/cost_model.h) for the same shape and batch on a "device" made of the
-// measured read bandwidth and GEMM peak (efficiencies 1, no overheads, fp32 weights and KV).
+// of_roofline (tok_s / roofline_tok_s), weights_GBps (weight bytes streamed per second), gflop_s,
+// and sim_step_ms / sim_tok_s: llmsim's roofline cost model (backends/sim/cost_model.h) for the
+// same shape and batch on a "device" made of the measured read bandwidth and GEMM peak
+// (efficiencies 1, no overheads, fp32 weights and KV).
 // Goal (issue 5): decode at batch 1 reaches at least 50% of roofline_tok_s.
-// Run: build/llm_bench --benchmark_filter='BM_Memory|BM_Gemm|BM_Decode|BM_Prefill'
+// Run: llm_bench --benchmark_filter='BM_Memory|BM_Gemm|BM_Decode|BM_Prefill'
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -86,7 +87,8 @@ __attribute__((target("avx2"))) float read_streams_avx2(const float* p, int64_t 
     for (int s = 0; s < streams; ++s) {
       const float* q = p + s * seg + i;
       if (prefetch) _mm_prefetch(reinterpret_cast<const char*>(q + 512), _MM_HINT_T0);
-      acc[s] = _mm256_add_ps(acc[s], _mm256_add_ps(_mm256_loadu_ps(q), _mm256_loadu_ps(q + 8)));
+      __m256& a = acc[s & 7];
+      a = _mm256_add_ps(a, _mm256_add_ps(_mm256_loadu_ps(q), _mm256_loadu_ps(q + 8)));
     }
   }
   for (int s = 1; s < 8; ++s) acc[0] = _mm256_add_ps(acc[0], acc[s]);
@@ -103,8 +105,8 @@ float read_streams(const float* p, int64_t n, int streams, bool prefetch) {
   return s;
 }
 
-// Read bandwidth (bytes/s): the best pass over 512 MiB among 1, 4 and 8 streams per thread, with
-// and without prefetch, on one thread and on all of them.
+// Read bandwidth (bytes/s): the best pass over 512 MiB among 1, 4, 8 and 16 streams per thread,
+// with and without prefetch, on one thread and on all of them.
 double measure_read_bandwidth() {
   static double cached = [] {
     const int64_t n = int64_t{128} << 20;  // floats
@@ -114,7 +116,7 @@ double measure_read_bandwidth() {
     double best = 0;
     for (int threads : {1, 0}) {
       ThreadPool pool(threads);
-      for (int streams : {1, 4, 8}) {
+      for (int streams : {1, 4, 8, 16}) {
         for (bool prefetch : {false, true}) {
           for (int pass = 0; pass < 3; ++pass) {
             const auto t0 = std::chrono::steady_clock::now();
@@ -283,6 +285,9 @@ void BM_Decode(benchmark::State& state) {
   state.counters["tok_s"] = tok_s;
   state.counters["roofline_tok_s"] = roofline;
   state.counters["of_roofline"] = tok_s / roofline;
+  // The rate at which the step streams the weights (each step reads all of them once).
+  state.counters["weights_GBps"] =
+      tok_s / static_cast<double>(batch) * weight_bytes_per_step() / 1e9;
   state.counters["read_GBps"] = measure_read_bandwidth() / 1e9;
   sim_counters(state, cost, batch);
 }
