@@ -12,6 +12,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/matmul.h"
 #include "core/engine_core.h"
 
 namespace llm {
@@ -121,6 +122,22 @@ void expect_same(const Result& a, const Result& b, const std::string& id) {
   for (size_t i = 0; i < a.logits.at(id).size(); ++i) {
     ASSERT_EQ(a.logits.at(id)[i], b.logits.at(id)[i]) << id << " logits of output " << i;
   }
+}
+
+// The default SIMD path is the best this CPU has; the other paths must be as invariant.
+TEST(BatchInvariance, EverySimdPathIsInvariant) {
+  const Spec a = spec("A", 21, 19, 6);
+  const std::vector<Spec> crowd = {spec("B", 22, 30, 7), a, spec("C", 23, 9, 5)};
+  SchedulerConfig chunked = base_config();
+  chunked.max_num_batched_tokens = 7;
+  for (SimdLevel level : {SimdLevel::kPortable, SimdLevel::kAvx2Fma, SimdLevel::kAvx512}) {
+    force_simd_level(level);
+    SCOPED_TRACE(simd_name(simd_level()));
+    const Result alone = run(base_config(), {a});
+    expect_same(alone, run(base_config(), crowd), "A");
+    expect_same(alone, run(chunked, crowd), "A");
+  }
+  force_simd_level(SimdLevel::kAvx512);  // back to the best supported
 }
 
 TEST(BatchInvariance, AloneOrInABatchGivesIdenticalLogits) {
