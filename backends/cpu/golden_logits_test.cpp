@@ -1,13 +1,13 @@
 // Golden logits from an independent implementation: tests/model/numpy_llama.py (NumPy, float64)
-// reads a tiny random model written here as config.json + model.safetensors and prints the logits
-// at every position of fixed prompts; the CPU backend must match every one within 1e-4.
+// reads a tiny random model written by write_safetensors_model (config.json + model.safetensors)
+// and prints the logits at every position of fixed prompts; the CPU backend, running the weights
+// load_model_weights reads back from the same folder, must match every one within 1e-4.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -16,75 +16,13 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/cpu_test_util.h"
-#include "backends/model/safetensors_writer.h"
+#include "backends/model/model_writer.h"
 
 namespace llm {
 namespace {
 
 namespace fs = std::filesystem;
 constexpr const char* kPython = "/usr/bin/python3";
-
-// Writes the weights under Hugging Face's tensor names, and a config.json, into dir.
-void write_hf_checkpoint(const ModelWeights& w, const fs::path& dir) {
-  const ModelConfig& c = w.config;
-  fs::create_directories(dir);
-  SafetensorsWriter st;
-  const int64_t h = c.hidden_size, q = c.num_attention_heads * c.head_dim,
-                kv = c.num_key_value_heads * c.head_dim, f = c.intermediate_size;
-  st.add_f32("model.embed_tokens.weight", {c.vocab_size, h}, w.tok_embeddings);
-  for (size_t i = 0; i < w.layers.size(); ++i) {
-    const LayerWeights& l = w.layers[i];
-    const std::string p = "model.layers." + std::to_string(i) + ".";
-    st.add_f32(p + "input_layernorm.weight", {h}, l.attn_norm);
-    st.add_f32(p + "self_attn.q_proj.weight", {q, h}, l.q_proj);
-    st.add_f32(p + "self_attn.k_proj.weight", {kv, h}, l.k_proj);
-    st.add_f32(p + "self_attn.v_proj.weight", {kv, h}, l.v_proj);
-    st.add_f32(p + "self_attn.o_proj.weight", {h, q}, l.o_proj);
-    if (c.attention_bias) {
-      st.add_f32(p + "self_attn.q_proj.bias", {q}, l.q_bias);
-      st.add_f32(p + "self_attn.k_proj.bias", {kv}, l.k_bias);
-      st.add_f32(p + "self_attn.v_proj.bias", {kv}, l.v_bias);
-    }
-    st.add_f32(p + "post_attention_layernorm.weight", {h}, l.ffn_norm);
-    st.add_f32(p + "mlp.gate_proj.weight", {f, h}, l.gate_proj);
-    st.add_f32(p + "mlp.up_proj.weight", {f, h}, l.up_proj);
-    st.add_f32(p + "mlp.down_proj.weight", {h, f}, l.down_proj);
-  }
-  st.add_f32("model.norm.weight", {h}, w.final_norm);
-  if (!c.tie_word_embeddings) st.add_f32("lm_head.weight", {c.vocab_size, h}, w.lm_head);
-  st.set_metadata("format", "pt");
-  st.write((dir / "model.safetensors").string());
-
-  nlohmann::json j = {
-      {"architectures", {c.architecture == "qwen2" ? "Qwen2ForCausalLM" : "LlamaForCausalLM"}},
-      {"model_type", c.architecture},
-      {"vocab_size", c.vocab_size},
-      {"hidden_size", c.hidden_size},
-      {"intermediate_size", c.intermediate_size},
-      {"num_hidden_layers", c.num_hidden_layers},
-      {"num_attention_heads", c.num_attention_heads},
-      {"num_key_value_heads", c.num_key_value_heads},
-      {"head_dim", c.head_dim},
-      {"rms_norm_eps", c.rms_norm_eps},
-      {"rope_theta", c.rope_theta},
-      {"max_position_embeddings", c.max_position_embeddings},
-      {"tie_word_embeddings", c.tie_word_embeddings},
-      {"attention_bias", c.attention_bias},
-      {"hidden_act", "silu"},
-      {"torch_dtype", "float32"},
-  };
-  const RopeScaling& s = c.rope_scaling;
-  if (s.type == RopeScaling::Type::kLlama3) {
-    j["rope_scaling"] = {{"rope_type", "llama3"},
-                         {"factor", s.factor},
-                         {"low_freq_factor", s.low_freq_factor},
-                         {"high_freq_factor", s.high_freq_factor},
-                         {"original_max_position_embeddings", s.original_max_position_embeddings}};
-  } else if (s.type == RopeScaling::Type::kLinear) {
-    j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", s.factor}};
-  }
-  std::ofstream(dir / "config.json") << j.dump(2);
-}
 
 std::string run_command(const std::string& cmd) {
   std::string out;
@@ -115,10 +53,11 @@ class GoldenLogits : public ::testing::TestWithParam<Golden> {};
 TEST_P(GoldenLogits, MatchNumpyAtEveryPosition) {
   if (!numpy_available()) GTEST_SKIP() << kPython << " cannot import numpy (Debian python3-numpy)";
   const Golden& g = GetParam();
-  auto w = std::make_shared<const ModelWeights>(random_model_weights(g.config, 21, true));
   const fs::path dir = fs::temp_directory_path() /
                        ("llm_golden_" + std::string(g.name) + "_" + std::to_string(getpid()));
-  write_hf_checkpoint(*w, dir);
+  fs::create_directories(dir);
+  write_safetensors_model(random_model_weights(g.config, 21, true), dir.string());
+  auto w = std::make_shared<const ModelWeights>(load_model_weights(dir.string()));
   const std::vector<std::vector<int32_t>> prompts = {
       cpu_testing::prompt(1, 33, g.config.vocab_size),
       cpu_testing::prompt(2, 7, g.config.vocab_size),
