@@ -1,35 +1,22 @@
 #include "backends/cpu/rope.h"
 
 #include <cmath>
-#include <numbers>
+
+#include "backends/model/rope_factors.h"
 
 namespace llm {
 
 std::vector<double> rope_inv_freq(const ModelConfig& c) {
   const int64_t half = c.head_dim / 2;
+  const std::vector<float> factors = rope_freq_factors_of(c);
+  const double linear =
+      c.rope_scaling.type == RopeScaling::Type::kLinear ? c.rope_scaling.factor : 1.0;
   std::vector<double> inv(static_cast<size_t>(half));
   for (int64_t i = 0; i < half; ++i) {
-    inv[static_cast<size_t>(i)] =
+    double f =
         1.0 / std::pow(c.rope_theta, static_cast<double>(2 * i) / static_cast<double>(c.head_dim));
-  }
-  const RopeScaling& s = c.rope_scaling;
-  if (s.type == RopeScaling::Type::kLinear) {
-    for (double& f : inv) f /= s.factor;
-  } else if (s.type == RopeScaling::Type::kLlama3) {
-    const double old_len = static_cast<double>(s.original_max_position_embeddings);
-    const double low_wavelen = old_len / s.low_freq_factor;
-    const double high_wavelen = old_len / s.high_freq_factor;
-    for (double& f : inv) {
-      const double wavelen = 2.0 * std::numbers::pi / f;
-      if (wavelen < high_wavelen) continue;  // high frequency: unchanged
-      if (wavelen > low_wavelen) {           // low frequency: scaled by the factor
-        f /= s.factor;
-        continue;
-      }
-      const double smooth =
-          (old_len / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
-      f = (1.0 - smooth) * f / s.factor + smooth * f;
-    }
+    if (!factors.empty()) f /= static_cast<double>(factors[static_cast<size_t>(i)]);
+    inv[static_cast<size_t>(i)] = f / linear;
   }
   return inv;
 }

@@ -1,8 +1,10 @@
 // Rotary position embedding in Hugging Face's rotate-half layout: within a head of head_dim,
 // dimension i (< head_dim/2) pairs with i + head_dim/2 and turns by pos * inv_freq[i]. The
-// frequencies follow transformers' rope initialisation: base^(-2i/head_dim), divided by the factor
-// for "linear" scaling, and Llama 3.1's per-frequency blend for "llama3". Angles are computed in
-// double and rounded to float once, so a position's rotation never depends on the batch.
+// frequencies follow transformers' rope initialisation: base^(-2i/head_dim), divided by the
+// config's per-frequency factor (rope_freq_factors_of: Llama 3.1's "llama3" scaling, from
+// config.json or a GGUF's rope_freqs.weight alike) and by the factor of "linear" scaling. Angles
+// are computed in double and rounded to float once, so a position's rotation never depends on
+// the batch.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -13,7 +15,8 @@
 
 namespace llm {
 
-// head_dim / 2 inverse frequencies with the config's scaling applied.
+// head_dim / 2 inverse frequencies with the config's scaling applied. Throws
+// std::invalid_argument for rope_freq_factors that do not number head_dim / 2.
 std::vector<double> rope_inv_freq(const ModelConfig& config);
 
 // cos_out/sin_out[i] = cos/sin(pos * inv_freq[i]) for the head_dim / 2 frequencies.

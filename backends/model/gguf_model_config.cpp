@@ -2,11 +2,13 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "backends/model/gguf_reader.h"
 #include "backends/model/gguf_writer.h"
+#include "backends/model/rope_factors.h"
 
 namespace llm {
 namespace {
@@ -60,6 +62,35 @@ class MetaReader {
   const GgufFile& f_;
   std::string arch_;
 };
+
+// llama.cpp's per-frequency RoPE divisors (Llama 3.1 scaling): the optional F32 tensor
+// rope_freqs.weight of head_dim / 2 values. Empty when absent.
+std::vector<float> rope_freq_factors_of_gguf(const GgufFile& f, int64_t head_dim) {
+  constexpr const char* kName = "rope_freqs.weight";
+  const GgufTensorInfo* t = f.find_tensor(kName);
+  if (t == nullptr) return {};
+  const uint64_t half = static_cast<uint64_t>(head_dim / 2);
+  if (t->dims.size() != 1 || t->dims[0] != half) {
+    std::string dims;
+    for (uint64_t d : t->dims) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+    throw ModelFormatError(f.name(), kName,
+                           "shape [" + dims + "] but head dimension " + std::to_string(head_dim) +
+                               " needs [" + std::to_string(half) + "] (one factor per frequency)");
+  }
+  if (t->type != GgmlType::kF32) {
+    const auto traits = ggml_type_traits(static_cast<uint32_t>(t->type));
+    throw ModelFormatError(f.name(), kName,
+                           std::string("type ") + (traits ? traits->name : "?") +
+                               " is unsupported (llama.cpp stores it as F32)");
+  }
+  if (t->n_bytes != half * sizeof(float)) {
+    throw ModelFormatError(f.name(), kName, "holds " + std::to_string(t->n_bytes) + " bytes");
+  }
+  std::vector<float> factors(half);
+  if (half > 0) std::memcpy(factors.data(), t->data, t->n_bytes);
+  check_rope_freq_factors(factors, head_dim, f.name(), kName);
+  return factors;
+}
 
 }  // namespace
 
@@ -131,10 +162,7 @@ ModelConfig gguf_model_config(const GgufFile& f) {
       c.rope_scaling.factor = factor;
     }
   }
-  if (f.find_tensor("rope_freqs.weight") != nullptr) {
-    throw ModelFormatError(f.name(), "rope_freqs.weight",
-                           "per-frequency RoPE factors (Llama 3.1 scaling) are unsupported");
-  }
+  c.rope_freq_factors = rope_freq_factors_of_gguf(f, c.head_dim);
 
   if (f.has(r.key("vocab_size"))) {
     c.vocab_size = r.positive("vocab_size", std::nullopt);
@@ -180,9 +208,6 @@ void set_gguf_model_config(const ModelConfig& c, GgufFileType file_type, GgufWri
     throw std::invalid_argument("GGUF writer: unsupported architecture \"" + c.architecture + "\"");
   }
   if (c.mlp_bias) throw std::invalid_argument("GGUF writer: MLP biases are unsupported");
-  if (c.rope_scaling.type == RopeScaling::Type::kLlama3) {
-    throw std::invalid_argument("GGUF writer: Llama 3 RoPE scaling is unsupported");
-  }
   const std::string& a = c.architecture;
   auto u32 = [&](const std::string& suffix, int64_t v) {
     w.set_u32(a + "." + suffix, static_cast<uint32_t>(v));

@@ -17,8 +17,11 @@ class GgufFile;
 class GgufWriter;
 
 // Builds the config from the file's metadata and tensor list (tied embeddings: no output.weight;
-// llama QKV bias: blk.0.attn_q.bias present). Throws ModelFormatError naming the file and the key
-// for an unsupported architecture or feature, a missing or contradictory key.
+// llama QKV bias: blk.0.attn_q.bias present; Llama 3.1 RoPE scaling: the F32 tensor
+// rope_freqs.weight, read into rope_freq_factors while rope_scaling stays kNone, since GGUF keeps
+// no llama3 parameters). Throws ModelFormatError naming the file and the key or tensor for an
+// unsupported architecture or feature, a missing or contradictory key, or a rope_freqs.weight
+// that is not head_dim / 2 finite positive F32 values.
 ModelConfig gguf_model_config(const GgufFile& file);
 
 // llama.cpp's general.file_type codes.
@@ -30,8 +33,9 @@ enum class GgufFileType : uint32_t {
 };
 
 // Writes general.architecture, general.file_type and the <arch>.* hyper-parameters (not the
-// tokenizer). Throws std::invalid_argument for a config GGUF cannot express here (llama3 RoPE
-// scaling, MLP biases, another architecture).
+// tokenizer, nor rope_freqs.weight, a tensor: write_gguf_model adds it). Llama 3.1 RoPE scaling
+// adds no metadata, as in llama.cpp's converter. Throws std::invalid_argument for a config GGUF
+// cannot express here (MLP biases, another architecture).
 void set_gguf_model_config(const ModelConfig& config, GgufFileType file_type, GgufWriter& writer);
 
 // The shortest-decimal double of a float (see above).

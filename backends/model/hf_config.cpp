@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
+
+#include "backends/model/rope_factors.h"
 
 namespace llm {
 namespace {
@@ -208,6 +211,13 @@ ModelConfig parse_hf_config(const json& j, const std::string& file) {
   c.rms_norm_eps = r.positive_number("rms_norm_eps", 1e-6);
   c.rope_theta = r.positive_number("rope_theta", 10000.0);
   c.rope_scaling = rope_scaling_of(j, r);
+  if (c.rope_scaling.type == RopeScaling::Type::kLlama3) {
+    try {
+      c.rope_freq_factors = llama3_rope_freq_factors(c.head_dim, c.rope_theta, c.rope_scaling);
+    } catch (const std::invalid_argument& e) {
+      r.fail("rope_scaling", e.what());
+    }
+  }
   c.max_position_embeddings = r.positive_int("max_position_embeddings", qwen2 ? 32768 : 2048);
   c.tie_word_embeddings = r.boolean("tie_word_embeddings", false);
   // Qwen2Attention always builds q/k/v with bias, whatever the config says.
@@ -268,6 +278,15 @@ nlohmann::json hf_config_to_json(const ModelConfig& c) {
   j["max_position_embeddings"] = c.max_position_embeddings;
   j["rms_norm_eps"] = c.rms_norm_eps;
   j["rope_theta"] = c.rope_theta;
+  if (!c.rope_freq_factors.empty()) {
+    // config.json states llama3's parameters, never the factors: they must be what those give.
+    if (c.rope_scaling.type != RopeScaling::Type::kLlama3 ||
+        c.rope_freq_factors != llama3_rope_freq_factors(c.head_dim, c.rope_theta, c.rope_scaling)) {
+      throw std::invalid_argument(
+          "config.json writer: rope_freq_factors other than llama3 rope_scaling's cannot be "
+          "expressed in config.json");
+    }
+  }
   switch (c.rope_scaling.type) {
     case RopeScaling::Type::kNone:
       j["rope_scaling"] = nullptr;

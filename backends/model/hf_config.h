@@ -7,6 +7,7 @@
 // Unsupported features (another architecture, hidden_act other than silu, sliding-window
 // attention, an unknown rope_scaling type) and contradictions are ModelFormatErrors naming the
 // file and the field.
+// rope_scaling "llama3" also fills rope_freq_factors (rope_factors.h).
 // hf_config_to_json is the inverse, for the tiny-model generator.
 // Thread-safety: stateless functions.
 #pragma once
@@ -26,7 +27,9 @@ ModelConfig load_hf_config(const std::string& path);
 
 // The config.json transformers would write for `config` (architectures, model_type, every shape
 // field, rms_norm_eps, rope_theta, rope_scaling, tie_word_embeddings, bos/eos ids, torch_dtype);
-// parse_hf_config reads it back to an equal ModelConfig.
+// parse_hf_config reads it back to an equal ModelConfig (with rope_freq_factors derived for
+// llama3). Throws std::invalid_argument for rope_freq_factors that are not llama3 rope_scaling's
+// (e.g. a GGUF's rope_freqs.weight, whose parameters GGUF does not record).
 nlohmann::json hf_config_to_json(const ModelConfig& config);
 
 }  // namespace llm

@@ -7,6 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "backends/model/rope_factors.h"
 
 namespace llm {
 namespace {
@@ -97,6 +100,25 @@ TEST(HfConfig, Llama31_8B) {
   EXPECT_EQ(c.bos_token_id, 128000);
   EXPECT_EQ(c.eos_token_ids, (std::vector<int32_t>{128001}));
   EXPECT_EQ(c.torch_dtype, "bfloat16");
+}
+
+// rope_scaling llama3 is turned into the per-frequency factors the backends use, once, here.
+TEST(HfConfig, Llama31RopeScalingBecomesFrequencyFactors) {
+  const ModelConfig c = parse_hf_config_text(kLlama31_8B, "config.json");
+  ASSERT_EQ(c.rope_freq_factors.size(), 64u);
+  EXPECT_EQ(c.rope_freq_factors, llama3_rope_freq_factors(128, 500000.0, c.rope_scaling));
+  EXPECT_EQ(c.rope_freq_factors[0], 1.0f);
+  EXPECT_EQ(c.rope_freq_factors[63], 8.0f);
+  EXPECT_TRUE(parse_hf_config_text(kQwen25_7B, "config.json").rope_freq_factors.empty());
+
+  // config.json states parameters, never factors: other factors cannot be written.
+  ModelConfig other = c;
+  other.rope_freq_factors[40] = 7.0f;
+  EXPECT_THROW(hf_config_to_json(other), std::invalid_argument);
+  other.rope_freq_factors = c.rope_freq_factors;
+  other.rope_scaling = {};  // as loaded from a GGUF's rope_freqs.weight
+  EXPECT_THROW(hf_config_to_json(other), std::invalid_argument);
+  EXPECT_EQ(parse_hf_config(hf_config_to_json(c), "again").rope_freq_factors, c.rope_freq_factors);
 }
 
 TEST(HfConfig, Llama31InstructEosList) {

@@ -1,5 +1,6 @@
 #include "backends/model/make_model_command.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -18,14 +19,18 @@ constexpr const char* kUsage =
     "usage: llmsim make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N\n"
     "                         [--kv-heads N] [--head-dim N] [--ffn N] [--seed N]\n"
     "                         [--rope-theta X] [--rms-eps X] [--max-position-embeddings N]\n"
+    "                         [--rope-scaling none|llama3] [--rope-original-context N]\n"
     "                         [--tied] [--peaky] [--dtype f32|f16|bf16] --out DIR\n"
     "  writes a seeded random model as DIR/model.gguf and DIR/model.safetensors + config.json,\n"
     "  with the vocabulary (and bos/eos ids) of FILE.gguf. Defaults: --kv-heads = --heads,\n"
     "  --head-dim = dim/heads, --ffn = 8/3*dim rounded up to a multiple of 64, --seed 1,\n"
     "  --rope-theta from FILE's <arch>.rope.freq_base (else 10000), --rms-eps 1e-5 (llama) or\n"
-    "  1e-6 (qwen2), --max-position-embeddings 2048, --dtype f32. --peaky multiplies the output head\n"
-    "  by 8 (4 for --tied): a sharply peaked softmax, so temperature-1 sampling is near-greedy\n"
-    "  (it widens absolute logit gaps, not the relative ones that decide greedy near-ties).\n";
+    "  1e-6 (qwen2), --max-position-embeddings 2048, --dtype f32, --rope-scaling none.\n"
+    "  --rope-scaling llama3: Llama 3.1's RoPE scaling (factor 8, low_freq_factor 1,\n"
+    "  high_freq_factor 4) over an original context of --rope-original-context (default\n"
+    "  max-position-embeddings / 4). --peaky multiplies the output head by 8 (4 for --tied):\n"
+    "  a sharply peaked softmax, so temperature-1 sampling is near-greedy (it widens absolute\n"
+    "  logit gaps, not the relative ones that decide greedy near-ties).\n";
 
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -104,6 +109,14 @@ MakeModelOptions parse_args(const std::vector<std::string>& args) {
       o.rms_eps = parse_positive_double(flag, value());
     } else if (flag == "--max-position-embeddings") {
       o.max_position_embeddings = parse_positive(flag, value());
+    } else if (flag == "--rope-scaling") {
+      const std::string v = value();
+      if (v != "none" && v != "llama3") {
+        throw UsageError("--rope-scaling must be none or llama3, got '" + v + "'");
+      }
+      o.rope_scaling_llama3 = v == "llama3";
+    } else if (flag == "--rope-original-context") {
+      o.rope_original_context = parse_positive(flag, value());
     } else if (flag == "--tied") {
       no_value();
       o.tied = true;
@@ -144,6 +157,12 @@ MakeModelOptions parse_args(const std::vector<std::string>& args) {
   if (o.head_dim % 2 != 0) {
     throw UsageError("--head-dim must be even for RoPE, got " + std::to_string(o.head_dim));
   }
+  if (o.rope_original_context != 0 && !o.rope_scaling_llama3) {
+    throw UsageError("--rope-original-context needs --rope-scaling llama3");
+  }
+  if (o.rope_scaling_llama3 && o.rope_original_context == 0) {
+    o.rope_original_context = std::max<int64_t>(1, o.max_position_embeddings / 4);
+  }
   if (o.ffn == 0) o.ffn = default_ffn_size(o.dim);
   if (o.rms_eps == 0) o.rms_eps = o.arch == "qwen2" ? 1e-6 : 1e-5;
   return o;
@@ -176,6 +195,9 @@ ModelConfig config_of(const MakeModelOptions& o, const GgufFile& vocab) {
     c.rope_theta = vocab.has(key) ? float_to_shortest_double(vocab.get_f32(key)) : 10000.0;
   }
   c.max_position_embeddings = o.max_position_embeddings;
+  if (o.rope_scaling_llama3) {
+    c.rope_scaling = {RopeScaling::Type::kLlama3, 8.0, 1.0, 4.0, o.rope_original_context};
+  }
   c.tie_word_embeddings = o.tied;
   c.attention_bias = o.arch == "qwen2";
   c.bos_token_id = vocab_token_id(vocab, "tokenizer.ggml.bos_token_id");
@@ -245,9 +267,9 @@ int run_make_model_command(const std::vector<std::string>& args, std::ostream& o
         << o.out_dir << "/config.json, " << o.out_dir << "/tokenizer.json: " << o.arch << ", "
         << o.layers << " layers, dim " << o.dim << ", heads " << o.heads << "/" << o.kv_heads
         << " x " << o.head_dim << ", ffn " << o.ffn << ", vocab " << config.vocab_size
-        << (o.tied ? ", tied" : "") << (o.peaky ? ", peaky" : "") << ", "
-        << weight_type_name(o.dtype) << ", " << weights.num_parameters() << " parameters, seed "
-        << o.seed << "\n";
+        << (o.rope_scaling_llama3 ? ", llama3 RoPE scaling" : "") << (o.tied ? ", tied" : "")
+        << (o.peaky ? ", peaky" : "") << ", " << weight_type_name(o.dtype) << ", "
+        << weights.num_parameters() << " parameters, seed " << o.seed << "\n";
   } catch (const std::exception& e) {
     err << "llmsim make-model: " << e.what() << "\n";
     return 1;

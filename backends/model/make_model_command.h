@@ -4,7 +4,8 @@
 // Loading either gives identical weights (load_model_weights).
 //   llmsim make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N
 //                     [--kv-heads N] [--head-dim N] [--ffn N] [--seed N] [--rope-theta X]
-//                     [--rms-eps X] [--max-position-embeddings N] [--tied] [--peaky]
+//                     [--rms-eps X] [--max-position-embeddings N] [--rope-scaling none|llama3]
+//                     [--rope-original-context N] [--tied] [--peaky]
 //                     [--dtype f32|f16|bf16] --out DIR
 // Exit codes: 0 ok, 2 bad usage (message names the flag) or unusable vocabulary, 1 I/O failure.
 // Thread-safety: single-threaded command-line code.
@@ -34,6 +35,10 @@ struct MakeModelOptions {
   double rope_theta = 0;  // 0: the vocabulary file's <arch>.rope.freq_base, else 10000
   double rms_eps = 0;     // 0: 1e-5 (llama) or 1e-6 (qwen2)
   int64_t max_position_embeddings = 2048;
+  // Llama 3.1 RoPE scaling (factor 8, low 1, high 4) over rope_original_context positions
+  // (0: max_position_embeddings / 4).
+  bool rope_scaling_llama3 = false;
+  int64_t rope_original_context = 0;
   bool tied = false;
   bool peaky = false;
   WeightType dtype = WeightType::kF32;

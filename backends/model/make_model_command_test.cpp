@@ -85,6 +85,30 @@ TEST(MakeModelCommand, Qwen2TiedF16SameSeedSameFiles) {
   std::filesystem::remove_all(b);
 }
 
+TEST(MakeModelCommand, Llama3RopeScalingLoadsIdenticallyBothWays) {
+  LLM_REQUIRE_TOKENIZER_DATA();
+  const std::string dir = testing::scratch_dir("make_llama3_rope");
+  std::string out, err;
+  ASSERT_EQ(run({"--arch", "llama", "--vocab", testing::vocab_path("llama-bpe"), "--dim", "32",
+                 "--layers", "1", "--heads", "2", "--rope-scaling", "llama3",
+                 "--max-position-embeddings", "4096", "--out", dir},
+                &out, &err),
+            0)
+      << err;
+  EXPECT_NE(out.find("llama3 RoPE scaling"), std::string::npos) << out;
+  ModelWeights g = load_model_weights(dir + "/model.gguf");
+  const ModelWeights s = load_model_weights(dir);
+  EXPECT_EQ(s.config.rope_scaling.type, RopeScaling::Type::kLlama3);
+  EXPECT_EQ(s.config.rope_scaling.factor, 8.0);
+  EXPECT_EQ(s.config.rope_scaling.original_max_position_embeddings, 1024);  // 4096 / 4
+  ASSERT_EQ(s.config.rope_freq_factors.size(), 8u);                         // head_dim 16
+  EXPECT_EQ(g.config.rope_freq_factors, s.config.rope_freq_factors);
+  EXPECT_EQ(g.config.rope_scaling.type, RopeScaling::Type::kNone);  // GGUF keeps only factors
+  g.config.rope_scaling = s.config.rope_scaling;
+  testing::expect_identical_weights(g, s);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(MakeModelCommand, BadFlagsExit2NamingTheFlag) {
   const std::vector<std::string> ok = {"--arch",   "llama", "--vocab", "v.gguf", "--dim", "32",
                                        "--layers", "1",     "--heads", "4",      "--out", "/tmp/x"};
@@ -104,6 +128,10 @@ TEST(MakeModelCommand, BadFlagsExit2NamingTheFlag) {
       {with({"--head-dim", "5"}), "--head-dim"},
       {with({"--tied=yes"}), "--tied"},
       {with({"--bogus"}), "--bogus"},
+      {with({"--rope-scaling", "yarn"}), "--rope-scaling"},
+      {with({"--rope-original-context", "512"}), "--rope-original-context"},  // needs llama3
+      {with({"--rope-scaling", "llama3", "--rope-original-context", "0"}),
+       "--rope-original-context"},
       {with({"--seed"}), "--seed"},
       {{"--arch", "llama", "--dim", "32", "--layers", "1", "--heads", "4", "--out", "/tmp/x"},
        "--vocab"},

@@ -12,7 +12,9 @@
 namespace llm {
 
 // RoPE frequency scaling. kNone: plain RoPE with rope_theta. kLinear: positions divided by factor.
-// kLlama3: Llama 3.1's per-frequency scaling (factor, low/high_freq_factor, original context).
+// kLlama3: Llama 3.1's per-frequency scaling (factor, low/high_freq_factor, original context), as
+// config.json states it; backends apply it only through ModelConfig::rope_freq_factors
+// (rope_factors.h turns these parameters into those factors).
 struct RopeScaling {
   enum class Type { kNone, kLinear, kLlama3 };
   Type type = Type::kNone;
@@ -34,6 +36,12 @@ struct ModelConfig {
   double rms_norm_eps = 1e-6;
   double rope_theta = 10000.0;
   RopeScaling rope_scaling;
+  // Per-frequency RoPE divisors: inv_freq[i] = rope_theta^(-2i/head_dim) / rope_freq_factors[i]
+  // (then / rope_scaling.factor for kLinear). Empty: none, or (kLlama3) not yet derived; else
+  // head_dim / 2 finite positive values. parse_hf_config fills them for kLlama3; a GGUF fills them
+  // from its rope_freqs.weight tensor and, as GGUF records no llama3 parameters, keeps
+  // rope_scaling kNone (or kLinear). Use rope_freq_factors_of() (rope_factors.h) to read them.
+  std::vector<float> rope_freq_factors;
   int64_t max_position_embeddings = 0;
   bool tie_word_embeddings = false;  // lm_head shares the token embedding matrix
   bool attention_bias = false;       // q/k/v projections have biases (always true for Qwen2)

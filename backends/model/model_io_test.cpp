@@ -1,10 +1,12 @@
 // The model writers and loaders round-trip: the same random weights written as GGUF and as a
 // safetensors checkpoint load back bit-identical (to each other and to the original), for llama
 // (untied, GQA), qwen2 (bias, tied), a head_dim other than hidden/heads, and f16/bf16 storage;
-// GGUF stores llama's Q/K in the interleaved layout and qwen2's unpermuted.
+// GGUF stores llama's Q/K in the interleaved layout and qwen2's unpermuted; Llama 3.1 RoPE scaling
+// travels as GGUF's rope_freqs.weight and as config.json's parameters, to identical factors.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -15,6 +17,7 @@
 #include "backends/model/model_test_support.h"
 #include "backends/model/model_testdata.h"
 #include "backends/model/model_writer.h"
+#include "backends/model/rope_factors.h"
 #include "backends/model/safetensors_reader.h"
 #include "backends/model/safetensors_writer.h"
 
@@ -226,6 +229,71 @@ TEST(ModelIo, WritersRejectInconsistentWeights) {
   EXPECT_THROW(write_gguf_model(ok, tiny_vocab(95), dir + "/m.gguf"), std::invalid_argument);
   EXPECT_THROW(write_safetensors_model(ok, dir, WeightType::kQ8_0), std::invalid_argument);
   std::filesystem::remove_all(dir);
+}
+
+// Llama 3.1 RoPE scaling: GGUF carries it as llama.cpp's F32 rope_freqs.weight (no metadata),
+// config.json as its parameters; both load to the same factors and bit-identical weights.
+ModelConfig tiny_llama3_config() {
+  ModelConfig c = tiny_config("llama");
+  c.rope_theta = 500000.0;
+  // head_dim 16: wavelengths 6.3, 32.4, 167, 861, 4440, ...; with an original context of 1024 the
+  // bands are kept (< 256), smoothed (861) and scaled by 8 (> 1024).
+  c.rope_scaling = {RopeScaling::Type::kLlama3, 8.0, 1.0, 4.0, 1024};
+  return c;
+}
+
+TEST(ModelIo, Llama3RopeScalingLoadsWithIdenticalFactorsBothWays) {
+  const ModelWeights w = random_model_weights(tiny_llama3_config(), 13, false);
+  const std::string dir = write_both(w, "llama3_rope", WeightType::kF32);
+  const std::vector<float> expected = llama3_rope_freq_factors(16, 500000.0, w.config.rope_scaling);
+  ASSERT_EQ(expected.size(), 8u);
+  EXPECT_EQ(expected[0], 1.0f);
+  EXPECT_GT(expected[3], 1.0f);
+  EXPECT_LT(expected[3], 8.0f);
+  EXPECT_EQ(expected[7], 8.0f);
+
+  const GgufFile f = GgufFile::open(dir + "/model.gguf");
+  const GgufTensorInfo* t = f.find_tensor("rope_freqs.weight");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->type, GgmlType::kF32);
+  EXPECT_EQ(t->dims, std::vector<uint64_t>{8});
+  EXPECT_EQ(std::memcmp(t->data, expected.data(), 8 * sizeof(float)), 0);
+  EXPECT_FALSE(f.has("llama.rope.scaling.type"));  // llama.cpp writes no llama3 metadata
+  EXPECT_EQ(f.get_f32("llama.rope.freq_base"), 500000.0f);
+
+  ModelWeights from_gguf = load_gguf_model_weights(f);
+  const ModelWeights from_st = load_model_weights(dir);
+  EXPECT_EQ(from_gguf.config.rope_scaling.type, RopeScaling::Type::kNone);
+  EXPECT_EQ(from_st.config.rope_scaling.type, RopeScaling::Type::kLlama3);
+  ASSERT_EQ(from_gguf.config.rope_freq_factors.size(), 8u);
+  ASSERT_EQ(from_st.config.rope_freq_factors.size(), 8u);
+  EXPECT_EQ(std::memcmp(from_gguf.config.rope_freq_factors.data(), expected.data(), 32), 0);
+  EXPECT_EQ(std::memcmp(from_st.config.rope_freq_factors.data(), expected.data(), 32), 0);
+  EXPECT_EQ(rope_freq_factors_of(from_gguf.config), rope_freq_factors_of(from_st.config));
+  // Apart from how the scaling is recorded, everything else is identical.
+  from_gguf.config.rope_scaling = from_st.config.rope_scaling;
+  expect_identical_weights(from_gguf, from_st);
+  expect_identical_weights(w, from_st);
+
+  // A GGUF-loaded model writes back to GGUF with the same factors, but config.json has no way
+  // to state factors without llama3's parameters.
+  from_gguf.config.rope_scaling = {};
+  write_gguf_model(from_gguf, tiny_vocab(), dir + "/again.gguf");
+  EXPECT_EQ(load_model_weights(dir + "/again.gguf").config.rope_freq_factors, expected);
+  EXPECT_THROW(write_safetensors_model(from_gguf, dir + "/st"), std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/st/model.safetensors")) << "nothing half-written";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ModelIo, ModelsWithoutLlama3ScalingHaveNoRopeFreqs) {
+  for (const std::string arch : {"llama", "qwen2"}) {
+    const ModelWeights w = random_model_weights(tiny_config(arch), 3, false);
+    const std::string dir = write_both(w, "no_rope_freqs_" + arch, WeightType::kF32);
+    EXPECT_EQ(GgufFile::open(dir + "/model.gguf").find_tensor("rope_freqs.weight"), nullptr);
+    EXPECT_TRUE(load_model_weights(dir + "/model.gguf").config.rope_freq_factors.empty());
+    EXPECT_TRUE(load_model_weights(dir).config.rope_freq_factors.empty());
+    std::filesystem::remove_all(dir);
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -118,6 +119,53 @@ TEST(ModelLoaderErrors, GgufMissingTensorAndUnsupportedType) {
   e = gguf_error(w.to_bytes());
   EXPECT_EQ(e.field(), "blk.0.ffn_gate.weight");
   EXPECT_NE(std::string(e.what()).find("type Q4_0 is unsupported"), std::string::npos) << e.what();
+}
+
+// rope_freqs.weight (Llama 3.1 RoPE factors) must be head_dim / 2 finite positive F32 values.
+TEST(ModelLoaderErrors, GgufRopeFreqsOfTheWrongSizeTypeOrValueNamesTheTensor) {
+  ModelConfig c = tiny_config("llama");  // head_dim 16: 8 factors
+  c.rope_scaling = {RopeScaling::Type::kLlama3, 8.0, 1.0, 4.0, 1024};
+  const auto base = model_gguf_bytes(c);
+  ASSERT_NE(GgufFile::parse(base, "base.gguf").find_tensor("rope_freqs.weight"), nullptr);
+  auto replaced = [&](std::vector<uint64_t> dims, GgmlType type, std::vector<uint8_t> data) {
+    return rewrite(
+        base,
+        [&](GgufWriter& w) { w.add_tensor("rope_freqs.weight", dims, type, std::move(data)); },
+        [](const GgufTensorInfo& t) { return t.name != "rope_freqs.weight"; });
+  };
+  auto f32 = [](std::vector<float> v) {
+    std::vector<uint8_t> b(v.size() * sizeof(float));
+    std::memcpy(b.data(), v.data(), b.size());
+    return b;
+  };
+  struct Case {
+    const char* name;
+    std::vector<uint8_t> bytes;
+    const char* message_part;
+  };
+  const std::vector<Case> cases = {
+      {"7 factors", replaced({7}, GgmlType::kF32, f32(std::vector<float>(7, 2.0f))),
+       "shape [7] but head dimension 16 needs [8]"},
+      {"16 factors", replaced({16}, GgmlType::kF32, f32(std::vector<float>(16, 2.0f))),
+       "needs [8]"},
+      {"2-D", replaced({8, 1}, GgmlType::kF32, f32(std::vector<float>(8, 2.0f))), "needs [8]"},
+      {"F16", replaced({8}, GgmlType::kF16, std::vector<uint8_t>(16, 0)), "type F16"},
+      {"zero factor", replaced({8}, GgmlType::kF32, f32({1, 1, 1, 0, 8, 8, 8, 8})), "factor 3"},
+      {"negative factor", replaced({8}, GgmlType::kF32, f32({1, 1, 1, 2, 8, 8, -8, 8})),
+       "factor 6"},
+  };
+  for (const Case& k : cases) {
+    const ModelFormatError e = gguf_error(k.bytes);
+    EXPECT_EQ(e.file(), "bad.gguf") << k.name;
+    EXPECT_EQ(e.field(), "rope_freqs.weight") << k.name;
+    EXPECT_NE(std::string(e.what()).find(k.message_part), std::string::npos)
+        << k.name << ": " << e.what();
+  }
+  // The same tensor with sound values loads, with those factors.
+  const std::vector<float> ok = {1, 1, 1.5f, 3, 8, 8, 8, 8};
+  const ModelWeights w =
+      load_gguf_model_weights(GgufFile::parse(replaced({8}, GgmlType::kF32, f32(ok)), "ok.gguf"));
+  EXPECT_EQ(w.config.rope_freq_factors, ok);
 }
 
 TEST(ModelLoaderErrors, GgufErrorIsAModelFormatError) {

@@ -10,6 +10,7 @@
 #include "backends/model/gguf_writer.h"
 #include "backends/model/hf_config.h"
 #include "backends/model/model_tensors.h"
+#include "backends/model/rope_factors.h"
 #include "backends/model/rope_layout.h"
 #include "backends/model/safetensors_writer.h"
 
@@ -105,11 +106,12 @@ void write_safetensors_model(const ModelWeights& weights, const std::string& dir
         break;
     }
   }
-  std::filesystem::create_directories(dir);
   ModelConfig config = weights.config;
   config.torch_dtype = torch_dtype_of(type);
+  const std::string config_json = hf_config_to_json(config).dump(2) + "\n";  // may throw: first
+  std::filesystem::create_directories(dir);
   writer.write(dir + "/model.safetensors");
-  write_text_file(dir + "/config.json", hf_config_to_json(config).dump(2) + "\n");
+  write_text_file(dir + "/config.json", config_json);
 }
 
 void write_gguf_model(const ModelWeights& weights, const GgufFile& vocab_source,
@@ -142,6 +144,11 @@ void write_gguf_model(const ModelWeights& weights, const GgufFile& vocab_source,
   if (!c.eos_token_ids.empty()) set_id("tokenizer.ggml.eos_token_id", c.eos_token_ids[0]);
   if (c.eos_token_ids.size() > 1) set_id("tokenizer.ggml.eot_token_id", c.eos_token_ids[1]);
 
+  // llama.cpp's converter emits the RoPE factors first, as an F32 tensor of head_dim / 2.
+  if (const std::vector<float> factors = rope_freq_factors_of(c); !factors.empty()) {
+    w.add_tensor("rope_freqs.weight", {static_cast<uint64_t>(factors.size())}, GgmlType::kF32,
+                 to_u8(f32_to_bytes(factors)));
+  }
   const bool permute_rope = c.architecture == "llama";
   for (const ModelTensor& t : model_tensors(c)) {
     const std::vector<float>& src = tensor_data(weights, t);

@@ -27,7 +27,8 @@ void round_weights_to(ModelWeights& weights, WeightType type);
 
 // Writes dir/model.safetensors (HF tensor names, every tensor in `type`, metadata format=pt) and
 // dir/config.json (torch_dtype from `type`). Creates dir. Throws std::invalid_argument for
-// kQ8_0 or weights that contradict their config, std::runtime_error on I/O failure.
+// kQ8_0, weights that contradict their config or RoPE factors config.json cannot state (see
+// hf_config_to_json), std::runtime_error on I/O failure.
 void write_safetensors_model(const ModelWeights& weights, const std::string& dir,
                              WeightType type = WeightType::kF32);
 
@@ -35,7 +36,9 @@ void write_safetensors_model(const ModelWeights& weights, const std::string& dir
 // of vocab_source (bos/eos ids then set from the config), and the tensors under llama.cpp's names
 // with ne[0] = in_features. Matrices are stored in `type` (a Q8_0 matrix whose rows are not a
 // multiple of 32 stays F32); 1-D tensors (norms, biases) are F32, as llama.cpp stores them. For
-// arch llama, Q/K rows are permuted to GGUF's interleaved RoPE layout. Throws
+// arch llama, Q/K rows are permuted to GGUF's interleaved RoPE layout. Per-frequency RoPE
+// factors (rope_freq_factors_of: llama3 scaling) go first, as llama.cpp's F32 rope_freqs.weight.
+// Throws
 // std::invalid_argument when the vocabulary's size differs from config.vocab_size or the config
 // cannot be expressed, std::runtime_error on I/O failure.
 void write_gguf_model(const ModelWeights& weights, const GgufFile& vocab_source,
