@@ -210,4 +210,46 @@ std::string render_chat(ChatTemplateKind kind, const std::vector<ChatMessage>& m
   return render_chat(chat_template_for(kind), messages, add_generation_prompt);
 }
 
+// One line each, so that no template text outside the {{ }} output reaches the prompt; "\\n" is
+// Jinja's escape inside a string literal.
+std::string chat_template_jinja(ChatTemplateKind kind) {
+  switch (kind) {
+    case ChatTemplateKind::kLlama2:
+      return "{% if messages and messages[0]['role'] == 'system' %}"
+             "{% set system = messages[0]['content'] %}{% set turns = messages[1:] %}"
+             "{% else %}{% set system = none %}{% set turns = messages %}{% endif %}"
+             "{% for message in turns %}"
+             "{% if message['role'] != 'user' and message['role'] != 'assistant' %}"
+             "{{ raise_exception('llama2 chat: only a first system message, then user and "
+             "assistant') }}{% endif %}"
+             "{% if (message['role'] == 'user') != (loop.index0 % 2 == 0) %}"
+             "{{ raise_exception('llama2 chat: roles must alternate user/assistant') }}"
+             "{% endif %}"
+             "{% if loop.first and system is not none %}"
+             "{% set text = '<<SYS>>\\n' + system + '\\n<</SYS>>\\n\\n' + message['content'] %}"
+             "{% else %}{% set text = message['content'] %}{% endif %}"
+             "{% if message['role'] == 'user' %}{{ bos_token + '[INST] ' + text | trim + ' "
+             "[/INST]' }}"
+             "{% else %}{{ ' ' + text | trim + ' ' + eos_token }}{% endif %}"
+             "{% endfor %}";
+    case ChatTemplateKind::kLlama3:
+      return "{% for message in messages %}{% if loop.first %}{{ bos_token }}{% endif %}"
+             "{{ '<|start_header_id|>' + message['role'] + '<|end_header_id|>\\n\\n' + "
+             "message['content'] | trim + '<|eot_id|>' }}{% endfor %}"
+             "{% if add_generation_prompt %}"
+             "{{ '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}";
+    case ChatTemplateKind::kChatml:
+      return std::string(
+                 "{% if messages and messages[0]['role'] != 'system' %}"
+                 "{{ '<|im_start|>system\\n") +
+             kChatmlDefaultSystem +
+             "<|im_end|>\\n' }}{% endif %}"
+             "{% for message in messages %}"
+             "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}"
+             "{% endfor %}"
+             "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+  }
+  throw std::invalid_argument("unknown chat template kind");
+}
+
 }  // namespace llm

@@ -60,4 +60,10 @@ std::optional<ChatTemplate> detect_chat_template_details(std::string_view jinja_
 std::string render_chat(const ChatTemplate& tmpl, const std::vector<ChatMessage>& messages,
                         bool add_generation_prompt = true);
 
+// A Hugging Face-style Jinja chat template (variables messages, add_generation_prompt, bos_token,
+// eos_token; raise_exception for what Llama 2 cannot express) that renders what render_chat(kind,
+// ...) renders, for model files to carry as tokenizer.chat_template. detect_chat_template_details
+// gives back chat_template_for(kind).
+std::string chat_template_jinja(ChatTemplateKind kind);
+
 }  // namespace llm

@@ -181,6 +181,27 @@ TEST(ChatTemplate, DetectsTheQwen2GgufTemplate) {
   EXPECT_EQ(Tokenizer::from_gguf_file(testing::vocab_path("llama-bpe"))->chat_template_text(), "");
 }
 
+// The Jinja text model files carry is recognised as the same template (ChatML with its default
+// system message). That it renders what render_chat renders was checked with Python's jinja2.
+TEST(ChatTemplate, OwnJinjaIsDetectedAsItsKind) {
+  for (ChatTemplateKind kind :
+       {ChatTemplateKind::kLlama2, ChatTemplateKind::kLlama3, ChatTemplateKind::kChatml}) {
+    const std::string jinja = chat_template_jinja(kind);
+    const auto tmpl = detect_chat_template_details(jinja);
+    ASSERT_TRUE(tmpl.has_value()) << jinja;
+    EXPECT_EQ(tmpl->kind, kind) << jinja;
+    EXPECT_EQ(tmpl->default_system, chat_template_for(kind).default_system) << jinja;
+    EXPECT_EQ(jinja.find('\n'), std::string::npos) << "a newline outside {{ }} would be output";
+  }
+  EXPECT_EQ(
+      detect_chat_template_details(chat_template_jinja(ChatTemplateKind::kChatml))->default_system,
+      "You are a helpful assistant.");
+  // The special tokens come from the tokenizer's variables, as in the models' own templates.
+  EXPECT_NE(chat_template_jinja(ChatTemplateKind::kLlama2).find("bos_token"), std::string::npos);
+  EXPECT_NE(chat_template_jinja(ChatTemplateKind::kLlama2).find("eos_token"), std::string::npos);
+  EXPECT_NE(chat_template_jinja(ChatTemplateKind::kLlama3).find("bos_token"), std::string::npos);
+}
+
 // The rendered prompts tokenize with each special-token text as its single id.
 TEST(ChatTemplate, RenderedPromptsTokenizeWithSpecialIds) {
   LLM_REQUIRE_TOKENIZER_DATA();

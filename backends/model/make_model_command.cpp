@@ -7,8 +7,10 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "backends/model/chat_template.h"
 #include "backends/model/gguf_model_config.h"
 #include "backends/model/gguf_reader.h"
+#include "backends/model/hf_tokenizer.h"
 #include "backends/model/model_weights.h"
 #include "backends/model/tokenizer.h"
 
@@ -20,9 +22,13 @@ constexpr const char* kUsage =
     "                         [--kv-heads N] [--head-dim N] [--ffn N] [--seed N]\n"
     "                         [--rope-theta X] [--rms-eps X] [--max-position-embeddings N]\n"
     "                         [--rope-scaling none|llama3] [--rope-original-context N]\n"
-    "                         [--tied] [--peaky] [--dtype f32|f16|bf16] --out DIR\n"
-    "  writes a seeded random model as DIR/model.gguf and DIR/model.safetensors + config.json,\n"
-    "  with the vocabulary (and bos/eos ids) of FILE.gguf. Defaults: --kv-heads = --heads,\n"
+    "                         [--tied] [--peaky] [--dtype f32|f16|bf16]\n"
+    "                         [--chat-template llama2|llama3|chatml|none] --out DIR\n"
+    "  writes a seeded random model as DIR/model.gguf and DIR/model.safetensors + config.json\n"
+    "  + tokenizer.json, with the vocabulary (and bos/eos ids) of FILE.gguf and a Jinja chat\n"
+    "  template (tokenizer.chat_template; none: no template). Default --chat-template: FILE's own\n"
+    "  template if it has one, else llama2 for an SPM (llama) vocabulary, llama3 for llama-bpe,\n"
+    "  chatml for qwen2, none otherwise. Defaults: --kv-heads = --heads,\n"
     "  --head-dim = dim/heads, --ffn = 8/3*dim rounded up to a multiple of 64, --seed 1,\n"
     "  --rope-theta from FILE's <arch>.rope.freq_base (else 10000), --rms-eps 1e-5 (llama) or\n"
     "  1e-6 (qwen2), --max-position-embeddings 2048, --dtype f32, --rope-scaling none.\n"
@@ -117,6 +123,12 @@ MakeModelOptions parse_args(const std::vector<std::string>& args) {
       o.rope_scaling_llama3 = v == "llama3";
     } else if (flag == "--rope-original-context") {
       o.rope_original_context = parse_positive(flag, value());
+    } else if (flag == "--chat-template") {
+      o.chat_template = value();
+      if (o.chat_template != "none" && !parse_chat_template_name(o.chat_template)) {
+        throw UsageError("--chat-template must be llama2, llama3, chatml or none, got '" +
+                         o.chat_template + "'");
+      }
     } else if (flag == "--tied") {
       no_value();
       o.tied = true;
@@ -223,7 +235,26 @@ ModelConfig config_of(const MakeModelOptions& o, const GgufFile& vocab) {
   return c;
 }
 
+// The Jinja text for o.chat_template; nullopt keeps the vocabulary's own template.
+std::optional<std::string> chat_template_text_of(const MakeModelOptions& o, const GgufFile& vocab) {
+  std::string name = o.chat_template;
+  if (name.empty()) {
+    if (vocab.find_string("tokenizer.chat_template").value_or("") != "") return std::nullopt;
+    name = default_chat_template_name(vocab.find_string("tokenizer.ggml.model").value_or(""),
+                                      vocab.find_string("tokenizer.ggml.pre").value_or(""));
+  }
+  const std::optional<ChatTemplateKind> kind = parse_chat_template_name(name);
+  return kind ? chat_template_jinja(*kind) : "";
+}
+
 }  // namespace
+
+std::string default_chat_template_name(const std::string& ggml_model, const std::string& ggml_pre) {
+  if (ggml_model == "llama") return "llama2";
+  if (ggml_model == "gpt2" && ggml_pre == "llama-bpe") return "llama3";
+  if (ggml_model == "gpt2" && ggml_pre == "qwen2") return "chatml";
+  return "none";
+}
 
 int64_t default_ffn_size(int64_t dim) {
   const int64_t raw = (8 * dim + 2) / 3;  // round(8/3 * dim)
@@ -248,10 +279,12 @@ int run_make_model_command(const std::vector<std::string>& args, std::ostream& o
   ModelConfig config;
   std::optional<GgufFile> vocab;
   std::unique_ptr<Tokenizer> tokenizer;
+  std::optional<std::string> chat_template;
   try {
     vocab.emplace(GgufFile::open(o.vocab_path));
     config = config_of(o, *vocab);
     tokenizer = Tokenizer::from_gguf(*vocab);
+    chat_template = chat_template_text_of(o, *vocab);
   } catch (const std::exception& e) {  // ModelFormatError or TokenizerError
     err << "llmsim make-model: --vocab: " << e.what() << "\n";
     return 2;
@@ -260,16 +293,22 @@ int run_make_model_command(const std::vector<std::string>& args, std::ostream& o
     ModelWeights weights = random_model_weights(config, o.seed, o.peaky);
     round_weights_to(weights, o.dtype);
     std::filesystem::create_directories(o.out_dir);
-    write_gguf_model(weights, *vocab, o.out_dir + "/model.gguf", o.dtype);
+    write_gguf_model(weights, *vocab, o.out_dir + "/model.gguf", o.dtype, chat_template);
     write_safetensors_model(weights, o.out_dir, o.dtype);
-    write_tokenizer_json(*tokenizer, o.out_dir + "/tokenizer.json");
+    const std::string& jinja = chat_template ? *chat_template : tokenizer->chat_template_text();
+    write_hf_tokenizer_files(tokenizer->vocab(), jinja, o.out_dir + "/tokenizer.json");
+    const std::optional<ChatTemplateKind> kind = detect_chat_template(jinja);
     out << "wrote " << o.out_dir << "/model.gguf, " << o.out_dir << "/model.safetensors, "
         << o.out_dir << "/config.json, " << o.out_dir << "/tokenizer.json: " << o.arch << ", "
         << o.layers << " layers, dim " << o.dim << ", heads " << o.heads << "/" << o.kv_heads
         << " x " << o.head_dim << ", ffn " << o.ffn << ", vocab " << config.vocab_size
         << (o.rope_scaling_llama3 ? ", llama3 RoPE scaling" : "") << (o.tied ? ", tied" : "")
-        << (o.peaky ? ", peaky" : "") << ", " << weight_type_name(o.dtype) << ", "
-        << weights.num_parameters() << " parameters, seed " << o.seed << "\n";
+        << (o.peaky ? ", peaky" : "") << ", chat template "
+        << (kind            ? chat_template_name(*kind)
+            : jinja.empty() ? "none"
+                            : "unrecognised")
+        << ", " << weight_type_name(o.dtype) << ", " << weights.num_parameters()
+        << " parameters, seed " << o.seed << "\n";
   } catch (const std::exception& e) {
     err << "llmsim make-model: " << e.what() << "\n";
     return 1;

@@ -1,12 +1,13 @@
 // `llmsim make-model`: writes one seeded random Llama-family model in both formats, with a real
 // vocabulary: DIR/model.gguf (tokenizer copied from the vocabulary GGUF), DIR/model.safetensors,
-// DIR/config.json and DIR/tokenizer.json (with what write_tokenizer_json writes beside it).
+// DIR/config.json and DIR/tokenizer.json + tokenizer_config.json. Both formats carry a chat
+// template (chat_template_jinja of --chat-template), so llmserve chats without being told one.
 // Loading either gives identical weights (load_model_weights).
 //   llmsim make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N
 //                     [--kv-heads N] [--head-dim N] [--ffn N] [--seed N] [--rope-theta X]
 //                     [--rms-eps X] [--max-position-embeddings N] [--rope-scaling none|llama3]
 //                     [--rope-original-context N] [--tied] [--peaky]
-//                     [--dtype f32|f16|bf16] --out DIR
+//                     [--dtype f32|f16|bf16] [--chat-template llama2|llama3|chatml|none] --out DIR
 // Exit codes: 0 ok, 2 bad usage (message names the flag) or unusable vocabulary, 1 I/O failure.
 // Thread-safety: single-threaded command-line code.
 #pragma once
@@ -42,10 +43,17 @@ struct MakeModelOptions {
   bool tied = false;
   bool peaky = false;
   WeightType dtype = WeightType::kF32;
+  // "llama2", "llama3", "chatml" or "none"; "" = the vocabulary's own template if it has one,
+  // else default_chat_template_name of the vocabulary.
+  std::string chat_template;
 };
 
 // The default --ffn for a hidden size.
 int64_t default_ffn_size(int64_t dim);
+
+// The template a vocabulary's tokenizer calls for: "llama2" for tokenizer.ggml.model "llama" (SPM),
+// "llama3" for "gpt2" with tokenizer.ggml.pre "llama-bpe", "chatml" for pre "qwen2", else "none".
+std::string default_chat_template_name(const std::string& ggml_model, const std::string& ggml_pre);
 
 // `args` excludes the "make-model" word itself.
 int run_make_model_command(const std::vector<std::string>& args, std::ostream& out,

@@ -1,5 +1,6 @@
 // `llmsim make-model`: writes a model both ways from a real vocabulary, the two load identically,
-// the same seed gives the same files, and bad flags exit 2 naming the flag.
+// the same seed gives the same files, both formats carry the chat template, and bad flags exit 2
+// naming the flag.
 #include "backends/model/make_model_command.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "backends/model/chat_template.h"
 #include "backends/model/gguf_reader.h"
 #include "backends/model/model_test_support.h"
 #include "backends/model/model_testdata.h"
@@ -109,6 +111,57 @@ TEST(MakeModelCommand, Llama3RopeScalingLoadsIdenticallyBothWays) {
   std::filesystem::remove_all(dir);
 }
 
+// The chat template make-model writes into both formats: the detected kind of
+// load_tokenizer(DIR/model.gguf) and load_tokenizer(DIR) (tokenizer.json + tokenizer_config.json);
+// "" when neither has a template. Fails the test when the two disagree.
+std::string written_template(const std::string& vocab, std::vector<std::string> extra = {}) {
+  const std::string dir = testing::scratch_dir("make_tmpl");
+  std::vector<std::string> args = {"--arch",  "llama", "--vocab",  testing::vocab_path(vocab),
+                                   "--dim",   "16",    "--layers", "1",
+                                   "--heads", "2",     "--out",    dir};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::string err;
+  if (run(args, nullptr, &err) != 0) {
+    ADD_FAILURE() << err;
+    return "(failed)";
+  }
+  const std::string gguf = load_tokenizer(dir + "/model.gguf")->chat_template_text();
+  const std::string hf = load_tokenizer(dir)->chat_template_text();
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(gguf, hf) << vocab;
+  if (gguf.empty()) return "";
+  const auto kind = detect_chat_template_details(gguf);
+  if (!kind) return "(unrecognised)";
+  return std::string(chat_template_name(kind->kind)) + "|" + kind->default_system;
+}
+
+TEST(MakeModelCommand, WritesTheVocabularysChatTemplate) {
+  LLM_REQUIRE_TOKENIZER_DATA();
+  EXPECT_EQ(written_template("llama-bpe"), "llama3|");
+  EXPECT_EQ(written_template("llama-spm"), "llama2|");
+  // The qwen2 vocabulary has its own ChatML template (default system without the period): kept.
+  EXPECT_EQ(written_template("qwen2"), "chatml|You are a helpful assistant");
+  EXPECT_EQ(written_template("gpt-2"), "");
+}
+
+TEST(MakeModelCommand, ChatTemplateFlagChoosesOrDropsTheTemplate) {
+  LLM_REQUIRE_TOKENIZER_DATA();
+  EXPECT_EQ(written_template("qwen2", {"--chat-template", "chatml"}),
+            "chatml|You are a helpful assistant.");
+  EXPECT_EQ(written_template("qwen2", {"--chat-template", "none"}), "");
+  EXPECT_EQ(written_template("llama-bpe", {"--chat-template=none"}), "");
+  EXPECT_EQ(written_template("llama-bpe", {"--chat-template", "llama2"}), "llama2|");
+  EXPECT_EQ(written_template("gpt-2", {"--chat-template", "llama3"}), "llama3|");
+}
+
+TEST(MakeModelCommand, DefaultChatTemplateName) {
+  EXPECT_EQ(default_chat_template_name("llama", "default"), "llama2");
+  EXPECT_EQ(default_chat_template_name("gpt2", "llama-bpe"), "llama3");
+  EXPECT_EQ(default_chat_template_name("gpt2", "qwen2"), "chatml");
+  EXPECT_EQ(default_chat_template_name("gpt2", "gpt-2"), "none");
+  EXPECT_EQ(default_chat_template_name("bert", "qwen2"), "none");
+}
+
 TEST(MakeModelCommand, BadFlagsExit2NamingTheFlag) {
   const std::vector<std::string> ok = {"--arch",   "llama", "--vocab", "v.gguf", "--dim", "32",
                                        "--layers", "1",     "--heads", "4",      "--out", "/tmp/x"};
@@ -133,6 +186,8 @@ TEST(MakeModelCommand, BadFlagsExit2NamingTheFlag) {
       {with({"--rope-scaling", "llama3", "--rope-original-context", "0"}),
        "--rope-original-context"},
       {with({"--seed"}), "--seed"},
+      {with({"--chat-template", "mistral"}), "--chat-template"},
+      {with({"--chat-template"}), "--chat-template"},
       {{"--arch", "llama", "--dim", "32", "--layers", "1", "--heads", "4", "--out", "/tmp/x"},
        "--vocab"},
   };

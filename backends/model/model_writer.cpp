@@ -115,7 +115,8 @@ void write_safetensors_model(const ModelWeights& weights, const std::string& dir
 }
 
 void write_gguf_model(const ModelWeights& weights, const GgufFile& vocab_source,
-                      const std::string& path, WeightType type) {
+                      const std::string& path, WeightType type,
+                      const std::optional<std::string>& chat_template) {
   check_consistent(weights);
   const ModelConfig& c = weights.config;
   GgufWriter w;
@@ -125,7 +126,12 @@ void write_gguf_model(const ModelWeights& weights, const GgufFile& vocab_source,
                                                              : GgufFileType::kAllF32;
   set_gguf_model_config(c, file_type, w);
   for (const auto& [key, value] : vocab_source.metadata()) {
-    if (key.rfind("tokenizer.", 0) == 0) w.set(key, value);
+    if (key.rfind("tokenizer.", 0) != 0) continue;
+    if (chat_template && key == "tokenizer.chat_template") continue;
+    w.set(key, value);
+  }
+  if (chat_template && !chat_template->empty()) {
+    w.set_string("tokenizer.chat_template", *chat_template);
   }
   if (const GgufValue* tokens = vocab_source.find("tokenizer.ggml.tokens")) {
     const size_t n = tokens->as_array() ? tokens->as_array()->size() : 0;

@@ -38,10 +38,11 @@ void write_safetensors_model(const ModelWeights& weights, const std::string& dir
 // multiple of 32 stays F32); 1-D tensors (norms, biases) are F32, as llama.cpp stores them. For
 // arch llama, Q/K rows are permuted to GGUF's interleaved RoPE layout. Per-frequency RoPE
 // factors (rope_freq_factors_of: llama3 scaling) go first, as llama.cpp's F32 rope_freqs.weight.
-// Throws
-// std::invalid_argument when the vocabulary's size differs from config.vocab_size or the config
-// cannot be expressed, std::runtime_error on I/O failure.
+// chat_template, when given, replaces the vocabulary's tokenizer.chat_template ("" = none).
+// Throws std::invalid_argument when the vocabulary's size differs from config.vocab_size or the
+// config cannot be expressed, std::runtime_error on I/O failure.
 void write_gguf_model(const ModelWeights& weights, const GgufFile& vocab_source,
-                      const std::string& path, WeightType type = WeightType::kF32);
+                      const std::string& path, WeightType type = WeightType::kF32,
+                      const std::optional<std::string>& chat_template = std::nullopt);
 
 }  // namespace llm

@@ -1,5 +1,6 @@
 // End-to-end test of the real model path: `llmsim make-model` writes a tiny random Llama with a
-// real Llama 3 vocabulary, `llmserve --backend cpu --model DIR/model.gguf` serves it, and the
+// real Llama 3 vocabulary and its chat template, `llmserve --backend cpu --model DIR/model.gguf`
+// serves it (the template from the model's metadata, no --chat-template), and the
 // official `openai` npm client reads chat and completions, streaming and not: usage counts equal
 // /tokenize's, greedy streaming equals greedy non-streaming, stop strings cut across token
 // boundaries, finish reasons and the per-request `metrics` object.
@@ -66,8 +67,8 @@ before(async () => {
                         '--layers', '2', '--heads', '4', '--kv-heads', '2', '--seed', '1',
                         '--out', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
   server = await startServer(['--backend', 'cpu', '--model', join(dir, 'model.gguf'),
-                              '--served-model-name', model, '--chat-template', 'llama3',
-                              '--max-model-len', '256', '--max-num-seqs', '8',
+                              '--served-model-name', model, '--max-model-len', '256',
+                              '--max-num-seqs', '8',
                               '--enable-per-request-metrics']);
   root = server.root;
   client = new OpenAI({ baseURL: `${root}/v1`, apiKey: 'unused', maxRetries: 0 });
@@ -94,6 +95,13 @@ test('usage.prompt_tokens equals /tokenize, for completions and chat', { skip },
   assert.equal(c.choices[0].finish_reason, 'length');
 
   const tc = await post('/tokenize', { model, messages });
+  // The chat template came from the model's metadata: Llama 3's prompt, as llmserve renders it.
+  const rendered = '<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\nYou are terse.' +
+    '<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nName three colours, with ünïcödé 🙂.' +
+    '<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n';
+  const tr = await post('/tokenize', { model, prompt: rendered, add_special_tokens: false });
+  assert.equal(tr.status, 200);
+  assert.deepEqual(tc.body.tokens, tr.body.tokens);
   const chat = await client.chat.completions.create({ model, messages, max_tokens: 3 });
   assert.equal(chat.usage.prompt_tokens, tc.body.count);
   assert.equal(chat.usage.total_tokens, tc.body.count + chat.usage.completion_tokens);
@@ -182,13 +190,18 @@ test('the safetensors checkpoint serves the same greedy text as the GGUF', { ski
   const tokenizer = existsSync(join(dir, 'tokenizer.json'))
     ? [] : ['--tokenizer', join(dir, 'model.gguf')];
   const st = await startServer(['--backend', 'cpu', '--model', dir, '--served-model-name', model,
-                                '--chat-template', 'llama3', '--max-model-len', '256',
-                                '--max-num-seqs', '4', ...tokenizer]);
+                                '--max-model-len', '256', '--max-num-seqs', '4', ...tokenizer]);
   try {
     const other = new OpenAI({ baseURL: `${st.root}/v1`, apiKey: 'unused', maxRetries: 0 });
     const fromSafetensors = await other.completions.create(args);
     assert.equal(fromSafetensors.choices[0].text, fromGguf.choices[0].text);
     assert.equal(fromSafetensors.usage.prompt_tokens, fromGguf.usage.prompt_tokens);
+    // tokenizer_config.json carries the same chat template as the GGUF.
+    const chatArgs = { model, messages, max_tokens: 4, temperature: 0 };
+    const chatSt = await other.chat.completions.create(chatArgs);
+    const chatGguf = await client.chat.completions.create(chatArgs);
+    assert.equal(chatSt.usage.prompt_tokens, chatGguf.usage.prompt_tokens);
+    assert.equal(chatSt.choices[0].message.content, chatGguf.choices[0].message.content);
   } finally {
     await new Promise((resolve) => {
       st.child.on('exit', resolve);
