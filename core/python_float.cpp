@@ -43,7 +43,7 @@ void append_python_float(std::string& out, double value) {
       out += '.';
       out.append(digits + 1, static_cast<size_t>(last - 1));
     }
-    char e[8];
+    char e[16];
     std::snprintf(e, sizeof e, "e+%02d", exponent);
     out += e;
     return;
@@ -55,7 +55,7 @@ void append_python_float(std::string& out, double value) {
       out += '.';
       out.append(digits + 1, static_cast<size_t>(num_digits - 1));
     }
-    char e[8];
+    char e[16];
     std::snprintf(e, sizeof e, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
     out += e;
     return;

@@ -149,7 +149,9 @@ TEST(EngineService, FinishSequenceEndsOneChildWithTheGivenReason) {
   EXPECT_EQ(observed.reasons.at("0_s"), FinishReason::kStop);
   EXPECT_EQ(observed.reasons.at("1_s"), FinishReason::kLength);  // its sibling ran on
   for (const auto& u : c.updates) {
-    if (u.finished && u.child_index == 0) EXPECT_LT(u.num_output_tokens, 30);
+    if (u.finished && u.child_index == 0) {
+      EXPECT_LT(u.num_output_tokens, 30);
+    }
   }
 }
 
@@ -196,7 +198,9 @@ TEST(EngineService, AFailingStepFailsEveryRequestAndRefusesNewOnes) {
   EXPECT_EQ(a.updates.back().finish_reason, FinishReason::kError);
   EXPECT_LT(a.updates.back().num_output_tokens, 40);
   for (const SequenceUpdate& u : b.updates) {
-    if (u.finished) EXPECT_EQ(u.finish_reason, FinishReason::kError);
+    if (u.finished) {
+      EXPECT_EQ(u.finish_reason, FinishReason::kError);
+    }
   }
   EXPECT_EQ(service.num_unfinished(), 0u);
   Collector c(1);
