@@ -130,7 +130,10 @@ std::function<Backend*()> LlmServer::setup_cpu() {
   CpuBackendOptions cpu;
   cpu.num_blocks = context_.setup.scheduler.num_gpu_blocks;
   cpu.block_size = context_.setup.scheduler.block_size;
-  cpu.threads = o.cpu_threads;
+  // The engines of --data-parallel-size share the cores rather than each spinning up all of them.
+  const int cores =
+      o.cpu_threads > 0 ? o.cpu_threads : static_cast<int>(std::thread::hardware_concurrency());
+  cpu.threads = std::max(1, cores / std::max(1, static_cast<int>(o.data_parallel_size)));
   std::shared_ptr<const ModelWeights> shared = std::move(weights);
   return [this, shared, cpu] {
     backends_.push_back(std::make_unique<CpuBackend>(shared, cpu));

@@ -36,7 +36,8 @@ Backend:
   --chat-template llama2|llama3|chatml  chat prompt format (default: from the model's metadata)
   --kv-cache-memory-bytes N        cpu: KV cache budget when --num-gpu-blocks-override is unset
                                    (1073741824)
-  --cpu-threads N                  cpu: GEMM worker threads (0 = all cores)
+  --cpu-threads N                  cpu: GEMM worker threads in all, shared by the engines
+                                   of --data-parallel-size (0 = all cores)
   --step-time-scale F              multiply the modelled step time (1; 0 = zero-cost steps)
 Operations (ours):
   --shutdown-timeout S             on SIGTERM/SIGINT, let requests finish this long (30)

@@ -64,8 +64,11 @@ TEST(TokenizerTextCodec, StreamsNeverSplitACharacterAndEqualDecode) {
       joined += part;
     }
     joined += stream->flush();
-    EXPECT_EQ(joined, codec.tokenizer().decode(ids, true));
-    EXPECT_EQ(joined, text);
+    // A stream is a continuation of the prompt: SentencePiece's first "▁" stays a space there
+    // (as vLLM streams it), while decode() of the whole text drops it.
+    const std::string lead = codec.tokenizer().strips_leading_space() ? " " : "";
+    EXPECT_EQ(joined, lead + codec.tokenizer().decode(ids, true));
+    EXPECT_EQ(joined, lead + text);
     // The text is chosen so that some tokens carry partial characters (byte fallback / bytes).
     EXPECT_GT(split_pieces, 0);
     // Ids past the tokenizer's vocabulary (a model's padded rows) have no text.

@@ -10,7 +10,8 @@ namespace {
 class TokenizerTextStream final : public TextStream {
  public:
   explicit TokenizerTextStream(std::shared_ptr<const Tokenizer> tokenizer)
-      : tokenizer_(std::move(tokenizer)), detok_(*tokenizer_) {}
+      : tokenizer_(std::move(tokenizer)),
+        detok_(*tokenizer_, /*skip_special_tokens=*/true, /*strip_leading_space=*/false) {}
   // Ids the model may sample beyond the tokenizer's vocabulary (padded embedding rows) have no
   // text.
   std::string push(int32_t id) override {

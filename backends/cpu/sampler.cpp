@@ -15,6 +15,25 @@ bool before(const TokenProb& a, const TokenProb& b) {
   return a.prob > b.prob || (a.prob == b.prob && a.token < b.token);
 }
 
+// Orders d (normalised probabilities; the first `sorted` entries already in `before` order) only as
+// far as top-p needs, sorting a growing prefix instead of the whole vocabulary, and returns how
+// many leading entries reach mass top_p (at least 1).
+size_t top_p_keep(std::vector<TokenProb>& d, double top_p, size_t sorted) {
+  size_t k = std::min<size_t>(64, d.size());
+  size_t keep = 0;
+  double mass = 0;
+  for (;;) {
+    if (k > sorted) {
+      std::partial_sort(d.begin() + static_cast<ptrdiff_t>(sorted),
+                        d.begin() + static_cast<ptrdiff_t>(k), d.end(), before);
+      sorted = k;
+    }
+    while (keep < k && mass < top_p) mass += d[keep++].prob;
+    if (mass >= top_p || k == d.size()) return std::max<size_t>(keep, 1);
+    k = std::min(d.size(), k * 4);
+  }
+}
+
 }  // namespace
 
 int32_t argmax_token(std::span<const float> logits) {
@@ -42,17 +61,12 @@ std::vector<TokenProb> sampling_distribution(std::span<const float> logits,
     const auto kth = d.begin() + params.top_k;
     std::partial_sort(d.begin(), kth, d.end(), before);
     d.erase(kth, d.end());
-  } else if (top_p) {
-    std::sort(d.begin(), d.end(), before);
   }
   double sum = 0;
   for (const TokenProb& p : d) sum += p.prob;
   for (TokenProb& p : d) p.prob /= sum;
   if (top_p) {
-    double mass = 0;
-    size_t keep = 0;
-    while (keep < d.size() && mass < params.top_p) mass += d[keep++].prob;
-    d.resize(std::max<size_t>(keep, 1));
+    d.resize(top_p_keep(d, params.top_p, top_k ? d.size() : 0));
     sum = 0;
     for (const TokenProb& p : d) sum += p.prob;
     for (TokenProb& p : d) p.prob /= sum;

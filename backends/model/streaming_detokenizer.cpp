@@ -5,10 +5,11 @@
 
 namespace llm {
 
-StreamingDetokenizer::StreamingDetokenizer(const Tokenizer& tokenizer, bool skip_special_tokens)
+StreamingDetokenizer::StreamingDetokenizer(const Tokenizer& tokenizer, bool skip_special_tokens,
+                                           bool strip_leading_space)
     : tokenizer_(tokenizer),
       skip_special_(skip_special_tokens),
-      strip_pending_(tokenizer.strips_leading_space()) {}
+      strip_pending_(strip_leading_space && tokenizer.strips_leading_space()) {}
 
 std::string StreamingDetokenizer::push(int32_t id) {
   std::string piece = tokenizer_.piece(id, skip_special_);

@@ -15,7 +15,12 @@ class Tokenizer;
 
 class StreamingDetokenizer {
  public:
-  explicit StreamingDetokenizer(const Tokenizer& tokenizer, bool skip_special_tokens = true);
+  // strip_leading_space: apply the tokenizer's whole-text rule (SentencePiece drops one leading
+  // space of the first piece), as decode() does. A model's output is a continuation of its prompt,
+  // so a server streams it with false: "▁Hello" as the first output token is " Hello", as vLLM
+  // returns it (its detokenizer is primed with the prompt's last tokens).
+  explicit StreamingDetokenizer(const Tokenizer& tokenizer, bool skip_special_tokens = true,
+                                bool strip_leading_space = true);
 
   // Text made final by this token (possibly empty). Throws TokenizerError for a bad id.
   std::string push(int32_t id);
