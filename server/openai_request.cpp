@@ -283,7 +283,6 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
     }
   }
   if (auto it = body.find("stop_token_ids"); it != body.end() && !it->is_null()) {
-    if (!it->is_array()) bad("stop_token_ids", "'stop_token_ids' must be a list of integers");
     r.stop_token_ids = parse_token_ids(*it, tok, "stop_token_ids");
   }
 
@@ -311,7 +310,7 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
       bad("messages", e.what());
     }
     r.prompts.push_back(
-        tok.encode_chat(r.prompt_texts.back(), get_bool(body, "add_special_tokens", false)));
+        tok.encode(r.prompt_texts.back(), get_bool(body, "add_special_tokens", false)));
   } else {
     auto it = body.find("prompt");
     if (it == body.end() || it->is_null()) bad("prompt", "'prompt' is required");

@@ -29,10 +29,6 @@ std::string SimTextCodec::render_chat(const std::vector<ChatMessage>& messages,
   return text;
 }
 
-std::vector<int32_t> SimTextCodec::encode_chat(std::string_view rendered, bool) const {
-  return tokenizer_.encode(rendered);
-}
-
 std::string SimTextCodec::decode(const std::vector<int32_t>& ids) const {
   return tokenizer_.decode(ids);
 }

@@ -24,8 +24,6 @@ class SimTextCodec final : public TextCodec {
   std::vector<int32_t> encode(std::string_view text, bool add_special_tokens) const override;
   std::string render_chat(const std::vector<ChatMessage>& messages,
                           bool add_generation_prompt) const override;
-  std::vector<int32_t> encode_chat(std::string_view rendered,
-                                   bool add_special_tokens) const override;
   std::string decode(const std::vector<int32_t>& ids) const override;
   std::string token_str(int32_t id) const override;
   std::unique_ptr<TextStream> stream() const override;

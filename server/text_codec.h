@@ -35,17 +35,15 @@ class TextCodec {
   // generation config's eos_token_ids to a request's stop_token_ids. Never holds eos itself.
   virtual std::vector<int32_t> extra_stop_token_ids() const = 0;
 
-  // A completion prompt (special-token text is parsed as special tokens, as Hugging Face
-  // tokenizers do); add_special_tokens adds BOS when the vocabulary asks for it.
+  // A prompt's ids (special-token text is parsed as special tokens, as Hugging Face tokenizers
+  // do); add_special_tokens adds BOS when the vocabulary asks for it. A rendered chat prompt is
+  // encoded the same way, with add_special_tokens false by default (vLLM), since the template
+  // writes BOS itself.
   virtual std::vector<int32_t> encode(std::string_view text, bool add_special_tokens) const = 0;
   // The chat prompt's text. Throws std::invalid_argument naming a role the template cannot
   // express.
   virtual std::string render_chat(const std::vector<ChatMessage>& messages,
                                   bool add_generation_prompt) const = 0;
-  // The ids of a rendered chat prompt (vLLM: add_special_tokens false by default, since the
-  // template writes BOS itself).
-  virtual std::vector<int32_t> encode_chat(std::string_view rendered,
-                                           bool add_special_tokens) const = 0;
 
   // The text of ids, special tokens included (as vLLM's /detokenize). Ids must be in the vocab.
   virtual std::string decode(const std::vector<int32_t>& ids) const = 0;

@@ -83,7 +83,7 @@ TEST(TokenizerTextCodec, ChatIsTheTemplateEncodedWithSpecialTokensParsed) {
                                  chat_template_for(ChatTemplateKind::kLlama3));
   const std::string rendered = codec.render_chat({{"user", "Hi"}}, true);
   EXPECT_EQ(rendered.rfind("<|begin_of_text|>", 0), 0u);
-  const std::vector<int32_t> ids = codec.encode_chat(rendered, false);
+  const std::vector<int32_t> ids = codec.encode(rendered, false);
   EXPECT_EQ(ids.front(), codec.tokenizer().vocab().find("<|begin_of_text|>"));
   EXPECT_EQ(ids, codec.tokenizer().encode(rendered, false, true));
   // /detokenize keeps the special tokens.

@@ -47,7 +47,7 @@ std::string tokenize_response(std::string_view text, const TextCodec& codec,
     } catch (const std::invalid_argument& e) {
       bad("messages", e.what());
     }
-    ids = codec.encode_chat(rendered, optional_bool(body, "add_special_tokens", false));
+    ids = codec.encode(rendered, optional_bool(body, "add_special_tokens", false));
   }
   nlohmann::ordered_json out;
   out["count"] = ids.size();

@@ -50,11 +50,6 @@ std::string TokenizerTextCodec::render_chat(const std::vector<ChatMessage>& mess
   return llm::render_chat(*chat_template_, messages, add_generation_prompt);
 }
 
-std::vector<int32_t> TokenizerTextCodec::encode_chat(std::string_view rendered,
-                                                     bool add_special_tokens) const {
-  return tokenizer_->encode(rendered, add_special_tokens, /*parse_special=*/true);
-}
-
 std::string TokenizerTextCodec::decode(const std::vector<int32_t>& ids) const {
   return tokenizer_->decode(ids, /*skip_special_tokens=*/false);
 }
