@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "backends/model/model_tensors.h"
 #include "core/rng.h"
 
 namespace llm {
@@ -17,7 +18,8 @@ void check_size(const std::vector<float>& w, int64_t expected, const std::string
 }
 
 // Fills `w` with n values ~ U(-bound, bound) + offset from a stream seeded by (seed, tensor tag).
-std::vector<float> uniform(uint64_t seed, uint64_t tag, int64_t n, double bound, double offset = 0) {
+std::vector<float> uniform(uint64_t seed, uint64_t tag, int64_t n, double bound,
+                           double offset = 0) {
   Rng rng(hash_combine(seed, tag));
   std::vector<float> w(static_cast<size_t>(n));
   for (float& x : w) x = static_cast<float>(offset + bound * (2.0 * rng.uniform() - 1.0));
@@ -40,31 +42,26 @@ int64_t ModelWeights::num_parameters() const {
 
 void check_weight_shapes(const ModelWeights& w, const std::string& label) {
   const ModelConfig& c = w.config;
-  const int64_t h = c.hidden_size, q = c.num_attention_heads * c.head_dim,
-                kv = c.num_key_value_heads * c.head_dim, f = c.intermediate_size, v = c.vocab_size;
-  check_size(w.tok_embeddings, v * h, label, "tok_embeddings");
-  check_size(w.final_norm, h, label, "final_norm");
-  check_size(w.lm_head, c.tie_word_embeddings ? 0 : v * h, label, "lm_head");
   if (static_cast<int64_t>(w.layers.size()) != c.num_hidden_layers) {
     throw ModelFormatError(label, "layers",
                            std::to_string(w.layers.size()) + " layers, the config says " +
                                std::to_string(c.num_hidden_layers));
   }
-  for (size_t i = 0; i < w.layers.size(); ++i) {
-    const LayerWeights& l = w.layers[i];
-    const std::string p = "layers." + std::to_string(i) + ".";
-    check_size(l.attn_norm, h, label, p + "attn_norm");
-    check_size(l.q_proj, q * h, label, p + "q_proj");
-    check_size(l.k_proj, kv * h, label, p + "k_proj");
-    check_size(l.v_proj, kv * h, label, p + "v_proj");
-    check_size(l.o_proj, h * q, label, p + "o_proj");
-    check_size(l.q_bias, c.attention_bias ? q : 0, label, p + "q_bias");
-    check_size(l.k_bias, c.attention_bias ? kv : 0, label, p + "k_bias");
-    check_size(l.v_bias, c.attention_bias ? kv : 0, label, p + "v_bias");
-    check_size(l.ffn_norm, h, label, p + "ffn_norm");
-    check_size(l.gate_proj, f * h, label, p + "gate_proj");
-    check_size(l.up_proj, f * h, label, p + "up_proj");
-    check_size(l.down_proj, h * f, label, p + "down_proj");
+  for (const ModelTensor& t : model_tensors(c)) {
+    check_size(tensor_data(w, t), t.num_elements(), label, t.hf_name);
+  }
+  // What the config does not call for must be absent: lm_head when tied, biases without
+  // attention_bias.
+  check_size(w.lm_head, c.tie_word_embeddings ? 0 : static_cast<int64_t>(w.lm_head.size()), label,
+             "lm_head.weight");
+  if (!c.attention_bias) {
+    for (size_t i = 0; i < w.layers.size(); ++i) {
+      const LayerWeights& l = w.layers[i];
+      const std::string p = "model.layers." + std::to_string(i) + ".self_attn.";
+      check_size(l.q_bias, 0, label, p + "q_proj.bias");
+      check_size(l.k_bias, 0, label, p + "k_proj.bias");
+      check_size(l.v_bias, 0, label, p + "v_proj.bias");
+    }
   }
 }
 
