@@ -161,6 +161,11 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
     if (!is_stop_token) delta += c.stop.feed(c.detok->push(token));
     if (c.stop.matched()) break;
   }
+  // At the end, the detokenizer's held-back bytes (an unfinished UTF-8 sequence) end the text; a
+  // stop string may complete in them.
+  if (u.finished && u.finish_reason != FinishReason::kError && !c.stop.matched()) {
+    delta += c.stop.feed(c.detok->flush());
+  }
   c.timeline = u.timeline;
   if (!c.role_sent && request_.endpoint == Endpoint::kChat && request_.stream) {
     c.role_sent = true;
@@ -191,16 +196,9 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
       complete();
       return;
     }
-    // The detokenizer's held-back bytes (an unfinished UTF-8 sequence) end the text.
-    delta += c.stop.feed(c.detok->flush());
-    if (c.stop.matched()) {
-      c.result.finish_reason = "stop";
-      c.result.stop_string = c.stop.matched_stop();
-    } else {
-      c.result.finish_reason = finish_reason_name(u.finish_reason);
-      if (u.stop_token >= 0) c.result.stop_token = u.stop_token;
-      delta += c.stop.flush();
-    }
+    c.result.finish_reason = finish_reason_name(u.finish_reason);
+    if (u.stop_token >= 0) c.result.stop_token = u.stop_token;
+    delta += c.stop.flush();
     finish_choice(c, delta);
     return;
   }
