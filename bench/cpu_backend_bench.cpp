@@ -153,11 +153,6 @@ void BM_MemoryCopy(benchmark::State& state) {
 }
 BENCHMARK(BM_MemoryCopy)->Unit(benchmark::kMillisecond)->MinTime(1.0);
 
-double& gemm_peak() {
-  static double flops = 0;
-  return flops;
-}
-
 void BM_GemmPeak(benchmark::State& state) {
   const int64_t m = 512, n = 2048, k = 768;
   Rng rng(3);
