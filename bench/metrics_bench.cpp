@@ -16,9 +16,9 @@
 #include "bench/bench_util.h"
 #include "core/observer_tee.h"
 #include "core/vllm_metrics.h"
+#include "sim/cli/replay_command.h"
 #include "sim/metrics_recorder.h"
 #include "sim/replay.h"
-#include "sim/replay_cli.h"
 #include "sim/replay_report.h"
 #include "sim/trace_io.h"
 

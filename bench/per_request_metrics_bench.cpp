@@ -12,7 +12,7 @@
 #include <string>
 
 #include "core/request_metrics.h"
-#include "server/openai_response.h"
+#include "server/api/openai_response.h"
 
 namespace {
 

@@ -21,8 +21,8 @@
 #include <string>
 
 #include "bench/bench_util.h"
+#include "sim/cli/replay_command.h"
 #include "sim/replay.h"
-#include "sim/replay_cli.h"
 #include "sim/replay_report.h"
 #include "sim/synthetic.h"
 #include "sim/trace_io.h"

@@ -31,7 +31,7 @@
 
 #include "core/rng.h"
 #include "core/scheduler.h"
-#include "sim/replay_cli.h"
+#include "sim/cli/replay_command.h"
 
 namespace {
 

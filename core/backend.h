@@ -22,6 +22,10 @@ class Backend {
   virtual int32_t eos_token_id() const = 0;
   // Forget any per-request state (a request finished or was aborted).
   virtual void release(const Request& request) {}
+  // Where the model ends `request` by itself when nothing scripts its length: a simulated model
+  // picks a length (it has no real eos to sample); real models return -1 and sample their eos.
+  // Asked once per client request (before fan-out), only when ignore_eos is off.
+  virtual int64_t natural_output_len(const Request& request) const { return -1; }
 };
 
 }  // namespace llm

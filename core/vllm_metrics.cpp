@@ -4,6 +4,17 @@
 #include "core/request_metrics.h"
 
 namespace llm {
+
+CacheConfigInfo cache_config_info(const SchedulerConfig& s, std::string cache_dtype,
+                                  double gpu_memory_utilization) {
+  CacheConfigInfo info;
+  info.block_size = s.block_size;
+  info.num_gpu_blocks = s.num_gpu_blocks;
+  info.cache_dtype = std::move(cache_dtype);
+  info.enable_prefix_caching = s.enable_prefix_caching;
+  info.gpu_memory_utilization = gpu_memory_utilization;
+  return info;
+}
 namespace {
 
 using prometheus::BuildCounter;

@@ -23,6 +23,7 @@
 
 #include "core/engine_observer.h"
 #include "core/local_histogram.h"
+#include "core/scheduler_config.h"
 
 namespace llm {
 
@@ -33,6 +34,10 @@ struct CacheConfigInfo {
   bool enable_prefix_caching = true;
   double gpu_memory_utilization = 0.92;
 };
+
+// The info of an engine with scheduler config `s`.
+CacheConfigInfo cache_config_info(const SchedulerConfig& s, std::string cache_dtype,
+                                  double gpu_memory_utilization);
 
 class VllmMetricFamilies {
  public:

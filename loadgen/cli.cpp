@@ -1,38 +1,12 @@
 #include "loadgen/cli.h"
 
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
 
+#include "core/flag_set.h"
+
 namespace llm::loadgen {
-namespace {
-
-int64_t parse_positive_int(const std::string& flag, const std::string& v, int64_t min = 1) {
-  int64_t out = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc() || p != v.data() + v.size() || out < min)
-    throw UsageError(flag + ": expected an integer >= " + std::to_string(min) + ", got '" + v + "'");
-  return out;
-}
-
-double parse_double(const std::string& flag, const std::string& v, bool allow_inf = false) {
-  if (allow_inf && (v == "inf" || v == "infinity")) return INFINITY;
-  size_t used = 0;
-  double out = 0;
-  try {
-    out = std::stod(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != v.size() || !std::isfinite(out) || out <= 0)
-    throw UsageError(flag + ": expected a number > 0" + std::string(allow_inf ? " or inf" : "") +
-                     ", got '" + v + "'");
-  return out;
-}
-
-}  // namespace
-
 void parse_base_url(const std::string& url, BenchConfig& config) {
   const std::string scheme = "http://";
   if (url.rfind(scheme, 0) != 0) {
@@ -52,13 +26,13 @@ void parse_base_url(const std::string& url, BenchConfig& config) {
     host = hostport.substr(1, close - 1);
     if (close + 1 < hostport.size()) {
       if (hostport[close + 1] != ':') throw UsageError("--base-url: bad host in '" + url + "'");
-      port = static_cast<uint16_t>(parse_positive_int("--base-url port", hostport.substr(close + 2)));
+      port = static_cast<uint16_t>(
+          parse_int_flag("--base-url port", hostport.substr(close + 2), 1, 65535));
     }
   } else if (const size_t colon = hostport.rfind(':'); colon != std::string::npos) {
     host = hostport.substr(0, colon);
-    const int64_t p = parse_positive_int("--base-url port", hostport.substr(colon + 1));
-    if (p > 65535) throw UsageError("--base-url: port out of range in '" + url + "'");
-    port = static_cast<uint16_t>(p);
+    port = static_cast<uint16_t>(
+        parse_int_flag("--base-url port", hostport.substr(colon + 1), 1, 65535));
   }
   if (host.empty()) throw UsageError("--base-url: no host in '" + url + "'");
   config.host = host;
@@ -102,126 +76,96 @@ Report:
 
 CliOptions parse_args(const std::vector<std::string>& args) {
   CliOptions o;
+  if (wants_help(args)) {
+    o.help = true;
+    return o;
+  }
   BenchConfig& c = o.config;
   if (const char* key = std::getenv("OPENAI_API_KEY")) c.api_key = key;
   std::optional<bool> token_ids;
   bool arrivals_set = false, rate_set = false, concurrency_set = false, scale_set = false;
   std::string base_url = "http://127.0.0.1:8000";
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::string inline_value;
-    bool has_inline = false;
-    if (flag.rfind("--", 0) == 0) {
-      if (const size_t eq = flag.find('='); eq != std::string::npos) {
-        inline_value = flag.substr(eq + 1);
-        flag = flag.substr(0, eq);
-        has_inline = true;
-      }
+  auto set_trace = [&o](const std::string& path) {
+    if (!o.trace_path.empty()) {
+      throw UsageError("unexpected argument '" + path + "': the trace is already '" + o.trace_path +
+                       "'");
     }
-    auto value = [&]() -> std::string {
-      if (has_inline) return inline_value;
-      if (i + 1 >= args.size()) throw UsageError(flag + ": missing value");
-      return args[++i];
+    o.trace_path = path;
+  };
+  auto positive = [](double& out, bool* set = nullptr) {
+    return [&out, set](const std::string& flag, const std::string& v) {
+      out = parse_double_above_flag(flag, v, 0);
+      if (set) *set = true;
     };
-    auto no_value = [&] {
-      if (has_inline) throw UsageError(flag + ": takes no value");
-    };
-    if (flag == "--help" || flag == "-h") {
-      o.help = true;
-    } else if (flag == "--base-url") {
-      base_url = value();
-    } else if (flag == "--endpoint") {
-      c.endpoint = value();
-      if (c.endpoint.empty() || c.endpoint.front() != '/')
-        throw UsageError("--endpoint: expected a path starting with '/', got '" + c.endpoint + "'");
-    } else if (flag == "--model") {
-      c.model = value();
-      if (c.model.empty()) throw UsageError("--model: empty name");
-    } else if (flag == "--api-key") {
-      c.api_key = value();
-    } else if (flag == "--token-ids") {
-      no_value();
-      token_ids = true;
-    } else if (flag == "--no-token-ids") {
-      no_value();
-      token_ids = false;
-    } else if (flag == "--ignore-eos") {
-      no_value();
-      c.ignore_eos = true;
-    } else if (flag == "--no-ignore-eos") {
-      no_value();
-      c.ignore_eos = false;
-    } else if (flag == "--stream") {
-      no_value();
-      c.stream = true;
-    } else if (flag == "--no-stream") {
-      no_value();
-      c.stream = false;
-    } else if (flag == "--timeout") {
-      c.timeout_s = parse_double(flag, value());
-    } else if (flag == "--arrivals") {
-      const std::string v = value();
-      if (v != "trace") throw UsageError("--arrivals: expected 'trace', got '" + v + "' (use --request-rate or --concurrency for other modes)");
-      arrivals_set = true;
-    } else if (flag == "--arrival-rate-scale") {
-      c.arrival_rate_scale = parse_double(flag, value());
-      scale_set = true;
-    } else if (flag == "--request-rate") {
-      c.request_rate = parse_double(flag, value(), /*allow_inf=*/true);
-      rate_set = true;
-    } else if (flag == "--concurrency") {
-      c.concurrency = parse_positive_int(flag, value());
-      concurrency_set = true;
-    } else if (flag == "--max-concurrency") {
-      c.max_concurrency = parse_positive_int(flag, value());
-    } else if (flag == "--num-requests" || flag == "--num-prompts") {
-      c.num_requests = parse_positive_int(flag, value());
-    } else if (flag == "--seed") {
-      c.seed = static_cast<uint64_t>(parse_positive_int(flag, value(), 0));
-    } else if (flag == "--goodput") {
-      bool any = false;
-      auto add = [&](const std::string& item) {
-        try {
-          parse_slo(item, c.slos);
-        } catch (const std::invalid_argument& e) {
-          throw UsageError("--goodput: " + std::string(e.what()));
-        }
-        any = true;
-      };
-      if (has_inline) {
-        add(inline_value);
-      }
-      while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0 &&
-             args[i + 1].find(':') != std::string::npos && args[i + 1].rfind("synthetic:", 0) != 0) {
-        add(args[++i]);
-      }
-      if (!any) throw UsageError("--goodput: expected one or more KEY:MS items (ttft, tpot, e2e)");
-    } else if (flag == "--result-json" || flag == "--result-filename") {
-      o.result_json = value();
-      if (o.result_json.empty()) throw UsageError(flag + ": empty file name");
-    } else if (flag == "--quiet") {
-      no_value();
-      o.quiet = true;
-    } else if (flag == "--trace") {
-      if (!o.trace_path.empty()) throw UsageError("--trace: a trace was already given ('" + o.trace_path + "')");
-      o.trace_path = value();
-    } else if (flag.rfind("-", 0) == 0 && flag.size() > 1) {
-      throw UsageError("unknown flag " + flag + " (see --help)");
-    } else {
-      if (!o.trace_path.empty())
-        throw UsageError("unexpected argument '" + flag + "': the trace is already '" + o.trace_path + "'");
-      o.trace_path = flag;
-    }
-  }
-  if (o.help) return o;
-  if (o.trace_path.empty()) throw UsageError("missing TRACE (a trace file or 'synthetic:...'; see --help)");
+  };
+  FlagSet flags("llmbench");
+  flags.text({"--base-url"}, base_url)
+      .value({"--endpoint"},
+             [&c](const std::string& flag, const std::string& v) {
+               if (v.empty() || v.front() != '/') {
+                 throw UsageError(flag + ": expected a path starting with '/', got '" + v + "'");
+               }
+               c.endpoint = v;
+             })
+      .nonempty({"--model"}, c.model, "name")
+      .text({"--api-key"}, c.api_key)
+      .toggle({"--token-ids", "--no-token-ids"},
+              [&token_ids](const std::string& flag) { token_ids = flag == "--token-ids"; })
+      .boolean({"--ignore-eos"}, c.ignore_eos, true)
+      .boolean({"--no-ignore-eos"}, c.ignore_eos, false)
+      .boolean({"--stream"}, c.stream, true)
+      .boolean({"--no-stream"}, c.stream, false)
+      .value({"--timeout"}, positive(c.timeout_s))
+      .value({"--arrivals"},
+             [&arrivals_set](const std::string& flag, const std::string& v) {
+               if (v != "trace") {
+                 throw UsageError(flag + ": expected 'trace', got '" + v +
+                                  "' (use --request-rate or --concurrency for other modes)");
+               }
+               arrivals_set = true;
+             })
+      .value({"--arrival-rate-scale"}, positive(c.arrival_rate_scale, &scale_set))
+      .value({"--request-rate"},
+             [&](const std::string& flag, const std::string& v) {
+               c.request_rate =
+                   v == "inf" || v == "infinity" ? INFINITY : parse_double_above_flag(flag, v, 0);
+               rate_set = true;
+             })
+      .value({"--concurrency"},
+             [&](const std::string& flag, const std::string& v) {
+               c.concurrency = parse_int_flag(flag, v, 1);
+               concurrency_set = true;
+             })
+      .integer({"--max-concurrency"}, c.max_concurrency, 1)
+      .value({"--num-requests", "--num-prompts"},
+             [&c](const std::string& flag, const std::string& v) {
+               c.num_requests = parse_int_flag(flag, v, 1);
+             })
+      .integer({"--seed"}, c.seed, 0)
+      .list(
+          "--goodput",
+          [](const std::string& a) {
+            return a.find(':') != std::string::npos && a.rfind("synthetic:", 0) != 0 &&
+                   a.rfind("--", 0) != 0;
+          },
+          [&c](const std::string&, const std::string& item) { parse_slo(item, c.slos); },
+          "KEY:MS items (ttft, tpot, e2e)")
+      .nonempty({"--result-json", "--result-filename"}, o.result_json, "file name")
+      .boolean({"--quiet"}, o.quiet)
+      .value({"--trace"}, [&](const std::string&, const std::string& v) { set_trace(v); })
+      .positional(set_trace);
+  flags.parse(args);
+  if (o.trace_path.empty())
+    throw UsageError("missing TRACE (a trace file or 'synthetic:...'; see --help)");
   parse_base_url(base_url, c);
   c.chat = c.endpoint.find("chat") != std::string::npos;
   if (c.chat && token_ids.value_or(false))
     throw UsageError("--token-ids: not available with the chat endpoint " + c.endpoint);
   c.token_ids = token_ids.value_or(!c.chat);
   if (rate_set && concurrency_set)
-    throw UsageError("--concurrency: cannot be combined with --request-rate (use --max-concurrency to cap Poisson arrivals)");
+    throw UsageError(
+        "--concurrency: cannot be combined with --request-rate (use --max-concurrency to cap "
+        "Poisson arrivals)");
   if (arrivals_set && (rate_set || concurrency_set))
     throw UsageError(std::string(rate_set ? "--request-rate" : "--concurrency") +
                      ": cannot be combined with --arrivals trace");

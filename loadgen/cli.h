@@ -3,18 +3,15 @@
 // Thread-safety: pure functions.
 #pragma once
 
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/flag_values.h"
 #include "loadgen/bench.h"
 
 namespace llm::loadgen {
 
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using llm::UsageError;
 
 struct CliOptions {
   std::string trace_path;

@@ -1,16 +1,16 @@
 // llmbench: replays a trace against an OpenAI-compatible server and reports client-side latency
 // and throughput figures (docs/llmbench.md). `llmbench fake-server` runs the test server.
-#include <charconv>
-#include <csignal>
 #include <sys/resource.h>
+
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "core/flag_set.h"
 #include "loadgen/bench.h"
 #include "loadgen/cli.h"
 #include "loadgen/fake_server.h"
@@ -20,37 +20,32 @@ namespace {
 
 using namespace llm::loadgen;
 
-int64_t int_flag(const std::string& flag, const std::string& v) {
-  int64_t out = 0;
-  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc() || p != v.data() + v.size() || out < 0)
-    throw UsageError(flag + ": expected an integer >= 0, got '" + v + "'");
-  return out;
-}
+constexpr const char* kFakeServerUsage =
+    "usage: llmbench fake-server [--port P] [--chunks N] [--ttft-ms X] [--itl-ms Y] [--threads "
+    "T]\n";
 
 int run_fake_server(const std::vector<std::string>& args) {
+  if (llm::wants_help(args)) {
+    std::cout << kFakeServerUsage;
+    return 0;
+  }
   FakeServerOptions options;
   int64_t port = 8000;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& f = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw UsageError(f + ": missing value");
-      return args[++i];
+  auto milliseconds = [](std::chrono::microseconds& out) {
+    return [&out](const std::string& flag, const std::string& v) {
+      out = std::chrono::microseconds(llm::parse_int_flag(flag, v, 0) * 1000);
     };
-    if (f == "--port") {
-      port = int_flag(f, value());
-      if (port > 65535) throw UsageError("--port: out of range");
-    } else if (f == "--chunks") {
-      options.chunks = int_flag(f, value());
-    } else if (f == "--ttft-ms") {
-      options.first_delay = std::chrono::microseconds(int_flag(f, value()) * 1000);
-    } else if (f == "--itl-ms") {
-      options.gap = std::chrono::microseconds(int_flag(f, value()) * 1000);
-    } else if (f == "--threads") {
-      options.threads = static_cast<int>(std::max<int64_t>(1, int_flag(f, value())));
-    } else {
-      throw UsageError("unknown flag " + f + " for fake-server");
-    }
+  };
+  llm::FlagSet flags("llmbench fake-server");
+  flags.integer({"--port"}, port, 0, 65535)
+      .integer({"--chunks"}, options.chunks, 0)
+      .value({"--ttft-ms"}, milliseconds(options.first_delay))
+      .value({"--itl-ms"}, milliseconds(options.gap))
+      .integer({"--threads"}, options.threads, 1);
+  try {
+    flags.parse(args);
+  } catch (const UsageError& e) {
+    return llm::report_usage_error(std::cerr, "llmbench fake-server", e);
   }
   FakeOpenAiServer server(options, static_cast<uint16_t>(port));
   std::cerr << "fake OpenAI server on http://127.0.0.1:" << server.port() << std::endl;
@@ -119,8 +114,7 @@ int main(int argc, char** argv) {
     }
     return run.report.completed == 0 ? 1 : 0;
   } catch (const UsageError& e) {
-    std::cerr << "llmbench: " << e.what() << '\n';
-    return 2;
+    return llm::report_usage_error(std::cerr, "llmbench", e);
   } catch (const std::exception& e) {
     std::cerr << "llmbench: " << e.what() << '\n';
     return 1;

@@ -14,10 +14,10 @@
 #include <stdexcept>
 
 #include "backends/cpu/cpu_test_util.h"
-#include "backends/model/model_test_support.h"
-#include "backends/model/model_testdata.h"
 #include "backends/model/model_writer.h"
 #include "backends/model/rope_factors.h"
+#include "backends/model/testing/model_test_support.h"
+#include "backends/testing/shared_testdata.h"
 
 namespace llm {
 namespace {

@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "backends/model/gguf_reader.h"
-#include "backends/model/gguf_writer.h"
+#include "backends/formats/gguf_reader.h"
+#include "backends/formats/gguf_writer.h"
 #include "backends/model/rope_factors.h"
 
 namespace llm {

@@ -1,13 +1,14 @@
 // ModelConfig: the shape and hyper-parameters of a Llama-family decoder (Llama 2/3, Qwen2), filled
-// from a Hugging Face config.json (hf_config.h) or from GGUF metadata; and ModelFormatError, the
-// error every model-file reader throws for a file it cannot use.
-// Thread-safety: plain data; ModelFormatError is immutable once built.
+// from a Hugging Face config.json (hf_config.h) or from GGUF metadata. ModelFormatError, the error
+// of every model-file reader, lives with the readers (backends/formats/model_format_error.h).
+// Thread-safety: plain data.
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "backends/formats/model_format_error.h"
 
 namespace llm {
 
@@ -49,23 +50,6 @@ struct ModelConfig {
   int32_t bos_token_id = -1;         // -1: none
   std::vector<int32_t> eos_token_ids;
   std::string torch_dtype;  // "bfloat16", "float16", "float32" or "" when unspecified
-};
-
-// A model file that cannot be used: unreadable, truncated, corrupt, inconsistent or unsupported.
-// file: the path (or a label for in-memory data); field: the tensor name or config key concerned
-// ("" when the file as a whole is at fault); what(): "file: field: detail".
-class ModelFormatError : public std::runtime_error {
- public:
-  ModelFormatError(std::string file, std::string field, const std::string& detail)
-      : std::runtime_error(file + ": " + (field.empty() ? "" : field + ": ") + detail),
-        file_(std::move(file)),
-        field_(std::move(field)) {}
-  const std::string& file() const { return file_; }
-  const std::string& field() const { return field_; }
-
- private:
-  std::string file_;
-  std::string field_;
 };
 
 }  // namespace llm

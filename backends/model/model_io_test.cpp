@@ -10,16 +10,16 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "backends/model/float_convert.h"
-#include "backends/model/gguf_reader.h"
+#include "backends/formats/float_convert.h"
+#include "backends/formats/gguf_reader.h"
+#include "backends/formats/safetensors_reader.h"
+#include "backends/formats/safetensors_writer.h"
 #include "backends/model/hf_config.h"
 #include "backends/model/model_loader.h"
-#include "backends/model/model_test_support.h"
-#include "backends/model/model_testdata.h"
 #include "backends/model/model_writer.h"
 #include "backends/model/rope_factors.h"
-#include "backends/model/safetensors_reader.h"
-#include "backends/model/safetensors_writer.h"
+#include "backends/model/testing/model_test_support.h"
+#include "backends/testing/shared_testdata.h"
 
 namespace llm {
 namespace {

@@ -5,13 +5,13 @@
 #include <functional>
 #include <optional>
 
-#include "backends/model/float_convert.h"
+#include "backends/formats/float_convert.h"
+#include "backends/formats/gguf_reader.h"
+#include "backends/formats/safetensors_reader.h"
 #include "backends/model/gguf_model_config.h"
-#include "backends/model/gguf_reader.h"
 #include "backends/model/hf_config.h"
 #include "backends/model/model_tensors.h"
 #include "backends/model/rope_layout.h"
-#include "backends/model/safetensors_reader.h"
 
 namespace llm {
 namespace {

@@ -9,13 +9,13 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "backends/model/gguf_reader.h"
-#include "backends/model/gguf_writer.h"
+#include "backends/formats/gguf_reader.h"
+#include "backends/formats/gguf_writer.h"
+#include "backends/formats/safetensors_writer.h"
 #include "backends/model/model_loader.h"
-#include "backends/model/model_test_support.h"
-#include "backends/model/model_testdata.h"
 #include "backends/model/model_writer.h"
-#include "backends/model/safetensors_writer.h"
+#include "backends/model/testing/model_test_support.h"
+#include "backends/testing/shared_testdata.h"
 
 namespace llm {
 namespace {

@@ -4,15 +4,15 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "backends/model/float_convert.h"
+#include "backends/formats/float_convert.h"
+#include "backends/formats/gguf_reader.h"
+#include "backends/formats/gguf_writer.h"
+#include "backends/formats/safetensors_writer.h"
 #include "backends/model/gguf_model_config.h"
-#include "backends/model/gguf_reader.h"
-#include "backends/model/gguf_writer.h"
 #include "backends/model/hf_config.h"
 #include "backends/model/model_tensors.h"
 #include "backends/model/rope_factors.h"
 #include "backends/model/rope_layout.h"
-#include "backends/model/safetensors_writer.h"
 
 namespace llm {
 namespace {

@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstdio>
 #include <stdexcept>
+#include <type_traits>
 
 #include "backends/sim/presets.h"
 #include "core/flag_values.h"
@@ -10,13 +11,13 @@
 namespace llm {
 namespace {
 
-// Runs fn; an exception from it becomes an invalid_argument prefixed with the flag.
+// Runs fn; an exception from it becomes a UsageError prefixed with the flag.
 template <typename Fn>
 auto for_flag(const char* flag, Fn&& fn) {
   try {
     return fn();
   } catch (const std::exception& e) {
-    throw std::invalid_argument(std::string(flag) + ": " + e.what());
+    throw UsageError(std::string(flag) + ": " + e.what());
   }
 }
 
@@ -37,12 +38,12 @@ ResolvedEngine resolve_engine_args(const EngineArgs& a) {
       for_flag("--kv-cache-dtype", [&] { return kv_cache_dtype_bytes(a.kv_cache_dtype); });
   d.tensor_parallel_size = a.tensor_parallel_size;
   if (a.tensor_parallel_size < 1 || d.model.heads % a.tensor_parallel_size != 0) {
-    throw std::invalid_argument("--tensor-parallel-size " + std::to_string(a.tensor_parallel_size) +
-                                " does not divide the model's " + std::to_string(d.model.heads) +
-                                " attention heads");
+    throw UsageError("--tensor-parallel-size " + std::to_string(a.tensor_parallel_size) +
+                     " does not divide the model's " + std::to_string(d.model.heads) +
+                     " attention heads");
   }
   if (a.gpu_memory_utilization <= 0 || a.gpu_memory_utilization > 1) {
-    throw std::invalid_argument("--gpu-memory-utilization: must be in (0, 1]");
+    throw UsageError("--gpu-memory-utilization: must be in (0, 1]");
   }
 
   // vLLM's defaults for the OpenAI server: larger on 70 GiB+ GPUs other than the A100.
@@ -54,9 +55,8 @@ ResolvedEngine resolve_engine_args(const EngineArgs& a) {
   s.block_size = a.block_size;
   s.max_model_len = a.max_model_len.value_or(d.model.max_context);
   if (a.max_model_len && d.model.max_context > 0 && *a.max_model_len > d.model.max_context) {
-    throw std::invalid_argument("--max-model-len " + std::to_string(*a.max_model_len) +
-                                " exceeds the model's context length " +
-                                std::to_string(d.model.max_context));
+    throw UsageError("--max-model-len " + std::to_string(*a.max_model_len) +
+                     " exceeds the model's context length " + std::to_string(d.model.max_context));
   }
   s.long_prefill_token_threshold = a.long_prefill_token_threshold;
   s.enable_chunked_prefill = a.enable_chunked_prefill;
@@ -65,69 +65,67 @@ ResolvedEngine resolve_engine_args(const EngineArgs& a) {
   int64_t blocks = a.num_gpu_blocks_override.value_or(
       num_gpu_blocks(d, a.gpu_memory_utilization, a.block_size, s.max_num_batched_tokens));
   if (blocks < 2) {
-    throw std::invalid_argument(
+    throw UsageError(
         "--gpu-memory-utilization: the model's weights leave no room for a KV cache on --gpu " +
         a.gpu + " at " + number_text(a.gpu_memory_utilization) +
         "; raise --tensor-parallel-size or pick a larger GPU");
   }
   s.num_gpu_blocks = static_cast<int32_t>(blocks > INT32_MAX ? INT32_MAX : blocks);
-  if (std::string problem = validate(s); !problem.empty()) throw std::invalid_argument(problem);
+  if (std::string problem = validate(s); !problem.empty()) throw UsageError(problem);
   return r;
 }
 
-bool EngineFlagParser::parse(const std::string& flag, const std::function<std::string()>& value,
-                             const std::function<void()>& no_value) {
+void EngineFlagParser::add_to(FlagSet& flags) {
   EngineArgs& a = args_;
-  auto once = [&flag](bool& seen, const char* pair) {
+  // Each pair of a switch and its negation may be given once.
+  auto once = [](bool& seen, const char* pair, const std::string& flag) {
     if (seen) {
-      throw std::invalid_argument(std::string("contradictory flags: ") + pair +
-                                  " given twice or both (at " + flag + ")");
+      throw UsageError(std::string("contradictory flags: ") + pair + " given twice or both (at " +
+                       flag + ")");
     }
     seen = true;
   };
-  if (flag == "--max-num-seqs") {
-    a.max_num_seqs = static_cast<int32_t>(parse_int_flag(flag, value(), 1));
-  } else if (flag == "--max-num-batched-tokens") {
-    a.max_num_batched_tokens = parse_int_flag(flag, value(), 1);
-  } else if (flag == "--block-size") {
-    a.block_size = static_cast<int32_t>(parse_int_flag(flag, value(), 1));
-  } else if (flag == "--gpu-memory-utilization") {
-    a.gpu_memory_utilization = parse_double_flag(flag, value(), 0);
-    if (a.gpu_memory_utilization <= 0 || a.gpu_memory_utilization > 1) {
-      throw std::invalid_argument(flag + ": must be in (0, 1]");
-    }
-  } else if (flag == "--enable-prefix-caching" || flag == "--no-enable-prefix-caching") {
-    no_value();
-    once(prefix_caching_seen_, "--enable-prefix-caching/--no-enable-prefix-caching");
-    a.enable_prefix_caching = flag == "--enable-prefix-caching";
-  } else if (flag == "--enable-chunked-prefill" || flag == "--no-enable-chunked-prefill") {
-    no_value();
-    once(chunked_prefill_seen_, "--enable-chunked-prefill/--no-enable-chunked-prefill");
-    a.enable_chunked_prefill = flag == "--enable-chunked-prefill";
-  } else if (flag == "--kv-cache-dtype") {
-    a.kv_cache_dtype = value();
-  } else if (flag == "--max-model-len") {
-    a.max_model_len = parse_int_flag(flag, value(), 2);
-  } else if (flag == "--num-gpu-blocks-override") {
-    a.num_gpu_blocks_override = parse_int_flag(flag, value(), 2);
-  } else if (flag == "--long-prefill-token-threshold") {
-    a.long_prefill_token_threshold = parse_int_flag(flag, value(), 0);
-  } else if (flag == "--scheduling-policy") {
-    const std::string policy = value();
-    if (policy != "fcfs" && policy != "priority") {
-      throw std::invalid_argument(flag + ": expected fcfs or priority, got '" + policy + "'");
-    }
-    a.policy = policy == "priority" ? SchedulingPolicy::kPriority : SchedulingPolicy::kFcfs;
-  } else if (flag == "--tensor-parallel-size") {
-    a.tensor_parallel_size = parse_int_flag(flag, value(), 1);
-  } else if (flag == "--gpu") {
-    a.gpu = value();
-  } else if (flag == "--model") {
-    a.model = value();
-  } else {
-    return false;
-  }
-  return true;
+  auto optional_int = [](auto& out, int64_t min_value) {
+    return [&out, min_value](const std::string& flag, const std::string& v) {
+      out = static_cast<typename std::decay_t<decltype(out)>::value_type>(
+          parse_int_flag(flag, v, min_value));
+    };
+  };
+  flags.value({"--max-num-seqs"}, optional_int(a.max_num_seqs, 1))
+      .value({"--max-num-batched-tokens"}, optional_int(a.max_num_batched_tokens, 1))
+      .integer({"--block-size"}, a.block_size, 1)
+      .value({"--gpu-memory-utilization"},
+             [&a](const std::string& flag, const std::string& v) {
+               a.gpu_memory_utilization = parse_double_flag(flag, v, 0);
+               if (a.gpu_memory_utilization <= 0 || a.gpu_memory_utilization > 1) {
+                 throw UsageError(flag + ": must be in (0, 1]");
+               }
+             })
+      .toggle({"--enable-prefix-caching", "--no-enable-prefix-caching"},
+              [this, &a, once](const std::string& flag) {
+                once(prefix_caching_seen_, "--enable-prefix-caching/--no-enable-prefix-caching",
+                     flag);
+                a.enable_prefix_caching = flag == "--enable-prefix-caching";
+              })
+      .toggle({"--enable-chunked-prefill", "--no-enable-chunked-prefill"},
+              [this, &a, once](const std::string& flag) {
+                once(chunked_prefill_seen_, "--enable-chunked-prefill/--no-enable-chunked-prefill",
+                     flag);
+                a.enable_chunked_prefill = flag == "--enable-chunked-prefill";
+              })
+      .text({"--kv-cache-dtype"}, a.kv_cache_dtype)
+      .value({"--max-model-len"}, optional_int(a.max_model_len, 2))
+      .value({"--num-gpu-blocks-override"}, optional_int(a.num_gpu_blocks_override, 2))
+      .integer({"--long-prefill-token-threshold"}, a.long_prefill_token_threshold, 0)
+      .value({"--scheduling-policy"},
+             [&a](const std::string& flag, const std::string& v) {
+               a.policy = parse_choice_flag(flag, v, {"fcfs", "priority"}) == "priority"
+                              ? SchedulingPolicy::kPriority
+                              : SchedulingPolicy::kFcfs;
+             })
+      .integer({"--tensor-parallel-size"}, a.tensor_parallel_size, 1)
+      .text({"--gpu"}, a.gpu)
+      .text({"--model"}, a.model);
 }
 
 std::string engine_flags_usage() {

@@ -5,11 +5,11 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 
 #include "backends/sim/cost_model.h"
+#include "core/flag_set.h"
 #include "core/scheduler_config.h"
 
 namespace llm {
@@ -36,17 +36,16 @@ struct ResolvedEngine {
   Deployment deployment;
 };
 
-// Throws std::invalid_argument whose message starts with the offending flag.
+// Throws UsageError whose message starts with the offending flag.
 ResolvedEngine resolve_engine_args(const EngineArgs& args);
 
-// Reads the engine-argument flags both binaries accept (--max-num-seqs, --gpu, ...).
+// The engine-argument flags both binaries accept (--max-num-seqs, --gpu, ...), on the shared
+// flag layer. Must outlive the FlagSet it was added to.
 class EngineFlagParser {
  public:
-  // Handles `flag` if it is an engine argument and returns true; `value` yields the flag's value
-  // (and throws when it is missing), `no_value` throws when a value was attached to a switch.
-  // Throws std::invalid_argument naming the flag for a bad value or a contradiction.
-  bool parse(const std::string& flag, const std::function<std::string()>& value,
-             const std::function<void()>& no_value);
+  // Registers the flags on `flags`; parsing them fills args(). A bad value or a contradiction
+  // (--enable-prefix-caching and --no-enable-prefix-caching) throws UsageError naming the flag.
+  void add_to(FlagSet& flags);
   const EngineArgs& args() const { return args_; }
   EngineArgs& args() { return args_; }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backends/sim/sim_tokenizer.h"
 #include "core/rng.h"
 
 namespace llm {
@@ -17,6 +18,10 @@ int32_t SimBackend::token_for(const Request& r, int64_t index) const {
   h = hash_combine(h, static_cast<uint64_t>(r.child_index));
   h = hash_combine(h, static_cast<uint64_t>(index));
   return static_cast<int32_t>(h % static_cast<uint64_t>(eos_));  // ids 0 .. eos-1
+}
+
+int64_t SimBackend::natural_output_len(const Request& r) const {
+  return SimTokenizer::natural_output_len(r.prompt_salt, r.params.seed);
 }
 
 Nanos SimBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) {

@@ -1,6 +1,7 @@
 // The mock GPU: a deterministic Backend whose step time comes from the roofline cost model and
 // whose output tokens are pseudo-random ids from a seeded generator. A request with a scripted
-// output length emits the end-of-sequence id as its last token, so it stops exactly there.
+// output length emits the end-of-sequence id as its last token, so it stops exactly there; a
+// client request without one (llmserve) gets SimTokenizer's natural length for its prompt.
 // Thread-safety: none; driven by one engine.
 #pragma once
 
@@ -18,6 +19,8 @@ class SimBackend final : public Backend {
 
   Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) override;
   int32_t eos_token_id() const override { return eos_; }
+  // SimTokenizer::natural_output_len of the request's prompt (Request::prompt_salt) and seed.
+  int64_t natural_output_len(const Request& request) const override;
 
   const Deployment& deployment() const { return deployment_; }
   // The token a request receives as its output number `index` (0-based), excluding eos.

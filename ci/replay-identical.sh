@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Checks that two llmsim binaries replay the same traces into byte-identical files: the summary
+# table on stdout, requests.jsonl, summary.json, the OpenMetrics series, the promtool series and
+# the final /metrics snapshot. Run it before and after a refactoring that must not change output:
+#   git worktree add /tmp/before HEAD~1 && cmake -S /tmp/before -B /tmp/before/build -G Ninja \
+#     && cmake --build /tmp/before/build --target llmsim
+#   ci/replay-identical.sh /tmp/before/build/llmsim build/llmsim
+# Covers the public traces in ../shared/traces (skipped with a note when the folder is absent),
+# the samples in traces/, a synthetic spec, and flag variants (data parallel with each routing
+# policy, fp8 KV, a squeezed KV cache with preemptions, priority scheduling, no chunked prefill).
+# Exit code 0 when every file matches, 1 otherwise (each difference is named).
+set -u
+old=${1:?usage: ci/replay-identical.sh OLD_LLMSIM NEW_LLMSIM}
+new=${2:?usage: ci/replay-identical.sh OLD_LLMSIM NEW_LLMSIM}
+root=$(cd "$(dirname "$0")/.." && pwd)
+shared="$root/../shared/traces"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+runs=(
+  "tiny|$root/traces/tiny.json"
+  "tiny-seed|$root/traces/tiny.json --seed 7 --scheduling-policy priority"
+  "azure-sample|$root/traces/azure-conv-sample.json"
+  "azure-sample-squeezed|$root/traces/azure-conv-sample.json --arrival-rate-scale 50 --num-gpu-blocks-override 2000 --max-model-len 8192"
+  "azure-sample-nochunk|$root/traces/azure-conv-sample.json --no-enable-chunked-prefill --no-enable-prefix-caching --max-num-seqs 64 --max-model-len 8192"
+  "mooncake-sample|$root/traces/mooncake-sample.jsonl"
+  "mooncake-sample-dp|$root/traces/mooncake-sample.jsonl --data-parallel-size 2 --routing-policy least-outstanding"
+  "synthetic|synthetic:n=500,rate=20,arrival=gamma,cv=2 --kv-cache-dtype fp8"
+)
+if [[ -d $shared ]]; then
+  runs+=(
+    "azure-code|$shared/AzureLLMInferenceTrace_code.csv"
+    "azure-conv|$shared/AzureLLMInferenceTrace_conv.csv"
+    "azure-conv-fp8|$shared/AzureLLMInferenceTrace_conv.csv --kv-cache-dtype fp8 --max-num-seqs 256"
+    "mooncake|$shared/mooncake_conversation_trace.jsonl --model Llama-3.2-1B --kv-cache-dtype fp8"
+    "mooncake-affinity|$shared/mooncake_conversation_trace.jsonl --model Llama-3.2-1B --data-parallel-size 4 --routing-policy prefix-affinity"
+    "mooncake-rr|$shared/mooncake_conversation_trace.jsonl --model Llama-3.2-1B --data-parallel-size 4 --routing-policy round-robin"
+  )
+else
+  echo "SKIP: $shared is absent; only the samples in traces/ are compared"
+fi
+
+failed=0
+for run in "${runs[@]}"; do
+  name=${run%%|*}
+  run_failed=0
+  read -r -a args <<<"${run#*|}"
+  for side in old new; do
+    bin=$old
+    [[ $side == new ]] && bin=$new
+    dir="$work/$side/$name"
+    mkdir -p "$dir"
+    if ! "$bin" replay "${args[@]}" --no-progress --output-dir "$dir" \
+      --metrics-out "$dir/metrics.om" --promtool-series "$dir/series.yml" \
+      --metrics-snapshot "$dir/metrics.prom" >"$dir/stdout" 2>"$dir/stderr"; then
+      echo "FAIL $name: $side llmsim exited non-zero: $(head -c 300 "$dir/stderr")"
+      run_failed=1
+    fi
+  done
+  for file in stdout stderr requests.jsonl summary.json metrics.om series.yml metrics.prom; do
+    if ! cmp -s "$work/old/$name/$file" "$work/new/$name/$file"; then
+      echo "FAIL $name: $file differs"
+      run_failed=1
+    fi
+  done
+  if [[ $run_failed -eq 0 ]]; then
+    echo "ok   $name ($(wc -l <"$work/new/$name/requests.jsonl") sequences)"
+  else
+    failed=1
+  fi
+done
+if [[ $failed -ne 0 ]]; then
+  echo "replay-identical: outputs differ"
+  exit 1
+fi
+echo "replay-identical: ${#runs[@]} replays, every file byte-identical"

@@ -1,0 +1,166 @@
+#include "server/api/api_router.h"
+
+#include <ctime>
+#include <random>
+
+#include "core/exposition.h"
+#include "server/api/openai_response.h"
+#include "server/api/tokenize_api.h"
+
+namespace llm {
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+bool under(std::string_view path, std::string_view prefix) {
+  return path == prefix || (path.size() > prefix.size() &&
+                            path.substr(0, prefix.size()) == prefix && path[prefix.size()] == '/');
+}
+
+HttpResponse error_response(int status, std::string message, std::string param = "") {
+  HttpResponse r;
+  r.status = status;
+  r.body = error_body(ApiError{status, std::move(message), std::move(param), ""});
+  return r;
+}
+
+HttpResponse unauthorized() {
+  HttpResponse r;
+  r.status = 401;
+  r.body = R"({"error":"Unauthorized"})";
+  return r;
+}
+
+}  // namespace
+
+bool bearer_matches(std::string_view authorization, std::string_view key) {
+  constexpr std::string_view kPrefix = "Bearer ";
+  // Compare every byte of the longer of the two so the time does not depend on where they differ.
+  const std::string expected = std::string(kPrefix) + std::string(key);
+  unsigned char diff = authorization.size() == expected.size() ? 0 : 1;
+  const size_t n = std::max(authorization.size(), expected.size());
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char a = i < authorization.size() ? authorization[i] : 0;
+    const unsigned char b = i < expected.size() ? expected[i] : 0;
+    diff |= a ^ b;
+  }
+  return diff == 0;
+}
+
+std::string random_request_id() {
+  thread_local std::mt19937_64 rng{std::random_device{}()};
+  static const char* kHex = "0123456789abcdef";
+  std::string id(32, '0');
+  uint64_t a = rng(), b = rng();
+  for (int i = 0; i < 16; ++i) {
+    id[i] = kHex[(a >> (4 * i)) & 15];
+    id[16 + i] = kHex[(b >> (4 * i)) & 15];
+  }
+  return id;
+}
+
+RouteResult ApiRouter::route(const HttpRequest& req) {
+  const ServerOptions& o = context_.options;
+  const std::string& path = req.path;
+  RouteResult result;
+  HttpResponse& r = result.response;
+
+  const std::string request_id = req.request_id.empty() ? random_request_id() : req.request_id;
+  std::vector<std::pair<std::string, std::string>> extra;
+  if (o.enable_request_id_headers) extra.emplace_back("X-Request-Id", request_id);
+  auto finish = [&](HttpResponse response) {
+    response.headers.insert(response.headers.end(), extra.begin(), extra.end());
+    result.response = std::move(response);
+    return std::move(result);
+  };
+
+  // vLLM's guarded prefixes, plus its root-level tokenizer routes (recent vLLM guards every route
+  // that is not public: /health, /version, /metrics stay open).
+  const bool tokenizer_path = path == "/tokenize" || path == "/detokenize";
+  const bool api_path = under(path, "/v1") || under(path, "/v2") || under(path, "/inference") ||
+                        under(path, "/cohere") || tokenizer_path;
+  const bool metrics_path = path == "/metrics" || path == "/v1/metrics";
+  if (!o.api_key.empty() && api_path && !bearer_matches(req.authorization, o.api_key)) {
+    return finish(unauthorized());
+  }
+  if (!o.metrics_api_key.empty() && metrics_path &&
+      !bearer_matches(req.authorization, o.metrics_api_key)) {
+    return finish(unauthorized());
+  }
+
+  auto need = [&](const char* method) {
+    if (req.method == method) return true;
+    HttpResponse e = error_response(
+        405, "Method " + req.method + " is not allowed on " + path + " (use " + method + ")");
+    e.headers.emplace_back("Allow", method);
+    r = std::move(e);
+    return false;
+  };
+
+  if (path == "/health") {
+    if (!need("GET")) return finish(std::move(r));
+    r.content_type.clear();
+    r.status = context_.draining.load() || context_.engines.failed() ? 503 : 200;
+    return finish(std::move(r));
+  }
+  if (path == "/version") {
+    if (!need("GET")) return finish(std::move(r));
+    r.body = std::string(R"({"version":")") + kVersion + "\"}";
+    return finish(std::move(r));
+  }
+  if (path == "/v1/models") {
+    if (!need("GET")) return finish(std::move(r));
+    r.body =
+        build_models_body(context_.setup.served_model_name, context_.setup.scheduler.max_model_len,
+                          static_cast<int64_t>(std::time(nullptr)));
+    return finish(std::move(r));
+  }
+  if (metrics_path) {
+    if (!need("GET")) return finish(std::move(r));
+    context_.engines.flush_metrics();
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    r.body = serialize_exposition(context_.registry->Collect());
+    return finish(std::move(r));
+  }
+  if (tokenizer_path) {
+    if (!need("POST")) return finish(std::move(r));
+    try {
+      const ModelInfo model{context_.setup.served_model_name,
+                            context_.setup.scheduler.max_model_len};
+      r.body = path == "/tokenize" ? tokenize_response(req.body, *context_.codec, model)
+                                   : detokenize_response(req.body, *context_.codec, model);
+    } catch (const ApiException& e) {
+      r.status = e.error().status;
+      r.body = error_body(e.error());
+    }
+    return finish(std::move(r));
+  }
+  const bool chat = path == "/v1/chat/completions";
+  if (chat || path == "/v1/completions") {
+    if (!need("POST")) return finish(std::move(r));
+    if (context_.draining.load()) {
+      return finish(
+          error_response(503, "The server is shutting down and accepts no new requests."));
+    }
+    if (context_.engines.failed()) {
+      return finish(error_response(
+          503, "The engine has failed and accepts no new requests (see the server log)."));
+    }
+    try {
+      ModelInfo model{context_.setup.served_model_name, context_.setup.scheduler.max_model_len};
+      CompletionRequest parsed = parse_completion_request(
+          chat ? Endpoint::kChat : Endpoint::kCompletions, req.body, *context_.codec, model);
+      result.job = std::make_shared<CompletionJob>(context_, std::move(parsed), req, request_id,
+                                                   std::move(extra));
+      return result;
+    } catch (const ApiException& e) {
+      HttpResponse er;
+      er.status = e.error().status;
+      er.body = error_body(e.error());
+      return finish(std::move(er));
+    }
+  }
+  return finish(error_response(404, "Route " + path + " not found"));
+}
+
+}  // namespace llm

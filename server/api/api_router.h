@@ -1,0 +1,38 @@
+// Routing of one parsed HTTP request: auth (API key under /v1, /v2, /inference, /cohere and on
+// /tokenize, /detokenize; the optional metrics key on /metrics), request ids, the simple routes
+// (/health, /version, /v1/models, /metrics, /tokenize, /detokenize) answered at once, and the
+// completion routes turned into a CompletionJob for the session to run. Unknown routes 404 and
+// wrong methods 405, in the error envelope. Thread-safety: route() may be called from any I/O
+// thread concurrently.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "server/api/completion_job.h"
+#include "server/app/server_context.h"
+#include "server/http/http_message.h"
+
+namespace llm {
+
+struct RouteResult {
+  HttpResponse response;               // when job is null
+  std::shared_ptr<CompletionJob> job;  // a generation for the session to start
+};
+
+class ApiRouter {
+ public:
+  explicit ApiRouter(ServerContext& context) : context_(context) {}
+  RouteResult route(const HttpRequest& request);
+
+ private:
+  ServerContext& context_;
+};
+
+// Constant-time comparison of an Authorization header against "Bearer KEY".
+bool bearer_matches(std::string_view authorization, std::string_view key);
+// A random 32-hex-digit id (uuid4 without dashes).
+std::string random_request_id();
+
+}  // namespace llm

@@ -1,0 +1,300 @@
+#include "server/api/completion_job.h"
+
+#include <algorithm>
+#include <ctime>
+#include <utility>
+
+#include "core/rng.h"
+#include "server/api/api_error.h"
+
+namespace llm {
+
+CompletionJob::CompletionJob(ServerContext& context, CompletionRequest request,
+                             const HttpRequest& http, std::string request_id,
+                             std::vector<std::pair<std::string, std::string>> headers)
+    : context_(context),
+      request_(std::move(request)),
+      endpoint_(http.path),
+      traceparent_(valid_traceparent(http.traceparent) ? http.traceparent : ""),
+      headers_(std::move(headers)) {
+  head_.endpoint = request_.endpoint;
+  head_.id = (request_.endpoint == Endpoint::kChat ? "chatcmpl-" : "cmpl-") + request_id;
+  head_.created = static_cast<int64_t>(std::time(nullptr));
+  head_.model = request_.model;
+  chunk_prefix_ = render_chunk_prefix(head_);
+  include_usage_ =
+      request_.stream && (request_.include_usage || context_.options.enable_force_include_usage);
+  continuous_usage_ = include_usage_ && request_.continuous_usage_stats;
+  const size_t n = static_cast<size_t>(request_.n);
+  prompts_.resize(request_.prompts.size());
+  choices_.resize(request_.prompts.size() * n);
+  for (size_t p = 0; p < prompts_.size(); ++p) {
+    prompts_[p].length = static_cast<int64_t>(request_.prompts[p].size());
+    prompts_[p].engine_id = head_.id + "-" + std::to_string(p) + "-" +
+                            std::to_string(context_.next_sequence.fetch_add(1));
+    for (size_t i = 0; i < n; ++i) {
+      Choice& c = choices_[p * n + i];
+      c.index = static_cast<int32_t>(p * n + i);
+      c.prompt = p;
+      c.stop = StopMatcher(request_.stop);
+      c.detok = context_.codec->stream();
+      c.result.index = c.index;
+    }
+  }
+  choices_left_ = choices_.size();
+}
+
+CompletionJob::~CompletionJob() {
+  Inbox* node = inbox_.exchange(nullptr, std::memory_order_acquire);
+  while (node) delete std::exchange(node, node->next);
+}
+
+bool CompletionJob::start(Post post, std::function<void()> progress) {
+  auto self = shared_from_this();
+  for (size_t p = 0; p < prompts_.size(); ++p) {
+    GenerateRequest g;
+    g.request_id = prompts_[p].engine_id;
+    g.prompt_tokens = request_.prompts[p];
+    g.params.max_tokens = request_.max_tokens.value_or(-1);
+    g.params.n = request_.n;
+    g.params.stop_token_ids = request_.stop_token_ids;
+    if (!request_.ignore_eos) {
+      // vLLM adds the generation config's other eos ids (Llama 3's <|eot_id|>) the same way.
+      for (int32_t id : context_.extra_stop_token_ids) {
+        auto& stops = g.params.stop_token_ids;
+        if (std::find(stops.begin(), stops.end(), id) == stops.end()) stops.push_back(id);
+      }
+    }
+    g.params.ignore_eos = request_.ignore_eos;
+    if (request_.seed) {
+      g.params.seed = static_cast<uint64_t>(*request_.seed);
+    } else if (context_.seed_unseeded_requests) {
+      g.params.seed = hash_combine(context_.options.seed, context_.next_seed.fetch_add(1) + 1);
+    }
+    g.params.temperature = request_.temperature;
+    g.params.top_p = request_.top_p;
+    g.params.top_k = request_.top_k;
+    auto sink = [self, p, post, progress](const SequenceUpdate& u) {
+      if (self->enqueue(p, u)) {
+        post([self, progress] {
+          self->drain();
+          progress();
+        });
+      }
+    };
+    EngineService& engine = context_.engines.pick();
+    prompts_[p].engine = &engine;
+    if (!engine.submit(std::move(g), std::move(sink))) {
+      // Shutting down: drop what was already submitted.
+      for (size_t q = 0; q < p; ++q) prompts_[q].engine->abort(prompts_[q].engine_id);
+      cancelled_ = true;
+      return false;
+    }
+  }
+  return true;
+}
+
+// Engine thread: a lock-free push. True when the inbox was empty: only then does the caller post
+// a drain, so a session that lags behind the engine gets one strand hop for many updates.
+bool CompletionJob::enqueue(size_t prompt, const SequenceUpdate& update) {
+  Inbox* node = new Inbox{prompt, update, nullptr};
+  Inbox* head = inbox_.load(std::memory_order_relaxed);
+  do {
+    node->next = head;
+  } while (!inbox_.compare_exchange_weak(head, node, std::memory_order_release,
+                                         std::memory_order_relaxed));
+  return head == nullptr;
+}
+
+// Strand: applies every queued update in arrival order.
+void CompletionJob::drain() {
+  Inbox* node = inbox_.exchange(nullptr, std::memory_order_acquire);
+  if (!node) return;
+  Inbox* ordered = nullptr;  // the stack is newest first
+  while (node) {
+    Inbox* next = node->next;
+    node->next = ordered;
+    ordered = node;
+    node = next;
+  }
+  while (ordered) {
+    Inbox* next = ordered->next;
+    on_update(ordered->prompt, ordered->update);
+    delete ordered;
+    ordered = next;
+  }
+}
+
+void CompletionJob::cancel() {
+  if (done_ || cancelled_) return;
+  abort_in_engine();
+  for (Choice& c : choices_) {
+    if (!c.done) c.result.finish_reason = "abort";
+  }
+  write_log();
+}
+
+void CompletionJob::abort_in_engine() {
+  cancelled_ = true;
+  for (const Prompt& p : prompts_) {
+    if (p.engine && p.engine_finished < request_.n) p.engine->abort(p.engine_id);
+  }
+}
+
+void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
+  Prompt& prompt = prompts_[p];
+  if (u.finished) ++prompt.engine_finished;
+  if (cancelled_ || done_) return;
+  Choice& c = choices_[p * static_cast<size_t>(request_.n) + static_cast<size_t>(u.child_index)];
+  if (c.done) return;  // finished here by a stop string; the engine's finish arrives later
+
+  std::string delta;
+  for (size_t k = 0; k < u.new_tokens.size(); ++k) {
+    const int32_t token = u.new_tokens[k];
+    ++c.completion_tokens;
+    const bool is_stop_token =
+        u.finished && u.stop_token >= 0 && token == u.stop_token && k + 1 == u.new_tokens.size();
+    if (!is_stop_token) delta += c.stop.feed(c.detok->push(token));
+    if (c.stop.matched()) break;
+  }
+  // At the end, the detokenizer's held-back bytes (an unfinished UTF-8 sequence) end the text; a
+  // stop string may complete in them.
+  if (u.finished && u.finish_reason != FinishReason::kError && !c.stop.matched()) {
+    delta += c.stop.feed(c.detok->flush());
+  }
+  c.timeline = u.timeline;
+  if (!c.role_sent && request_.endpoint == Endpoint::kChat && request_.stream) {
+    c.role_sent = true;
+    Usage cumulative = usage();
+    append_role_chunk(output_, chunk_prefix_, c.index, continuous_usage_ ? &cumulative : nullptr);
+  }
+
+  if (c.stop.matched()) {
+    c.result.finish_reason = "stop";
+    c.result.stop_string = c.stop.matched_stop();
+    // The engine ends this sequence as "stop" too, as vLLM's frontend reports stop strings; its
+    // siblings (n > 1) run on.
+    if (!u.finished) {
+      prompt.engine->finish_sequence(prompt.engine_id, u.child_index, FinishReason::kStop);
+    }
+    finish_choice(c, delta);
+    return;
+  }
+  if (u.finished) {
+    if (u.finish_reason == FinishReason::kError) {
+      error_ = ApiError{500, "The engine could not complete the request.", "", ""};
+      c.result.finish_reason = "error";
+      c.text += delta;
+      c.done = true;
+      --choices_left_;
+      ++prompt.local_done;
+      abort_in_engine();
+      complete();
+      return;
+    }
+    c.result.finish_reason = finish_reason_name(u.finish_reason);
+    if (u.stop_token >= 0) c.result.stop_token = u.stop_token;
+    delta += c.stop.flush();
+    finish_choice(c, delta);
+    return;
+  }
+  c.text += delta;
+  if (request_.stream && !delta.empty()) {
+    ChoiceResult r;
+    r.index = c.index;
+    r.text = std::move(delta);
+    Usage cumulative = usage();
+    append_delta_chunk(output_, chunk_prefix_, request_.endpoint, r,
+                       continuous_usage_ ? &cumulative : nullptr);
+  }
+}
+
+void CompletionJob::finish_choice(Choice& c, const std::string& tail) {
+  c.text += tail;
+  c.done = true;
+  --choices_left_;
+  Prompt& prompt = prompts_[c.prompt];
+  ++prompt.local_done;
+  if (request_.stream) {
+    ChoiceResult r = c.result;
+    r.text = tail;
+    Usage cumulative = usage();
+    append_delta_chunk(output_, chunk_prefix_, request_.endpoint, r,
+                       continuous_usage_ ? &cumulative : nullptr);
+  }
+  if (choices_left_ == 0) complete();
+}
+
+void CompletionJob::complete() {
+  done_ = true;
+  if (request_.stream) {
+    if (error_) {
+      output_ += build_error_frame(*error_);
+    } else if (include_usage_) {
+      const std::optional<PerRequestMetrics> m = metrics();
+      const bool with_metrics = context_.options.enable_per_request_metrics && attributable();
+      append_usage_chunk(output_, chunk_prefix_, usage(), with_metrics ? &m : nullptr);
+    }
+    output_ += kDoneFrame;
+  }
+  write_log();
+}
+
+Usage CompletionJob::usage() const {
+  Usage u;
+  for (const Prompt& p : prompts_) u.prompt_tokens += p.length;
+  for (const Choice& c : choices_) u.completion_tokens += c.completion_tokens;
+  return u;
+}
+
+std::optional<PerRequestMetrics> CompletionJob::metrics() const {
+  if (!context_.options.enable_per_request_metrics || !attributable()) return std::nullopt;
+  return compute_per_request_metrics(choices_[0].timeline, choices_[0].completion_tokens);
+}
+
+std::string CompletionJob::take_output() {
+  std::string out;
+  out.swap(output_);
+  return out;
+}
+
+HttpResponse CompletionJob::response() const {
+  HttpResponse r;
+  r.headers = headers_;
+  if (error_) {
+    r.status = error_->status;
+    r.body = error_body(*error_);
+    return r;
+  }
+  std::vector<ChoiceResult> results;
+  results.reserve(choices_.size());
+  for (const Choice& c : choices_) {
+    results.push_back(c.result);
+    results.back().text = c.text;
+  }
+  r.body = build_completion_body(head_, results, usage(), metrics());
+  return r;
+}
+
+void CompletionJob::write_log() const {
+  if (!context_.request_log) return;
+  RequestLogEntry e;
+  e.request_id = head_.id;
+  e.traceparent = traceparent_;
+  e.endpoint = endpoint_;
+  e.model = head_.model;
+  const Usage u = usage();
+  e.prompt_tokens = u.prompt_tokens;
+  e.completion_tokens = u.completion_tokens;
+  for (const Choice& c : choices_) {
+    e.finish_reasons.push_back(c.result.finish_reason);
+    e.completions.push_back(c.text);
+  }
+  if (attributable()) {
+    e.metrics = compute_per_request_metrics(choices_[0].timeline, choices_[0].completion_tokens);
+  }
+  e.prompts = request_.prompt_texts;
+  context_.request_log->write(e);
+}
+
+}  // namespace llm

@@ -1,0 +1,114 @@
+// One /v1/chat/completions or /v1/completions request in flight: submits its prompts to the
+// engine, turns the engine's sequence updates into text (the context's TextCodec, one streaming
+// detokenizer per choice, stop strings on the detokenized text),
+// and produces either the streaming SSE frames or the final JSON response, the per-request
+// metrics and the request-log line.
+//
+// Stop strings are applied here, on the detokenized text: when one matches, the choice finishes
+// with finish_reason "stop" and stop_reason the string, and once every choice of that prompt is
+// done the engine request is aborted so its KV blocks are freed (the engine then counts it as
+// finished_reason="abort" in Prometheus: the engine has no stop-string notion yet).
+// Seeds: a request without "seed" gets seed 0 on the sim backend (its text is then a function of
+// the prompt, as the tests rely on) and a fresh per-request value from a counter on real
+// backends, so unseeded sampling differs between requests as in vLLM.
+// Thread-safety: none, except that the engine thread pushes its updates onto a lock-free inbox;
+// everything else, including applying those updates, runs on the owning session's strand.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "server/api/openai_request.h"
+#include "server/api/openai_response.h"
+#include "server/api/stop_matcher.h"
+#include "server/app/server_context.h"
+#include "server/http/http_message.h"
+
+namespace llm {
+
+class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
+ public:
+  // Runs fn on the session's strand (called from the engine thread).
+  using Post = std::function<void(std::function<void()>)>;
+
+  CompletionJob(ServerContext& context, CompletionRequest request, const HttpRequest& http,
+                std::string request_id, std::vector<std::pair<std::string, std::string>> headers);
+  ~CompletionJob();
+
+  // Submits the prompts. `progress` runs on the strand after one or more updates (those that
+  // arrived while the strand was busy are applied together); then take_output() / done() /
+  // response() tell what to write. False when the engine refused (shutting down).
+  bool start(Post post, std::function<void()> progress);
+  // The client went away: abort what still runs in the engine; no more output. The request-log
+  // line is written now, with finish_reason "abort" for every choice not yet finished.
+  void cancel();
+
+  bool streaming() const { return request_.stream; }
+  const std::vector<std::pair<std::string, std::string>>& headers() const { return headers_; }
+  std::string take_output();  // streaming: SSE bytes produced since the last call
+  bool done() const { return done_; }
+  HttpResponse response() const;  // non-streaming: the response, once done()
+
+ private:
+  struct Choice {
+    int32_t index = 0;
+    size_t prompt = 0;
+    StopMatcher stop{{}};
+    std::unique_ptr<TextStream> detok;  // this sequence's streaming detokenizer
+    std::string text;
+    bool role_sent = false;
+    bool done = false;
+    ChoiceResult result;
+    int64_t completion_tokens = 0;
+    Timeline timeline;
+  };
+  struct Prompt {
+    std::string engine_id;
+    EngineService* engine = nullptr;  // the data-parallel engine running it (once submitted)
+    int64_t length = 0;
+    int32_t engine_finished = 0;  // children the engine reported finished
+    int32_t local_done = 0;       // choices finished here (engine finish or stop string)
+  };
+
+  // One engine update waiting for the strand (an intrusive lock-free stack, newest first).
+  struct Inbox {
+    size_t prompt;
+    SequenceUpdate update;
+    Inbox* next;
+  };
+
+  bool enqueue(size_t prompt, const SequenceUpdate& update);  // engine thread
+  void drain();                                               // strand
+  void on_update(size_t prompt, const SequenceUpdate& update);
+  void finish_choice(Choice& choice, const std::string& tail);
+  void complete();
+  Usage usage() const;
+  bool attributable() const { return request_.n == 1 && request_.prompts.size() == 1; }
+  std::optional<PerRequestMetrics> metrics() const;
+  void abort_in_engine();  // cancelled_, and the engine aborts what still runs
+  void write_log() const;
+
+  ServerContext& context_;
+  CompletionRequest request_;
+  std::string endpoint_;
+  std::string traceparent_;
+  std::vector<std::pair<std::string, std::string>> headers_;
+  ResponseHead head_;
+  std::string chunk_prefix_;  // render_chunk_prefix(head_)
+  std::atomic<Inbox*> inbox_{nullptr};
+  bool include_usage_ = false;
+  bool continuous_usage_ = false;
+  std::vector<Prompt> prompts_;
+  std::vector<Choice> choices_;
+  size_t choices_left_ = 0;
+  std::string output_;
+  bool done_ = false;
+  bool cancelled_ = false;
+  std::optional<ApiError> error_;
+};
+
+}  // namespace llm

@@ -1,0 +1,352 @@
+#include "server/api/openai_request.h"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace llm {
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void bad(const std::string& param, const std::string& message) {
+  throw ApiException(ApiError{400, message, param, ""});
+}
+
+bool get_bool(const json& body, const char* key, bool fallback) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) bad(key, std::string("'") + key + "' must be a boolean");
+  return it->get<bool>();
+}
+
+std::optional<int64_t> get_int(const json& body, const char* key, int64_t min_value,
+                               int64_t max_value) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_integer()) bad(key, std::string("'") + key + "' must be an integer");
+  const int64_t v =
+      it->is_number_unsigned() && it->get<uint64_t>() > INT64_MAX ? INT64_MAX : it->get<int64_t>();
+  if (v < min_value) {
+    bad(key, std::string("'") + key + "' must be at least " + std::to_string(min_value) + ", got " +
+                 std::to_string(v));
+  }
+  if (v > max_value) {
+    bad(key, std::string("'") + key + "' must be at most " + std::to_string(max_value) + ", got " +
+                 std::to_string(v));
+  }
+  return v;
+}
+
+double get_number(const json& body, const char* key, double fallback) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return fallback;
+  if (!it->is_number()) bad(key, std::string("'") + key + "' must be a number");
+  return it->get<double>();
+}
+
+// Fields that change nothing for the simulated model and are accepted as vLLM does.
+bool is_accepted_noop(const std::string& key) {
+  static const char* const kNoop[] = {
+      "frequency_penalty",  "presence_penalty", "repetition_penalty", "min_p", "metadata", "store",
+      "parallel_tool_calls"};
+  for (const char* k : kNoop) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
+// Unsupported features: a 400 naming the field unless it holds its neutral value.
+void refuse_unsupported(const json& body, Endpoint endpoint) {
+  auto refuse = [](const std::string& key) {
+    bad(key, "'" + key + "' is not supported by this server");
+  };
+  for (const char* key : {"tools", "tool_choice", "functions", "function_call", "top_logprobs",
+                          "prompt_logprobs", "suffix", "logit_bias", "guided_json", "guided_regex",
+                          "guided_choice", "guided_grammar", "structured_outputs", "audio",
+                          "modalities", "prediction", "min_tokens", "reasoning_effort"}) {
+    auto it = body.find(key);
+    if (it == body.end() || it->is_null()) continue;
+    if (std::string(key) == "logit_bias" && it->is_object() && it->empty()) continue;
+    if (std::string(key) == "tool_choice" && *it == "none") continue;
+    refuse(key);
+  }
+  for (const char* key : {"logprobs", "echo"}) {
+    auto it = body.find(key);
+    if (it == body.end() || it->is_null() || *it == false) continue;
+    if (endpoint == Endpoint::kCompletions && std::string(key) == "logprobs" && *it == 0) continue;
+    refuse(key);
+  }
+  if (auto it = body.find("response_format"); it != body.end() && !it->is_null()) {
+    if (!it->is_object() || it->value("type", "") != "text") {
+      bad("response_format", "'response_format' other than {\"type\": \"text\"} is not supported");
+    }
+  }
+  if (auto it = body.find("best_of"); it != body.end() && !it->is_null()) {
+    if (!it->is_number_integer() || it->get<int64_t>() != body.value("n", 1)) {
+      bad("best_of", "'best_of' other than n is not supported");
+    }
+  }
+}
+
+void check_known_fields(const json& body, Endpoint endpoint) {
+  static const char* const kCommon[] = {"model",
+                                        "max_tokens",
+                                        "n",
+                                        "stop",
+                                        "stop_token_ids",
+                                        "seed",
+                                        "temperature",
+                                        "top_p",
+                                        "ignore_eos",
+                                        "user",
+                                        "stream",
+                                        "stream_options",
+                                        "tools",
+                                        "tool_choice",
+                                        "functions",
+                                        "function_call",
+                                        "logprobs",
+                                        "top_logprobs",
+                                        "prompt_logprobs",
+                                        "response_format",
+                                        "echo",
+                                        "best_of",
+                                        "suffix",
+                                        "logit_bias",
+                                        "guided_json",
+                                        "guided_regex",
+                                        "guided_choice",
+                                        "guided_grammar",
+                                        "structured_outputs",
+                                        "audio",
+                                        "modalities",
+                                        "prediction",
+                                        "min_tokens",
+                                        "reasoning_effort"};
+  for (const auto& [key, value] : body.items()) {
+    bool known = is_accepted_noop(key);
+    for (const char* k : kCommon) known = known || key == k;
+    known = known || key == "top_k" || key == "add_special_tokens";
+    if (endpoint == Endpoint::kChat) {
+      known = known || key == "messages" || key == "max_completion_tokens" ||
+              key == "add_generation_prompt";
+    }
+    if (endpoint == Endpoint::kCompletions) known = known || key == "prompt";
+    if (!known) bad(key, "unrecognized field '" + key + "'");
+  }
+}
+
+std::string message_content(const json& content, size_t index) {
+  const std::string param = "messages[" + std::to_string(index) + "].content";
+  if (content.is_null()) return {};
+  if (content.is_string()) return content.get<std::string>();
+  if (!content.is_array()) bad(param, "'" + param + "' must be a string or a list of text parts");
+  std::string text;
+  for (const json& part : content) {
+    if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
+        !part["text"].is_string()) {
+      bad(param, "only text content parts are supported in '" + param + "'");
+    }
+    if (!text.empty()) text += "\n";
+    text += part["text"].get<std::string>();
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<int32_t> parse_token_ids(const json& list, const TextCodec& codec,
+                                     const std::string& param) {
+  if (!list.is_array()) bad(param, "'" + param + "' must be a list of integer token ids");
+  std::vector<int32_t> ids;
+  ids.reserve(list.size());
+  for (const json& t : list) {
+    if (!t.is_number_integer()) bad(param, "'" + param + "' must hold integer token ids");
+    const int64_t id =
+        t.is_number_unsigned() && t.get<uint64_t>() > INT64_MAX ? INT64_MAX : t.get<int64_t>();
+    if (id < 0 || id >= codec.vocab_size()) {
+      bad(param, "token id " + std::to_string(id) + " in '" + param +
+                     "' is outside the vocabulary [0, " + std::to_string(codec.vocab_size()) + ")");
+    }
+    ids.push_back(static_cast<int32_t>(id));
+  }
+  return ids;
+}
+
+bool optional_bool(const json& body, const char* key, bool fallback) {
+  return get_bool(body, key, fallback);
+}
+
+json parse_json_body(std::string_view text) {
+  json body;
+  try {
+    body = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    bad("", std::string("The request body is not valid JSON: ") + e.what());
+  }
+  if (!body.is_object()) bad("", "The request body must be a JSON object");
+  return body;
+}
+
+std::string checked_model(const json& body, const ModelInfo& model) {
+  auto it = body.find("model");
+  if (it == body.end() || it->is_null()) return model.served_name;
+  if (!it->is_string()) bad("model", "'model' must be a string");
+  std::string name = it->get<std::string>();
+  if (name != model.served_name) {
+    throw ApiException(ApiError{404, "The model `" + name + "` does not exist.", "model", ""});
+  }
+  return name;
+}
+
+std::vector<ChatMessage> parse_chat_messages(const json& body) {
+  auto it = body.find("messages");
+  if (it == body.end() || !it->is_array() || it->empty()) {
+    bad("messages", "'messages' must be a non-empty list");
+  }
+  std::vector<ChatMessage> messages;
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& m = (*it)[i];
+    const std::string p = "messages[" + std::to_string(i) + "]";
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
+      bad(p, "'" + p + "' must be an object with a string 'role'");
+    }
+    const std::string role = m["role"].get<std::string>();
+    if (role != "system" && role != "user" && role != "assistant" && role != "developer" &&
+        role != "tool") {
+      bad(p + ".role", "unknown role '" + role + "' in '" + p + "'");
+    }
+    messages.push_back({role, message_content(m.value("content", json()), i)});
+  }
+  return messages;
+}
+
+void check_context_length(int64_t prompt_len, std::optional<int64_t> max_tokens,
+                          int64_t max_model_len, Endpoint endpoint) {
+  const std::string what = endpoint == Endpoint::kChat ? "messages" : "prompt";
+  if (prompt_len == 0) bad(what, "The " + what + " is empty (0 tokens).");
+  if (prompt_len >= max_model_len) {
+    bad(what, "This model's maximum context length is " + std::to_string(max_model_len) +
+                  " tokens. However, your request has " + std::to_string(prompt_len) +
+                  " input tokens. Please reduce the length of the input " +
+                  (endpoint == Endpoint::kChat ? "messages." : "prompt."));
+  }
+  if (max_tokens && *max_tokens > max_model_len - prompt_len) {
+    const std::string field = "max_tokens";
+    bad(field, "'max_tokens' is too large: " + std::to_string(*max_tokens) +
+                   ". This model's maximum context length is " + std::to_string(max_model_len) +
+                   " tokens and your request has " + std::to_string(prompt_len) +
+                   " input tokens (" + std::to_string(*max_tokens) + " > " +
+                   std::to_string(max_model_len) + " - " + std::to_string(prompt_len) + ").");
+  }
+}
+
+CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view text,
+                                           const TextCodec& tok, const ModelInfo& model) {
+  const json body = parse_json_body(text);
+  CompletionRequest r;
+  r.endpoint = endpoint;
+  r.model = checked_model(body, model);
+  check_known_fields(body, endpoint);
+  refuse_unsupported(body, endpoint);
+
+  // Sampling parameters.
+  r.n = static_cast<int32_t>(get_int(body, "n", 1, 128).value_or(1));
+  r.max_tokens = get_int(body, "max_tokens", 1, INT64_MAX);
+  if (endpoint == Endpoint::kChat) {
+    if (auto m = get_int(body, "max_completion_tokens", 1, INT64_MAX)) r.max_tokens = m;
+  }
+  r.seed = get_int(body, "seed", INT64_MIN, INT64_MAX);
+  r.temperature = get_number(body, "temperature", 1.0);
+  if (r.temperature < 0) bad("temperature", "'temperature' must be at least 0");
+  r.top_p = get_number(body, "top_p", 1.0);
+  if (!(r.top_p > 0 && r.top_p <= 1)) bad("top_p", "'top_p' must be in (0, 1]");
+  if (auto k = get_int(body, "top_k", -1, INT32_MAX)) r.top_k = static_cast<int32_t>(*k);
+  r.ignore_eos = get_bool(body, "ignore_eos", false);
+  if (auto it = body.find("user"); it != body.end() && !it->is_null()) {
+    if (!it->is_string()) bad("user", "'user' must be a string");
+    r.user = it->get<std::string>();
+  }
+  if (auto it = body.find("stop"); it != body.end() && !it->is_null()) {
+    if (it->is_string()) {
+      r.stop.push_back(it->get<std::string>());
+    } else if (it->is_array()) {
+      for (const json& s : *it) {
+        if (!s.is_string()) bad("stop", "'stop' must be a string or a list of strings");
+        r.stop.push_back(s.get<std::string>());
+      }
+    } else {
+      bad("stop", "'stop' must be a string or a list of strings");
+    }
+    for (const std::string& s : r.stop) {
+      if (s.empty()) bad("stop", "'stop' strings must not be empty");
+    }
+  }
+  if (auto it = body.find("stop_token_ids"); it != body.end() && !it->is_null()) {
+    r.stop_token_ids = parse_token_ids(*it, tok, "stop_token_ids");
+  }
+
+  // Streaming.
+  r.stream = get_bool(body, "stream", false);
+  if (auto it = body.find("stream_options"); it != body.end() && !it->is_null()) {
+    if (!r.stream) bad("stream_options", "Stream options can only be defined when `stream=True`.");
+    if (!it->is_object()) bad("stream_options", "'stream_options' must be an object");
+    for (const auto& [key, value] : it->items()) {
+      if (key != "include_usage" && key != "continuous_usage_stats") {
+        bad("stream_options", "unrecognized field 'stream_options." + key + "'");
+      }
+    }
+    r.include_usage = get_bool(*it, "include_usage", false);
+    r.continuous_usage_stats = get_bool(*it, "continuous_usage_stats", false);
+  }
+
+  // Prompts.
+  if (endpoint == Endpoint::kChat) {
+    const std::vector<ChatMessage> messages = parse_chat_messages(body);
+    try {
+      r.prompt_texts.push_back(
+          tok.render_chat(messages, get_bool(body, "add_generation_prompt", true)));
+    } catch (const std::invalid_argument& e) {
+      bad("messages", e.what());
+    }
+    r.prompts.push_back(
+        tok.encode(r.prompt_texts.back(), get_bool(body, "add_special_tokens", false)));
+  } else {
+    auto it = body.find("prompt");
+    if (it == body.end() || it->is_null()) bad("prompt", "'prompt' is required");
+    const json& p = *it;
+    const bool add_special = get_bool(body, "add_special_tokens", true);
+    auto add_text = [&](const std::string& s) {
+      r.prompt_texts.push_back(s);
+      r.prompts.push_back(tok.encode(s, add_special));
+    };
+    if (p.is_string()) {
+      add_text(p.get<std::string>());
+    } else if (p.is_array() && !p.empty() && p[0].is_string()) {
+      for (const json& s : p) {
+        if (!s.is_string()) bad("prompt", "'prompt' mixes strings and other values");
+        add_text(s.get<std::string>());
+      }
+    } else if (p.is_array() && !p.empty() && p[0].is_number_integer()) {
+      r.prompt_texts.emplace_back();
+      r.prompts.push_back(parse_token_ids(p, tok, "prompt"));
+    } else if (p.is_array() && !p.empty() && p[0].is_array()) {
+      for (const json& ids : p) {
+        if (!ids.is_array()) bad("prompt", "'prompt' mixes token-id lists and other values");
+        r.prompt_texts.emplace_back();
+        r.prompts.push_back(parse_token_ids(ids, tok, "prompt"));
+      }
+    } else {
+      bad("prompt",
+          "'prompt' must be a string, a list of strings, a list of token ids or a list of "
+          "token-id lists (non-empty)");
+    }
+  }
+  for (const auto& prompt : r.prompts) {
+    check_context_length(static_cast<int64_t>(prompt.size()), r.max_tokens, model.max_model_len,
+                         endpoint);
+  }
+  return r;
+}
+
+}  // namespace llm

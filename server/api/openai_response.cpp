@@ -1,0 +1,260 @@
+#include "server/api/openai_response.h"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+namespace llm {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json metrics_object(const std::optional<PerRequestMetrics>& m) {
+  if (!m) return nullptr;
+  json j;
+  j["time_to_first_token_ms"] = opt(m->time_to_first_token_ms);
+  j["generation_time_ms"] = opt(m->generation_time_ms);
+  j["queue_time_ms"] = opt(m->queue_time_ms);
+  j["mean_itl_ms"] = opt(m->mean_itl_ms);
+  j["tokens_per_second"] = opt(m->tokens_per_second);
+  return j;
+}
+
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out.append(buf, static_cast<size_t>(r.ptr - buf));
+}
+
+// `{"id":...,"object":...,"created":N,"model":...,` (the object left open).
+void append_head(std::string& out, const ResponseHead& h, bool chunk) {
+  out += "{\"id\":";
+  append_json_string(out, h.id);
+  if (h.endpoint == Endpoint::kChat) {
+    out += chunk ? ",\"object\":\"chat.completion.chunk\"" : ",\"object\":\"chat.completion\"";
+  } else {
+    out += ",\"object\":\"text_completion\"";
+  }
+  out += ",\"created\":";
+  append_int(out, h.created);
+  out += ",\"model\":";
+  append_json_string(out, h.model);
+  out += ',';
+}
+
+void append_usage(std::string& out, const Usage& u) {
+  out += "{\"prompt_tokens\":";
+  append_int(out, u.prompt_tokens);
+  out += ",\"total_tokens\":";
+  append_int(out, u.prompt_tokens + u.completion_tokens);
+  out += ",\"completion_tokens\":";
+  append_int(out, u.completion_tokens);
+  out += '}';
+}
+
+void append_finish(std::string& out, const ChoiceResult& c) {
+  out += ",\"finish_reason\":";
+  if (c.finish_reason.empty()) {
+    out += "null";
+  } else {
+    append_json_string(out, c.finish_reason);
+  }
+}
+
+void append_stop_reason(std::string& out, const ChoiceResult& c) {
+  out += ",\"stop_reason\":";
+  if (c.stop_string) {
+    append_json_string(out, *c.stop_string);
+  } else if (c.stop_token) {
+    append_int(out, *c.stop_token);
+  } else {
+    out += "null";
+  }
+}
+
+}  // namespace
+
+void append_json_string(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const char ch : s) {
+    if (static_cast<unsigned char>(ch) >= 0x80) {
+      // Non-ASCII: let the library validate the UTF-8 (it throws on invalid bytes) and write it.
+      out += json(std::string(s)).dump();
+      return;
+    }
+  }
+  out += '"';
+  size_t run = 0;  // start of the current run of bytes that need no escaping
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char ch = static_cast<unsigned char>(s[i]);
+    if (ch >= 0x20 && ch != '"' && ch != '\\') continue;
+    out.append(s.data() + run, i - run);
+    run = i + 1;
+    switch (ch) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default: {
+        const char esc[6] = {'\\', 'u', '0', '0', kHex[ch >> 4], kHex[ch & 15]};
+        out.append(esc, 6);
+      }
+    }
+  }
+  out.append(s.data() + run, s.size() - run);
+  out += '"';
+}
+
+std::string metrics_json(const std::optional<PerRequestMetrics>& m) {
+  return metrics_object(m).dump();
+}
+
+std::string build_completion_body(const ResponseHead& head,
+                                  const std::vector<ChoiceResult>& choices, const Usage& usage,
+                                  const std::optional<PerRequestMetrics>& metrics) {
+  std::string out;
+  size_t text_bytes = 0;
+  for (const ChoiceResult& c : choices) text_bytes += c.text.size();
+  out.reserve(256 + head.id.size() + head.model.size() + text_bytes + 128 * choices.size());
+  append_head(out, head, false);
+  out += "\"choices\":[";
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const ChoiceResult& c = choices[i];
+    if (i > 0) out += ',';
+    out += "{\"index\":";
+    append_int(out, c.index);
+    if (head.endpoint == Endpoint::kChat) {
+      out += ",\"message\":{\"role\":\"assistant\",\"content\":";
+      append_json_string(out, c.text);
+      out += '}';
+    } else {
+      out += ",\"text\":";
+      append_json_string(out, c.text);
+    }
+    out += ",\"logprobs\":null";
+    append_finish(out, c);
+    append_stop_reason(out, c);
+    out += '}';
+  }
+  out += "],\"usage\":";
+  append_usage(out, usage);
+  out += ",\"metrics\":";
+  out += metrics ? metrics_object(metrics).dump() : std::string("null");
+  out += '}';
+  return out;
+}
+
+std::string render_chunk_prefix(const ResponseHead& head) {
+  std::string out = "data: ";
+  append_head(out, head, true);
+  return out;
+}
+
+void append_role_chunk(std::string& out, std::string_view prefix, int32_t index,
+                       const Usage* usage) {
+  out += prefix;
+  out += "\"choices\":[{\"index\":";
+  append_int(out, index);
+  out +=
+      ",\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"logprobs\":null,"
+      "\"finish_reason\":null}]";
+  if (usage) {
+    out += ",\"usage\":";
+    append_usage(out, *usage);
+  }
+  out += "}\n\n";
+}
+
+void append_delta_chunk(std::string& out, std::string_view prefix, Endpoint endpoint,
+                        const ChoiceResult& c, const Usage* usage) {
+  out += prefix;
+  out += "\"choices\":[{\"index\":";
+  append_int(out, c.index);
+  if (endpoint == Endpoint::kChat) {
+    out += ",\"delta\":{\"content\":";
+    append_json_string(out, c.text);
+    out += '}';
+  } else {
+    out += ",\"text\":";
+    append_json_string(out, c.text);
+  }
+  out += ",\"logprobs\":null";
+  append_finish(out, c);
+  if (!c.finish_reason.empty()) append_stop_reason(out, c);
+  out += "}]";
+  if (usage) {
+    out += ",\"usage\":";
+    append_usage(out, *usage);
+  }
+  out += "}\n\n";
+}
+
+void append_usage_chunk(std::string& out, std::string_view prefix, const Usage& usage,
+                        const std::optional<PerRequestMetrics>* metrics) {
+  out += prefix;
+  out += "\"choices\":[],\"usage\":";
+  append_usage(out, usage);
+  if (metrics) {
+    out += ",\"metrics\":";
+    out += metrics_object(*metrics).dump();
+  }
+  out += "}\n\n";
+}
+
+std::string build_role_chunk(const ResponseHead& head, int32_t index, const Usage* usage) {
+  std::string out;
+  append_role_chunk(out, render_chunk_prefix(head), index, usage);
+  return out;
+}
+
+std::string build_delta_chunk(const ResponseHead& head, const ChoiceResult& c, const Usage* usage) {
+  std::string out;
+  append_delta_chunk(out, render_chunk_prefix(head), head.endpoint, c, usage);
+  return out;
+}
+
+std::string build_usage_chunk(const ResponseHead& head, const Usage& usage,
+                              const std::optional<PerRequestMetrics>* metrics) {
+  std::string out;
+  append_usage_chunk(out, render_chunk_prefix(head), usage, metrics);
+  return out;
+}
+
+std::string build_error_frame(const ApiError& error) {
+  return "data: {\"error\": " + error_object_json(error) + "}\n\n";
+}
+
+std::string build_models_body(const std::string& name, int64_t max_model_len, int64_t created) {
+  json model;
+  model["id"] = name;
+  model["object"] = "model";
+  model["created"] = created;
+  model["owned_by"] = "vllm";
+  model["root"] = name;
+  model["parent"] = nullptr;
+  model["max_model_len"] = max_model_len;
+  json j;
+  j["object"] = "list";
+  j["data"] = json::array({std::move(model)});
+  return j.dump();
+}
+
+}  // namespace llm

@@ -1,0 +1,76 @@
+// Builders for the OpenAI response bodies: chat.completion / text_completion objects, streaming
+// chunks (one choice each) as Server-Sent Events, the final usage chunk, the mid-stream error
+// frame, and the per-request `metrics` object.
+// Thread-safety: pure functions over plain values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/request_metrics.h"
+#include "server/api/api_error.h"
+#include "server/api/openai_request.h"
+
+namespace llm {
+
+struct Usage {
+  int64_t prompt_tokens = 0;
+  int64_t completion_tokens = 0;
+};
+
+struct ChoiceResult {
+  int32_t index = 0;
+  std::string text;
+  std::string finish_reason;               // "stop", "length", "abort", "error"
+  std::optional<std::string> stop_string;  // stop_reason when a stop string matched
+  std::optional<int32_t> stop_token;       // stop_reason when a stop token id matched
+};
+
+struct ResponseHead {
+  Endpoint endpoint = Endpoint::kChat;
+  std::string id;  // chatcmpl-<id> / cmpl-<id>
+  int64_t created = 0;
+  std::string model;
+};
+
+// The whole non-streaming body. `metrics` nullopt prints "metrics": null (the key is always there).
+std::string build_completion_body(const ResponseHead& head,
+                                  const std::vector<ChoiceResult>& choices, const Usage& usage,
+                                  const std::optional<PerRequestMetrics>& metrics);
+
+// Streaming frames, each "data: <json>\n\n".
+// The first chat chunk of a choice: delta {"role":"assistant","content":""}.
+std::string build_role_chunk(const ResponseHead& head, int32_t index, const Usage* usage);
+// A content chunk, or (finish_reason non-empty) the choice's finish chunk with stop_reason.
+std::string build_delta_chunk(const ResponseHead& head, const ChoiceResult& choice,
+                              const Usage* usage);
+// The final usage chunk ("choices": []); metrics only when given (enabled and attributable).
+std::string build_usage_chunk(const ResponseHead& head, const Usage& usage,
+                              const std::optional<PerRequestMetrics>* metrics);
+std::string build_error_frame(const ApiError& error);
+inline constexpr const char* kDoneFrame = "data: [DONE]\n\n";
+
+// The same frames appended to `out`, for the streaming hot path: `prefix` is
+// render_chunk_prefix(head) computed once per response (`data: {"id":...,"model":...,`), so a
+// content chunk costs a few appends and no JSON document. Byte-identical to the builders above.
+std::string render_chunk_prefix(const ResponseHead& head);
+void append_role_chunk(std::string& out, std::string_view prefix, int32_t index,
+                       const Usage* usage);
+void append_delta_chunk(std::string& out, std::string_view prefix, Endpoint endpoint,
+                        const ChoiceResult& choice, const Usage* usage);
+void append_usage_chunk(std::string& out, std::string_view prefix, const Usage& usage,
+                        const std::optional<PerRequestMetrics>* metrics);
+// `s` as a JSON string literal, exactly as nlohmann::json::dump() writes it.
+void append_json_string(std::string& out, std::string_view s);
+
+// {"object":"list","data":[{model}]}
+std::string build_models_body(const std::string& served_name, int64_t max_model_len,
+                              int64_t created);
+
+// The `metrics` object as JSON text ("null" for nullopt; null fields as JSON null).
+std::string metrics_json(const std::optional<PerRequestMetrics>& metrics);
+
+}  // namespace llm

@@ -1,0 +1,79 @@
+#include "server/api/tokenize_api.h"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace llm {
+namespace {
+
+using json = nlohmann::json;
+
+[[noreturn]] void bad(const std::string& param, const std::string& message) {
+  throw ApiException(ApiError{400, message, param, ""});
+}
+
+void check_fields(const json& body, std::initializer_list<const char*> allowed) {
+  for (const auto& [key, value] : body.items()) {
+    bool known = false;
+    for (const char* k : allowed) known = known || key == k;
+    if (!known) bad(key, "unrecognized field '" + key + "'");
+  }
+}
+
+}  // namespace
+
+std::string tokenize_response(std::string_view text, const TextCodec& codec,
+                              const ModelInfo& model) {
+  const json body = parse_json_body(text);
+  checked_model(body, model);
+  const bool has_prompt = body.contains("prompt") && !body["prompt"].is_null();
+  const bool has_messages = body.contains("messages") && !body["messages"].is_null();
+  if (has_prompt == has_messages) {
+    bad(has_prompt ? "messages" : "prompt", "exactly one of 'prompt' and 'messages' must be given");
+  }
+  std::vector<int32_t> ids;
+  if (has_prompt) {
+    check_fields(body, {"model", "prompt", "add_special_tokens", "return_token_strs"});
+    if (!body["prompt"].is_string()) bad("prompt", "'prompt' must be a string");
+    ids = codec.encode(body["prompt"].get<std::string>(),
+                       optional_bool(body, "add_special_tokens", true));
+  } else {
+    check_fields(body, {"model", "messages", "add_generation_prompt", "add_special_tokens",
+                        "return_token_strs"});
+    const std::vector<ChatMessage> messages = parse_chat_messages(body);
+    std::string rendered;
+    try {
+      rendered = codec.render_chat(messages, optional_bool(body, "add_generation_prompt", true));
+    } catch (const std::invalid_argument& e) {
+      bad("messages", e.what());
+    }
+    ids = codec.encode(rendered, optional_bool(body, "add_special_tokens", false));
+  }
+  nlohmann::ordered_json out;
+  out["count"] = ids.size();
+  out["max_model_len"] = model.max_model_len;
+  out["tokens"] = ids;
+  if (optional_bool(body, "return_token_strs", false)) {
+    json strs = json::array();
+    for (int32_t id : ids) strs.push_back(codec.token_str(id));
+    out["token_strs"] = std::move(strs);
+  } else {
+    out["token_strs"] = nullptr;
+  }
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::string detokenize_response(std::string_view text, const TextCodec& codec,
+                                const ModelInfo& model) {
+  const json body = parse_json_body(text);
+  checked_model(body, model);
+  check_fields(body, {"model", "tokens"});
+  auto it = body.find("tokens");
+  if (it == body.end() || it->is_null()) bad("tokens", "'tokens' is required");
+  const std::vector<int32_t> ids = parse_token_ids(*it, codec, "tokens");
+  json out;
+  out["prompt"] = codec.decode(ids);
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace llm

@@ -1,0 +1,633 @@
+// Integration tests over loopback: an in-process llmserve on port 0 with zero-cost (or scaled)
+// steps, driven by a raw-socket client that sees the bytes on the wire.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "backends/sim/sim_backend.h"
+#include "backends/sim/sim_tokenizer.h"
+#include "core/rng.h"
+#include "server/testing/test_http_client.h"
+
+namespace llm {
+namespace {
+
+using json = nlohmann::json;
+using testing::Connection;
+using testing::eventually;
+using testing::request;
+using testing::start_server;
+using testing::test_options;
+
+const std::string kChat = R"({"messages":[{"role":"user","content":"Hello there"}],"max_tokens":4)";
+
+json parse(const std::string& body) { return json::parse(body); }
+
+// Value of one series in the /metrics text (-1 when absent).
+double metric(uint16_t port, const std::string& series) {
+  const std::string text = request(port, "GET", "/metrics").body;
+  const size_t pos = text.find(series + " ");
+  if (pos == std::string::npos) return -1;
+  return std::stod(text.substr(pos + series.size() + 1));
+}
+
+// Splits synthetic-vocabulary text into its token pieces (each starts with a space, or is ".").
+std::vector<std::string> pieces(const std::string& text) {
+  std::vector<std::string> out;
+  for (char c : text) {
+    if (c == ' ' || c == '.' || out.empty()) out.emplace_back();
+    out.back() += c;
+  }
+  return out;
+}
+
+// The id the sim model emits as output token `index` (n = 1, seed 0) for a token-id prompt: the
+// engine's prompt salt (EngineService) and SimBackend::token_for, recomputed.
+int32_t sim_output_token(LlmServer& server, const std::vector<int32_t>& prompt, int64_t index) {
+  Request r;
+  r.prompt_salt = 0x70726f6d7074ULL;
+  for (int32_t t : prompt) r.prompt_salt = hash_combine(r.prompt_salt, static_cast<uint32_t>(t));
+  const SimBackend sim(server.context().setup.deployment, server.context().options.seed);
+  return sim.token_for(r, index);
+}
+
+// The request-log lines written to `path` so far.
+std::vector<json> log_lines(const std::string& path) {
+  std::vector<json> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) out.push_back(parse(line));
+  return out;
+}
+
+TEST(ApiServer, SimpleRoutes) {
+  auto server = start_server(test_options());
+  const uint16_t port = server->port();
+  auto health = request(port, "GET", "/health");
+  EXPECT_EQ(health.status, 200);
+  EXPECT_EQ(health.body, "");
+  EXPECT_EQ(parse(request(port, "GET", "/version").body).contains("version"), true);
+  const json models = parse(request(port, "GET", "/v1/models").body);
+  EXPECT_EQ(models["object"], "list");
+  EXPECT_EQ(models["data"][0]["id"], "Llama-3.1-8B");
+  for (const char* path : {"/metrics", "/v1/metrics"}) {
+    auto m = request(port, "GET", path);
+    EXPECT_EQ(m.status, 200);
+    EXPECT_EQ(m.header("content-type"), "text/plain; version=0.0.4; charset=utf-8");
+    EXPECT_NE(m.body.find("vllm:num_requests_running{engine=\"0\",model_name=\"Llama-3.1-8B\"}"),
+              std::string::npos);
+  }
+}
+
+TEST(ApiServer, UnknownRouteAndWrongMethodUseTheEnvelope) {
+  auto server = start_server(test_options());
+  auto r = request(server->port(), "GET", "/nope");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(parse(r.body)["error"]["code"], 404);
+  r = request(server->port(), "GET", "/v1/chat/completions");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(parse(r.body)["error"]["type"], "MethodNotAllowedError");
+  r = request(server->port(), "POST", "/health", "{}");
+  EXPECT_EQ(r.status, 405);
+}
+
+TEST(ApiServer, BadRequestsAre400And404WithMessages) {
+  ServerOptions o = test_options();
+  o.engine.max_model_len = 64;
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  auto r = request(port, "POST", "/v1/chat/completions", "{not json");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(parse(r.body)["error"]["type"], "BadRequestError");
+  r = request(port, "POST", "/v1/chat/completions", kChat + R"(,"tools":[{"type":"function"}]})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(parse(r.body)["error"]["param"], "tools");
+  r = request(port, "POST", "/v1/completions",
+              R"({"prompt":"a","stream_options":{"include_usage":true}})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(parse(r.body)["error"]["param"], "stream_options");
+  r = request(port, "POST", "/v1/completions", R"({"model":"x","prompt":"a"})");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(parse(r.body)["error"]["message"], "The model `x` does not exist.");
+  r = request(port, "POST", "/v1/completions",
+              R"({"prompt":[1,2,3,4,5,6,7,8,9,10],"max_tokens":60})");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(parse(r.body)["error"]["message"],
+            "'max_tokens' is too large: 60. This model's maximum context length is 64 tokens and "
+            "your request has 10 input tokens (60 > 64 - 10).");
+  // Without max_tokens the default is the context's room: 54 tokens at most.
+  r = request(port, "POST", "/v1/completions",
+              R"({"prompt":[1,2,3,4,5,6,7,8,9,10],"ignore_eos":true})");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(parse(r.body)["usage"]["completion_tokens"], 54);
+  EXPECT_EQ(parse(r.body)["choices"][0]["finish_reason"], "length");
+}
+
+TEST(ApiServer, ChatAndCompletionShapesAndUsage) {
+  auto server = start_server(test_options());
+  auto r = request(server->port(), "POST", "/v1/chat/completions", kChat + "}",
+                   {{"X-Request-Id", "abc"}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json chat = parse(r.body);
+  EXPECT_EQ(chat["id"], "chatcmpl-abc");
+  EXPECT_EQ(chat["object"], "chat.completion");
+  EXPECT_EQ(chat["choices"][0]["message"]["role"], "assistant");
+  EXPECT_EQ(pieces(chat["choices"][0]["message"]["content"]).size(), 4u);
+  EXPECT_EQ(chat["choices"][0]["finish_reason"], "length");
+  const SimTokenizer tok(128256);
+  const int64_t prompt =
+      static_cast<int64_t>(tok.encode("<|user|>\nHello there\n<|assistant|>\n").size());
+  EXPECT_EQ(chat["usage"]["prompt_tokens"], prompt);
+  EXPECT_EQ(chat["usage"]["completion_tokens"], 4);
+  EXPECT_EQ(r.header("x-request-id"), "");  // not echoed without the flag
+
+  r = request(server->port(), "POST", "/v1/completions",
+              R"({"prompt":["one two","three"],"n":2,"max_tokens":3})");
+  const json comp = parse(r.body);
+  EXPECT_EQ(comp["object"], "text_completion");
+  ASSERT_EQ(comp["choices"].size(), 4u);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(comp["choices"][i]["index"], i);
+  EXPECT_EQ(comp["usage"]["prompt_tokens"], 3);  // each prompt once, not per choice
+  EXPECT_EQ(comp["usage"]["completion_tokens"], 12);
+  // Without ignore_eos the sim model stops by itself (finish_reason stop, text without eos).
+  r = request(server->port(), "POST", "/v1/completions", R"({"prompt":"x"})");
+  EXPECT_EQ(parse(r.body)["choices"][0]["finish_reason"], "stop");
+  EXPECT_GE(parse(r.body)["usage"]["completion_tokens"], 8);
+}
+
+TEST(ApiServer, MetricsNullRules) {
+  {
+    auto server = start_server(test_options());
+    const json off =
+        parse(request(server->port(), "POST", "/v1/chat/completions", kChat + "}").body);
+    ASSERT_TRUE(off.contains("metrics"));
+    EXPECT_TRUE(off["metrics"].is_null());
+  }
+  ServerOptions o = test_options();
+  o.enable_per_request_metrics = true;
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  const json on = parse(request(port, "POST", "/v1/chat/completions", kChat + "}").body);
+  ASSERT_TRUE(on["metrics"].is_object()) << on;
+  for (const char* f : {"time_to_first_token_ms", "generation_time_ms", "queue_time_ms",
+                        "mean_itl_ms", "tokens_per_second"}) {
+    EXPECT_TRUE(on["metrics"][f].is_number()) << f;
+  }
+  EXPECT_EQ(on["metrics"].size(), 5u);
+  const json n2 = parse(request(port, "POST", "/v1/chat/completions", kChat + R"(,"n":2})").body);
+  EXPECT_TRUE(n2.contains("metrics") && n2["metrics"].is_null());
+  EXPECT_EQ(n2["choices"].size(), 2u);
+  const json two = parse(
+      request(port, "POST", "/v1/completions", R"({"prompt":["a","b"],"max_tokens":2})").body);
+  EXPECT_TRUE(two.contains("metrics") && two["metrics"].is_null());
+  const json one =
+      parse(request(port, "POST", "/v1/completions", R"({"prompt":["a"],"max_tokens":1})").body);
+  EXPECT_TRUE(one["metrics"].is_object());
+  EXPECT_TRUE(one["metrics"]["mean_itl_ms"].is_null());  // N = 1
+}
+
+TEST(ApiServer, StreamingChunkSequenceByteByByte) {
+  ServerOptions o = test_options();
+  o.enable_per_request_metrics = true;
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  const std::string body =
+      R"({"messages":[{"role":"user","content":"Hi"}],"max_tokens":3,"seed":5)";
+  const json whole = parse(request(port, "POST", "/v1/chat/completions", body + "}").body);
+  const std::vector<std::string> words = pieces(whole["choices"][0]["message"]["content"]);
+  ASSERT_EQ(words.size(), 3u);
+
+  auto r = request(port, "POST", "/v1/chat/completions",
+                   body + R"(,"stream":true,"stream_options":{"include_usage":true}})",
+                   {{"X-Request-Id", "s1"}});
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.chunked);
+  EXPECT_EQ(r.header("content-type"), "text/event-stream; charset=utf-8");
+  // Fix the two things that vary: the creation time and the timing values.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.body, m, std::regex("\"created\":([0-9]+)")));
+  const std::string created = m[1];
+  const std::regex metrics_re("\"metrics\":\\{[^}]*\\}");
+  ASSERT_TRUE(std::regex_search(r.body, m, metrics_re));
+  const json metrics = json::parse(m.str().substr(10));
+  EXPECT_EQ(metrics.size(), 5u);
+  EXPECT_TRUE(metrics["tokens_per_second"].is_number());
+  const std::string actual = std::regex_replace(r.body, metrics_re, "\"metrics\":M");
+
+  const std::string head =
+      "data: {\"id\":\"chatcmpl-s1\",\"object\":\"chat.completion.chunk\","
+      "\"created\":" +
+      created + ",\"model\":\"Llama-3.1-8B\",";
+  const int64_t prompt = whole["usage"]["prompt_tokens"];
+  std::string expected =
+      head +
+      R"("choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]})"
+      "\n\n";
+  expected += head + R"("choices":[{"index":0,"delta":{"content":")" + words[0] +
+              R"("},"logprobs":null,"finish_reason":null}]})"
+              "\n\n";
+  expected += head + R"("choices":[{"index":0,"delta":{"content":")" + words[1] +
+              R"("},"logprobs":null,"finish_reason":null}]})"
+              "\n\n";
+  expected += head + R"("choices":[{"index":0,"delta":{"content":")" + words[2] +
+              R"("},"logprobs":null,"finish_reason":"length","stop_reason":null}]})"
+              "\n\n";
+  expected += head + R"("choices":[],"usage":{"prompt_tokens":)" + std::to_string(prompt) +
+              R"(,"total_tokens":)" + std::to_string(prompt + 3) +
+              R"(,"completion_tokens":3},"metrics":M})"
+              "\n\n";
+  expected += "data: [DONE]\n\n";
+  EXPECT_EQ(actual, expected);
+}
+
+TEST(ApiServer, StreamingUsageOptions) {
+  auto server = start_server(test_options());
+  const uint16_t port = server->port();
+  const std::string stream = R"({"prompt":"a b c","max_tokens":3,"stream":true)";
+  // No usage chunk unless asked.
+  auto r = request(port, "POST", "/v1/completions", stream + "}");
+  EXPECT_EQ(r.body.find("\"usage\""), std::string::npos);
+  EXPECT_EQ(r.body.substr(r.body.size() - 14), "data: [DONE]\n\n");
+  // Metrics are off: the usage chunk has no metrics key.
+  r = request(port, "POST", "/v1/completions",
+              stream + R"(,"stream_options":{"include_usage":true}})");
+  EXPECT_NE(r.body.find("\"choices\":[],\"usage\""), std::string::npos);
+  EXPECT_EQ(r.body.find("\"metrics\""), std::string::npos);
+  // Continuous usage: every chunk carries cumulative usage.
+  r = request(
+      port, "POST", "/v1/completions",
+      stream + R"(,"stream_options":{"include_usage":true,"continuous_usage_stats":true}})");
+  int frames = 0;
+  for (size_t pos = r.body.find("data: {"); pos != std::string::npos;
+       pos = r.body.find("data: {", pos + 1)) {
+    const json chunk = json::parse(r.body.substr(pos + 6, r.body.find("\n\n", pos) - pos - 6));
+    ++frames;
+    ASSERT_TRUE(chunk.contains("usage")) << chunk;
+    EXPECT_EQ(chunk["usage"]["completion_tokens"], std::min(frames, 3));
+  }
+  EXPECT_EQ(frames, 4);  // three tokens and the usage chunk
+  // Chat with n=2: each choice has its role chunk and its own finish chunk.
+  r = request(port, "POST", "/v1/chat/completions",
+              kChat + R"(,"n":2,"stream":true,"stream_options":{"include_usage":true}})");
+  auto count = [&](const std::string& s) {
+    size_t n = 0;
+    for (size_t p = r.body.find(s); p != std::string::npos; p = r.body.find(s, p + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("\"role\":\"assistant\""), 2u);
+  EXPECT_EQ(count("\"finish_reason\":\"length\""), 2u);
+  EXPECT_EQ(count("\"completion_tokens\":8"), 1u);
+}
+
+TEST(ApiServer, ForceIncludeUsage) {
+  ServerOptions o = test_options();
+  o.enable_force_include_usage = true;
+  o.enable_per_request_metrics = true;
+  auto server = start_server(o);
+  auto r = request(server->port(), "POST", "/v1/completions",
+                   R"({"prompt":"a","max_tokens":2,"stream":true})");
+  EXPECT_NE(r.body.find("\"choices\":[],\"usage\""), std::string::npos);
+  EXPECT_NE(r.body.find("\"metrics\":{\"time_to_first_token_ms\""), std::string::npos);
+  // Two prompts: usage, but the metrics are not attributable and are left out.
+  r = request(server->port(), "POST", "/v1/completions",
+              R"({"prompt":["a","b"],"max_tokens":2,"stream":true})");
+  EXPECT_NE(r.body.find("\"choices\":[],\"usage\""), std::string::npos);
+  EXPECT_EQ(r.body.find("\"metrics\""), std::string::npos);
+}
+
+TEST(ApiServer, StopStringsCutTheTextAndFinishTheChoice) {
+  // Real (modelled) step times, so the stop string is seen long before the engine would reach
+  // max_tokens on its own.
+  ServerOptions o = test_options();
+  o.step_time_scale = 1;
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  const std::string base = R"({"prompt":"tell me","max_tokens":6,"ignore_eos":true)";
+  const std::string full =
+      parse(request(port, "POST", "/v1/completions", base + "}").body)["choices"][0]["text"];
+  const std::vector<std::string> words = pieces(full);
+  ASSERT_EQ(words.size(), 6u);
+  const std::string stop = words[2] + words[3];  // spans a token boundary
+  const json j = parse(
+      request(port, "POST", "/v1/completions", base + R"(,"stop":[")" + stop + R"("]})").body);
+  EXPECT_EQ(j["choices"][0]["text"], words[0] + words[1]);
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "stop");
+  EXPECT_EQ(j["choices"][0]["stop_reason"], stop);
+  EXPECT_EQ(j["usage"]["completion_tokens"], 4);
+  // The engine sequence was ended as "stop" (as vLLM's frontend counts stop strings), not
+  // aborted, and nothing is left running.
+  EXPECT_TRUE(eventually([&] { return server->engine().num_unfinished() == 0; }));
+  const std::string labels = R"(engine="0",finished_reason=)";
+  EXPECT_EQ(metric(port, "vllm:request_success_total{" + labels +
+                             R"("abort",model_name="Llama-3.1-8B"})"),
+            0);
+  EXPECT_EQ(
+      metric(port, "vllm:request_success_total{" + labels + R"("stop",model_name="Llama-3.1-8B"})"),
+      1);
+}
+
+TEST(ApiServer, StopTokenIdsEndTheChoiceWithTheIdAsStopReason) {
+  auto server = start_server(test_options());
+  const uint16_t port = server->port();
+  const std::string base = R"({"prompt":[11,22,33],"max_tokens":6,"ignore_eos":false)";
+  const json full = parse(request(port, "POST", "/v1/completions", base + "}").body);
+  ASSERT_EQ(full["choices"][0]["finish_reason"], "length");  // the natural end is later (>= 8)
+  const std::vector<std::string> words = pieces(full["choices"][0]["text"]);
+  ASSERT_EQ(words.size(), 6u);
+  const SimTokenizer tok(server->context().setup.deployment.model.vocab);
+  std::vector<int32_t> ids;
+  for (int64_t i = 0; i < 6; ++i) {
+    ids.push_back(sim_output_token(*server, {11, 22, 33}, i));
+    ASSERT_EQ(tok.piece(ids.back()), words[static_cast<size_t>(i)]) << "token " << i;
+  }
+  const int32_t stop = ids[3];
+  ASSERT_EQ(std::count(ids.begin(), ids.begin() + 3, stop), 0);
+  const json j = parse(request(port, "POST", "/v1/completions",
+                               base + R"(,"stop_token_ids":[)" + std::to_string(stop) + "]}")
+                           .body);
+  EXPECT_EQ(j["choices"][0]["finish_reason"], "stop");
+  EXPECT_EQ(j["choices"][0]["stop_reason"], stop);
+  EXPECT_EQ(j["choices"][0]["text"], words[0] + words[1] + words[2]);  // the stop token's text cut
+  EXPECT_EQ(j["usage"]["completion_tokens"], 4);                       // but it is counted
+  // Streaming: the finish chunk carries the id too, and nothing follows the stop.
+  auto r = request(port, "POST", "/v1/completions",
+                   base + R"(,"stream":true,"stop_token_ids":[)" + std::to_string(stop) + "]}");
+  EXPECT_NE(r.body.find(R"("finish_reason":"stop","stop_reason":)" + std::to_string(stop) + "}"),
+            std::string::npos)
+      << r.body;
+  EXPECT_EQ(r.body.find(words[4]), std::string::npos);
+}
+
+TEST(ApiServer, ApiKeyProtectsApiPathsOnly) {
+  ServerOptions o = test_options();
+  o.api_key = "sekret";
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  auto r = request(port, "GET", "/v1/models");
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.body, R"({"error":"Unauthorized"})");
+  EXPECT_EQ(request(port, "GET", "/v1/models", "", {{"Authorization", "Bearer wrong"}}).status,
+            401);
+  EXPECT_EQ(request(port, "GET", "/v1/models", "", {{"Authorization", "Bearer sekret"}}).status,
+            200);
+  EXPECT_EQ(request(port, "POST", "/v1/completions", R"({"prompt":"a","max_tokens":1})").status,
+            401);
+  EXPECT_EQ(request(port, "GET", "/v2/anything").status, 401);
+  EXPECT_EQ(request(port, "GET", "/metrics").status, 200);
+  EXPECT_EQ(request(port, "GET", "/health").status, 200);
+  EXPECT_EQ(request(port, "GET", "/version").status, 200);
+}
+
+TEST(ApiServer, MetricsApiKeyProtectsMetrics) {
+  ServerOptions o = test_options();
+  o.metrics_api_key = "m";
+  auto server = start_server(o);
+  EXPECT_EQ(request(server->port(), "GET", "/metrics").status, 401);
+  EXPECT_EQ(
+      request(server->port(), "GET", "/v1/metrics", "", {{"Authorization", "Bearer x"}}).status,
+      401);
+  EXPECT_EQ(request(server->port(), "GET", "/metrics", "", {{"Authorization", "Bearer m"}}).status,
+            200);
+  EXPECT_EQ(request(server->port(), "GET", "/v1/models").status, 200);
+}
+
+TEST(ApiServer, BearerComparison) {
+  EXPECT_TRUE(bearer_matches("Bearer k", "k"));
+  EXPECT_FALSE(bearer_matches("Bearer k ", "k"));
+  EXPECT_FALSE(bearer_matches("Bearer ", "k"));
+  EXPECT_FALSE(bearer_matches("bearer k", "k"));
+  EXPECT_FALSE(bearer_matches("", "k"));
+}
+
+TEST(ApiServer, RequestIdHeaders) {
+  ServerOptions o = test_options();
+  o.enable_request_id_headers = true;
+  auto server = start_server(o);
+  auto r = request(server->port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":1})",
+                   {{"X-Request-Id", "my-id"}});
+  EXPECT_EQ(r.header("x-request-id"), "my-id");
+  EXPECT_EQ(parse(r.body)["id"], "cmpl-my-id");
+  r = request(server->port(), "GET", "/v1/models");
+  EXPECT_TRUE(std::regex_match(r.header("x-request-id"), std::regex("[0-9a-f]{32}")))
+      << r.header("x-request-id");
+  // The same id twice at once is fine: engine ids are made unique.
+  Connection a(server->port()), b(server->port());
+  const std::string body = R"({"prompt":"a","max_tokens":3})";
+  a.send_request("POST", "/v1/completions", body, {{"X-Request-Id", "dup"}});
+  b.send_request("POST", "/v1/completions", body, {{"X-Request-Id", "dup"}});
+  EXPECT_EQ(a.read_response().status, 200);
+  EXPECT_EQ(b.read_response().status, 200);
+}
+
+TEST(ApiServer, RequestLogWithTraceparentAndNoTextByDefault) {
+  const std::string path = ::testing::TempDir() + "/llmserve_request_log.jsonl";
+  std::remove(path.c_str());
+  ServerOptions o = test_options();
+  o.request_log = path;
+  auto server = start_server(o);
+  const std::string tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  request(server->port(), "POST", "/v1/completions", R"({"prompt":"secret words","max_tokens":2})",
+          {{"X-Request-Id", "log1"}, {"traceparent", tp}});
+  server.reset();
+  std::ifstream in(path);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  const json j = parse(line);
+  EXPECT_EQ(j["request_id"], "cmpl-log1");
+  EXPECT_EQ(j["traceparent"], tp);
+  EXPECT_EQ(j["completion_tokens"], 2);
+  EXPECT_EQ(j["finish_reasons"][0], "length");
+  EXPECT_TRUE(j["metrics"].is_object());
+  EXPECT_EQ(line.find("secret"), std::string::npos);
+  EXPECT_TRUE(valid_traceparent(tp));
+  EXPECT_FALSE(valid_traceparent("00-00000000000000000000000000000000-00f067aa0ba902b7-01"));
+}
+
+TEST(ApiServer, RequestLogHasALineForAbortedRequests) {
+  const std::string path = ::testing::TempDir() + "/llmserve_request_log_abort.jsonl";
+  std::remove(path.c_str());
+  ServerOptions o = test_options();
+  o.step_time_scale = 1.0;  // still running when the client leaves
+  o.request_log = path;
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  {
+    Connection c(port);
+    c.send_request("POST", "/v1/completions",
+                   R"({"prompt":"go","max_tokens":5000,"ignore_eos":true,"stream":true})",
+                   {{"X-Request-Id", "gone1"}});
+    ASSERT_TRUE(c.read_until("\"finish_reason\":null"));
+  }
+  {
+    Connection c(port);
+    c.send_request("POST", "/v1/completions",
+                   R"({"prompt":"go","max_tokens":5000,"ignore_eos":true,"n":2})",
+                   {{"X-Request-Id", "gone2"}});
+    ASSERT_TRUE(eventually([&] { return server->engine().num_unfinished() == 1; }));
+  }
+  ASSERT_TRUE(eventually([&] { return log_lines(path).size() == 2; }));
+  for (const json& j : log_lines(path)) {
+    const bool streamed = j["request_id"] == "cmpl-gone1";
+    EXPECT_TRUE(streamed || j["request_id"] == "cmpl-gone2") << j;
+    EXPECT_EQ(j["finish_reasons"], json(std::vector<std::string>(streamed ? 1 : 2, "abort")));
+    if (streamed) {
+      EXPECT_GE(j["completion_tokens"], 1);
+    }
+  }
+  server.reset();
+  EXPECT_EQ(log_lines(path).size(), 2u);  // written once each
+}
+
+TEST(ApiServer, KeepAliveServesSeveralRequestsOnOneConnection) {
+  auto server = start_server(test_options());
+  Connection c(server->port());
+  for (int i = 0; i < 3; ++i) {
+    c.send_request("POST", "/v1/completions", R"({"prompt":"a","max_tokens":2,"stream":true})");
+    auto r = c.read_response();
+    EXPECT_EQ(r.status, 200);
+    EXPECT_NE(r.body.find("[DONE]"), std::string::npos);
+    c.send_request("GET", "/health", "");
+    EXPECT_EQ(c.read_response().status, 200);
+  }
+}
+
+TEST(ApiServer, LimitsBodyHeaderAndConnections) {
+  ServerOptions o = test_options();
+  o.max_request_body_bytes = 1000;
+  o.max_header_bytes = 1024;
+  o.max_connections = 3;
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  auto r =
+      request(port, "POST", "/v1/completions", R"({"prompt":")" + std::string(5000, 'a') + R"("})");
+  EXPECT_EQ(r.status, 413);
+  EXPECT_NE(parse(r.body)["error"]["message"].get<std::string>().find("--max-request-body-bytes"),
+            std::string::npos);
+  r = request(port, "GET", "/health", "", {{"X-Big", std::string(2000, 'b')}});
+  EXPECT_EQ(r.status, 431);
+  // Three idle keep-alive connections fill the limit; the fourth is refused with 503.
+  Connection a(port), b(port), c(port);
+  ASSERT_TRUE(eventually([&] { return server->http().open_connections() == 3; }));
+  r = request(port, "GET", "/health");
+  EXPECT_EQ(r.status, 503);
+  EXPECT_NE(parse(r.body)["error"]["message"].get<std::string>().find("--max-connections"),
+            std::string::npos);
+  a.close();
+  ASSERT_TRUE(eventually([&] { return server->http().open_connections() == 2; }));
+  EXPECT_EQ(request(port, "GET", "/health").status, 200);
+}
+
+TEST(ApiServer, ReadTimeoutClosesSlowClients) {
+  ServerOptions o = test_options();
+  o.read_timeout_s = 0.2;
+  auto server = start_server(o);
+  Connection c(server->port());
+  c.send("GET /health HTTP/1.1\r\nHost: x\r\n");  // never finishes its headers
+  auto r = c.read_response();
+  EXPECT_EQ(r.status, 408);
+  EXPECT_EQ(r.header("connection"), "close");
+  EXPECT_EQ(parse(r.body)["error"]["code"], 408);
+  EXPECT_NE(parse(r.body)["error"]["message"].get<std::string>().find("--read-timeout"),
+            std::string::npos);
+  EXPECT_TRUE(c.closed_by_peer(3000));
+  // A body that stops short of its Content-Length: 408 too.
+  Connection b(server->port());
+  b.send(
+      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Length: 100\r\n\r\n{\"prompt\":");
+  EXPECT_EQ(b.read_response().status, 408);
+  EXPECT_TRUE(b.closed_by_peer(3000));
+  // An idle keep-alive connection (a request answered, nothing pending) is closed, no response.
+  Connection k(server->port());
+  k.send_request("GET", "/health", "");
+  EXPECT_EQ(k.read_response().status, 200);
+  EXPECT_TRUE(k.closed_by_peer(3000));
+  EXPECT_EQ(k.raw(), "");
+  // Nothing ever sent: closed too.
+  Connection idle(server->port());
+  EXPECT_TRUE(idle.closed_by_peer(3000));
+}
+
+TEST(ApiServer, ClientDisconnectMidStreamAbortsTheRequest) {
+  ServerOptions o = test_options();
+  o.step_time_scale = 1.0;  // a few ms per step: the request is still running when we leave
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  {
+    Connection c(port);
+    c.send_request("POST", "/v1/completions",
+                   R"({"prompt":"go","max_tokens":5000,"ignore_eos":true,"stream":true})");
+    ASSERT_TRUE(c.read_until("\"finish_reason\":null"));  // at least one token arrived
+  }
+  ASSERT_TRUE(eventually([&] {
+    return metric(
+               port,
+               R"(vllm:request_success_total{engine="0",finished_reason="abort",model_name="Llama-3.1-8B"})") ==
+           1.0;
+  }));
+  EXPECT_EQ(metric(port, R"(vllm:kv_cache_usage_perc{engine="0",model_name="Llama-3.1-8B"})"), 0.0);
+  EXPECT_EQ(metric(port, R"(vllm:num_requests_running{engine="0",model_name="Llama-3.1-8B"})"),
+            0.0);
+  // Non-streaming, gone before the first byte of the answer.
+  {
+    Connection c(port);
+    c.send_request("POST", "/v1/completions",
+                   R"({"prompt":"go","max_tokens":5000,"ignore_eos":true})");
+    ASSERT_TRUE(eventually([&] { return server->engine().num_unfinished() == 1; }));
+  }
+  ASSERT_TRUE(eventually([&] {
+    return metric(
+               port,
+               R"(vllm:request_success_total{engine="0",finished_reason="abort",model_name="Llama-3.1-8B"})") ==
+           2.0;
+  }));
+  EXPECT_EQ(server->engine().num_unfinished(), 0u);
+}
+
+TEST(ApiServer, GracefulShutdownFinishesInFlightRequests) {
+  ServerOptions o = test_options();
+  o.step_time_scale = 1.0;
+  o.shutdown_timeout_s = 10;
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  Connection c(port);
+  c.send_request("POST", "/v1/completions",
+                 R"({"prompt":"go","max_tokens":40,"ignore_eos":true,"stream":true})");
+  ASSERT_TRUE(c.read_until("\"finish_reason\":null"));
+  std::thread stopper([&] { server->shutdown(); });
+  ASSERT_TRUE(eventually([&] { return server->context().draining.load(); }));
+  EXPECT_EQ(request(port, "GET", "/health").status, 503);
+  EXPECT_EQ(request(port, "POST", "/v1/completions", R"({"prompt":"a"})").status, 503);
+  const auto r = c.read_response();
+  stopper.join();
+  EXPECT_NE(r.body.find("\"finish_reason\":\"length\""), std::string::npos);
+  EXPECT_EQ(r.body.substr(r.body.size() - 14), "data: [DONE]\n\n");
+}
+
+TEST(ApiServer, ShutdownTimeoutAbortsTheRest) {
+  ServerOptions o = test_options();
+  o.step_time_scale = 1.0;
+  o.shutdown_timeout_s = 0.1;
+  auto server = start_server(o);
+  Connection c(server->port());
+  c.send_request("POST", "/v1/completions",
+                 R"({"prompt":"go","max_tokens":100000,"ignore_eos":true,"stream":true})");
+  ASSERT_TRUE(c.read_until("\"finish_reason\":null"));
+  server->shutdown();
+  const auto r = c.read_response();
+  EXPECT_NE(r.body.find("\"finish_reason\":\"abort\""), std::string::npos);
+  EXPECT_EQ(r.body.substr(r.body.size() - 14), "data: [DONE]\n\n");
+}
+
+TEST(ApiServer, DisableLogStatsServesNoVllmMetrics) {
+  ServerOptions o = test_options();
+  o.disable_log_stats = true;
+  auto server = start_server(o);
+  auto r = request(server->port(), "GET", "/metrics");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body.find("vllm:"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace llm

@@ -1,0 +1,67 @@
+// The whole llmserve process minus main(): builds the backend (sim: the simulated GPU in scaled
+// real time, with SimTokenizer or a real --tokenizer; cpu: a model file's weights and tokenizer),
+// the text codec, the metrics registry, the engine service, the router and the HTTP server from
+// ServerOptions, and runs the graceful shutdown. Tests create one in-process on port 0.
+// Thread-safety: construct, start(), shutdown() and destroy from one controlling thread; the
+// accessors are safe while it runs.
+#pragma once
+
+#include <prometheus/registry.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "backends/sim/sim_backend.h"
+#include "core/vllm_metrics.h"
+#include "server/api/api_router.h"
+#include "server/api/request_log.h"
+#include "server/app/server_context.h"
+#include "server/app/server_options.h"
+#include "server/engine/engine_service.h"
+#include "server/engine/scaled_backend.h"
+#include "server/http/http_server.h"
+
+namespace llm {
+
+class LlmServer {
+ public:
+  // Throws UsageError for a bad configuration (a model or tokenizer that cannot be loaded, a chat
+  // template that cannot be chosen), std::runtime_error for an unwritable request log.
+  // `wrap` (tests: fault injection) may wrap each engine's backend in a decorator it creates.
+  using BackendWrapper = std::function<std::unique_ptr<Backend>(Backend& inner)>;
+  explicit LlmServer(const ServerOptions& options, const BackendWrapper& wrap = {});
+  ~LlmServer();
+
+  // Listens and serves. Throws std::runtime_error when it cannot listen.
+  void start();
+  uint16_t port() const { return http_->port(); }
+
+  // Graceful stop: /health answers 503 and new generations are refused with 503; in-flight
+  // requests may finish for up to --shutdown-timeout seconds, the rest are aborted (their clients
+  // get finish_reason "abort"); then the listener, the I/O threads and the engine stop.
+  void shutdown();
+
+  ServerContext& context() { return context_; }
+  EngineService& engine(size_t i = 0) { return *engines_[i]; }
+  HttpServer& http() { return *http_; }
+
+ private:
+  ServerContext context_;
+  prometheus::Registry registry_;
+  std::unique_ptr<VllmMetricFamilies> families_;
+  std::vector<std::unique_ptr<EngineMetrics>> metrics_;  // one per engine (engine="i")
+  // Load the model or tokenizer and set up the context; return a maker of one engine's backend.
+  std::function<Backend*()> setup_sim();
+  std::function<Backend*()> setup_cpu();
+
+  std::vector<std::unique_ptr<Backend>> backends_;  // wrappers after what they wrap
+  std::vector<int32_t> model_eos_ids_;              // the model config's eos_token_ids (cpu)
+  std::unique_ptr<RequestLog> request_log_;
+  std::vector<std::unique_ptr<EngineService>> engines_;
+  std::unique_ptr<ApiRouter> router_;
+  std::unique_ptr<HttpServer> http_;
+  bool stopped_ = false;
+};
+
+}  // namespace llm

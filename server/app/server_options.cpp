@@ -1,0 +1,111 @@
+#include "server/app/server_options.h"
+
+#include "backends/sim/engine_args.h"
+#include "core/flag_set.h"
+
+namespace llm {
+
+std::string server_usage() {
+  return R"(usage: llmserve [flags]
+
+Server (vLLM's names):
+  --host HOST                      address to listen on (0.0.0.0)
+  --port N                         port (8000; 0 picks a free one)
+  --served-model-name NAME         the model name clients send (default: --model)
+  --api-key KEY                    require "Authorization: Bearer KEY" under /v1 (env VLLM_API_KEY)
+  --enable-per-request-metrics     add the `metrics` object to responses
+  --disable-log-stats              no Prometheus metrics collection
+  --enable-force-include-usage     always send the final usage chunk when streaming
+  --enable-request-id-headers      echo X-Request-Id in responses
+)" + engine_flags_usage() +
+         R"(  --data-parallel-size N           engines, each with its own backend and KV cache (1); a
+                                   request goes to the one with the fewest unfinished requests
+  --seed N                         sim: the output-token seed (0); cpu: mixed into the per-request
+                                   seeds of requests that send no "seed"
+Backend:
+  --backend sim|cpu|cuda           sim (default: the simulated GPU), cpu (fp32 reference on this
+                                   machine; --model is then a .gguf file or a safetensors dir)
+  --tokenizer PATH                 a real tokenizer (.gguf, tokenizer.json or its dir): with sim,
+                                   prompt counts and output text come from it (default for cpu:
+                                   --model)
+  --chat-template llama2|llama3|chatml  chat prompt format (default: from the model's metadata)
+  --kv-cache-memory-bytes N        cpu: KV cache budget when --num-gpu-blocks-override is unset
+                                   (1073741824)
+  --cpu-threads N                  cpu: GEMM worker threads in all, shared by the engines
+                                   of --data-parallel-size (0 = all cores)
+  --step-time-scale F              multiply the modelled step time (1; 0 = zero-cost steps)
+Operations (ours):
+  --shutdown-timeout S             on SIGTERM/SIGINT, let requests finish this long (30)
+  --request-log FILE               JSON lines, one per request (no text unless the next flag)
+  --request-log-content            include prompt and completion text in the request log
+  --metrics-api-key KEY            require "Authorization: Bearer KEY" on /metrics
+  --max-request-body-bytes N       larger bodies get 413 (16777216)
+  --max-header-bytes N             larger headers get 431 (16384)
+  --read-timeout S                 close idle connections; 408 to requests this slow (60)
+  --max-connections N              more open connections get 503 (4096)
+  --http-threads N                 I/O threads (2)
+)";
+}
+
+ServerOptions parse_server_args(const std::vector<std::string>& args, const char* env_api_key) {
+  ServerOptions o;
+  if (env_api_key && *env_api_key) o.api_key = env_api_key;
+  EngineFlagParser engine;
+  FlagSet flags("llmserve");
+  engine.add_to(flags);
+  flags.text({"--host"}, o.host)
+      .integer({"--port"}, o.port, 0, 65535)
+      .choice({"--backend"}, o.backend, {"sim", "cpu", "cuda"})
+      .nonempty({"--tokenizer"}, o.tokenizer)
+      .value({"--chat-template"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.chat_template = parse_choice_flag(flag, v, {"llama2", "llama3", "chatml"});
+             })
+      .integer({"--kv-cache-memory-bytes", "--kv-cache-memory"}, o.kv_cache_memory_bytes, 1)
+      .integer({"--cpu-threads"}, o.cpu_threads, 0)
+      .text({"--served-model-name"}, o.served_model_name)
+      .text({"--api-key"}, o.api_key)
+      .text({"--metrics-api-key"}, o.metrics_api_key)
+      .boolean({"--enable-per-request-metrics"}, o.enable_per_request_metrics)
+      .boolean({"--disable-log-stats"}, o.disable_log_stats)
+      .boolean({"--enable-force-include-usage"}, o.enable_force_include_usage)
+      .boolean({"--enable-request-id-headers"}, o.enable_request_id_headers)
+      .integer({"--data-parallel-size"}, o.data_parallel_size, 1, kMaxDataParallelSize)
+      .integer({"--seed"}, o.seed, 0)
+      .number({"--step-time-scale"}, o.step_time_scale, 0.0)
+      .number({"--shutdown-timeout"}, o.shutdown_timeout_s, 0.0)
+      .text({"--request-log"}, o.request_log)
+      .boolean({"--request-log-content"}, o.request_log_content)
+      .integer({"--max-request-body-bytes"}, o.max_request_body_bytes, 1)
+      .integer({"--max-header-bytes"}, o.max_header_bytes, 256)
+      .number({"--read-timeout"}, o.read_timeout_s, 0.001)
+      .integer({"--max-connections"}, o.max_connections, 1)
+      .integer({"--http-threads"}, o.http_threads, 1);
+  flags.parse(args);
+  if (o.enable_per_request_metrics && o.disable_log_stats) {
+    throw UsageError(
+        "--enable-per-request-metrics requires statistics logging: it cannot be used with "
+        "--disable-log-stats");
+  }
+  if (o.backend == "cuda") {
+    throw UsageError(
+        "--backend cuda: not built in this session (the CUDA backend is a later issue; use "
+        "--backend cpu for real tokens or --backend sim)");
+  }
+  o.engine = engine.args();
+  if (o.served_model_name.empty()) o.served_model_name = o.engine.model;
+  return o;
+}
+
+EngineSetup make_engine_setup(const ServerOptions& o) {
+  EngineSetup e;
+  ResolvedEngine engine = resolve_engine_args(o.engine);
+  e.scheduler = engine.scheduler;
+  e.deployment = engine.deployment;
+  e.cache =
+      cache_config_info(e.scheduler, o.engine.kv_cache_dtype, o.engine.gpu_memory_utilization);
+  e.served_model_name = o.served_model_name.empty() ? o.engine.model : o.served_model_name;
+  return e;
+}
+
+}  // namespace llm

@@ -1,0 +1,69 @@
+// llmserve's command line (vLLM's flag names plus a few of ours) and its mapping to an engine
+// configuration for the simulated backend (presets, KV capacity, vLLM's device-dependent defaults).
+// The cpu backend's configuration comes from the model file instead
+// (server/app/model_engine_setup.h). Thread-safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/sim/cost_model.h"
+#include "backends/sim/engine_args.h"
+#include "core/flag_values.h"
+#include "core/scheduler_config.h"
+#include "core/vllm_metrics.h"
+
+namespace llm {
+
+// --data-parallel-size's upper bound.
+inline constexpr int32_t kMaxDataParallelSize = 64;
+
+struct ServerOptions {
+  std::string host = "0.0.0.0";
+  int port = 8000;
+  std::string backend = "sim";  // sim | cpu (cuda: a clear startup error for now)
+  std::string tokenizer;        // --tokenizer: a real tokenizer (.gguf, tokenizer.json or dir)
+  std::string chat_template;    // --chat-template: llama2 | llama3 | chatml ("" = the model's)
+  // --kv-cache-memory-bytes: the cpu backend's KV budget when --num-gpu-blocks-override is unset.
+  int64_t kv_cache_memory_bytes = int64_t{1} << 30;
+  int32_t cpu_threads = 0;        // --cpu-threads: the cpu backend's GEMM threads (0 = all cores)
+  std::string served_model_name;  // default: --model
+  std::string api_key;            // --api-key or VLLM_API_KEY
+  std::string metrics_api_key;    // ours: protects /metrics too
+  bool enable_per_request_metrics = false;
+  bool disable_log_stats = false;
+  bool enable_force_include_usage = false;
+  bool enable_request_id_headers = false;
+  EngineArgs engine;  // the engine arguments shared with llmsim (--gpu and --model included)
+  int32_t data_parallel_size = 1;
+  uint64_t seed = 0;
+  // Ours.
+  double step_time_scale = 1.0;  // multiplies the modelled step time; 0 = zero-cost steps
+  double shutdown_timeout_s = 30.0;
+  std::string request_log;
+  bool request_log_content = false;
+  int64_t max_request_body_bytes = 16 << 20;
+  int64_t max_header_bytes = 16 << 10;
+  double read_timeout_s = 60.0;
+  int64_t max_connections = 4096;
+  int32_t http_threads = 2;
+};
+
+// Parses argv[1..] (without --help: the caller checks wants_help first). `env_api_key` is
+// VLLM_API_KEY (may be null). Throws UsageError naming the flag.
+ServerOptions parse_server_args(const std::vector<std::string>& args, const char* env_api_key);
+std::string server_usage();
+
+struct EngineSetup {
+  SchedulerConfig scheduler;
+  Deployment deployment;
+  CacheConfigInfo cache;
+  std::string served_model_name;
+};
+
+// Resolves presets and defaults. Throws UsageError.
+EngineSetup make_engine_setup(const ServerOptions& options);
+
+}  // namespace llm

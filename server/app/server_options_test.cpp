@@ -1,0 +1,91 @@
+#include "server/app/server_options.h"
+
+#include <gtest/gtest.h>
+
+namespace llm {
+namespace {
+
+std::string error_of(const std::vector<std::string>& args, const char* env = nullptr) {
+  try {
+    parse_server_args(args, env);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ServerOptions, DefaultsAndVllmFlagNames) {
+  const ServerOptions o = parse_server_args(
+      {"--port", "0", "--served-model-name", "m", "--api-key=k", "--enable-per-request-metrics",
+       "--enable-force-include-usage", "--enable-request-id-headers", "--max-num-seqs", "8",
+       "--max-model-len", "4096", "--no-enable-prefix-caching", "--step-time-scale", "0"},
+      nullptr);
+  EXPECT_EQ(o.port, 0);
+  EXPECT_EQ(o.served_model_name, "m");
+  EXPECT_EQ(o.api_key, "k");
+  EXPECT_TRUE(o.enable_per_request_metrics);
+  EXPECT_FALSE(o.engine.enable_prefix_caching);
+  const EngineSetup e = make_engine_setup(o);
+  EXPECT_EQ(e.scheduler.max_num_seqs, 8);
+  EXPECT_EQ(e.scheduler.max_model_len, 4096);
+  EXPECT_GT(e.scheduler.num_gpu_blocks, 2);
+  EXPECT_EQ(parse_server_args({}, nullptr).served_model_name, "Llama-3.1-8B");
+  EXPECT_EQ(parse_server_args({}, nullptr).port, 8000);
+}
+
+TEST(ServerOptions, TokenizerChatTemplateAndCpuFlags) {
+  const ServerOptions o =
+      parse_server_args({"--backend", "cpu", "--model", "/m/model.gguf", "--tokenizer", "/t.gguf",
+                         "--chat-template", "chatml", "--kv-cache-memory-bytes", "1000000",
+                         "--cpu-threads", "2", "--num-gpu-blocks-override", "64"},
+                        nullptr);
+  EXPECT_EQ(o.backend, "cpu");
+  EXPECT_EQ(o.engine.model, "/m/model.gguf");
+  EXPECT_EQ(o.served_model_name, "/m/model.gguf");  // as vLLM: the model path
+  EXPECT_EQ(o.tokenizer, "/t.gguf");
+  EXPECT_EQ(o.chat_template, "chatml");
+  EXPECT_EQ(o.kv_cache_memory_bytes, 1000000);
+  EXPECT_EQ(o.cpu_threads, 2);
+  EXPECT_EQ(o.engine.num_gpu_blocks_override, 64);
+}
+
+TEST(ServerOptions, ApiKeyFromTheEnvironmentUnlessTheFlagIsGiven) {
+  EXPECT_EQ(parse_server_args({}, "envkey").api_key, "envkey");
+  EXPECT_EQ(parse_server_args({"--api-key", "flag"}, "envkey").api_key, "flag");
+}
+
+TEST(ServerOptions, PerRequestMetricsWithDisableLogStatsIsRefusedNamingBothFlags) {
+  const std::string e = error_of({"--enable-per-request-metrics", "--disable-log-stats"});
+  EXPECT_NE(e.find("--enable-per-request-metrics"), std::string::npos) << e;
+  EXPECT_NE(e.find("--disable-log-stats"), std::string::npos) << e;
+}
+
+TEST(ServerOptions, BadFlagsNameTheFlag) {
+  EXPECT_NE(error_of({"--bogus"}).find("--bogus"), std::string::npos);
+  EXPECT_NE(error_of({"--port", "x"}).find("--port"), std::string::npos);
+  EXPECT_NE(error_of({"--max-num-seqs"}).find("--max-num-seqs: missing value"), std::string::npos);
+  EXPECT_NE(error_of({"--backend", "cuda"}).find("--backend cuda: not built in this session"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--backend", "tpu"}).find("--backend"), std::string::npos);
+  EXPECT_EQ(error_of({"--backend", "cpu"}), "");
+  EXPECT_NE(error_of({"--chat-template", "jinja"}).find("--chat-template"), std::string::npos);
+  EXPECT_NE(error_of({"--kv-cache-memory-bytes", "0"}).find("--kv-cache-memory-bytes"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--data-parallel-size", "0"}).find("--data-parallel-size"),
+            std::string::npos);
+  EXPECT_NE(error_of({"--data-parallel-size", "65"}).find("--data-parallel-size"),
+            std::string::npos);
+  EXPECT_EQ(error_of({"--data-parallel-size", "4"}), "");
+  EXPECT_EQ(error_of({"--data-parallel-size", "1"}), "");
+  try {
+    ServerOptions o;
+    o.engine.model = "NoSuchModel";
+    make_engine_setup(o);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--model"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace llm

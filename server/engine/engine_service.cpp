@@ -1,0 +1,357 @@
+#include "server/engine/engine_service.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "core/rng.h"
+
+namespace llm {
+
+// Turns engine events into sink calls. A step's tokens are sent when the step ends, together with
+// the finish of the sequences that ended in it; finishes outside a step (abort, error) at once.
+class EngineService::Relay final : public EngineObserver {
+ public:
+  struct Parent {
+    SequenceSink sink;
+    std::vector<uint64_t> children;  // engine ids
+    int32_t remaining = 0;
+  };
+
+  explicit Relay(std::atomic<size_t>& unfinished) : unfinished_(unfinished) {}
+
+  void on_token(const Request& r, Nanos, Nanos) override {
+    pending_.push_back({&r, r.last_output_token});
+  }
+
+  void on_step(const StepStats&) override {
+    // Several tokens of one sequence never occur in one step (no speculative decoding), so each
+    // pending entry is one update.
+    for (const auto& [request, token] : pending_) {
+      SequenceUpdate u = make_update(*request);
+      u.new_tokens.push_back(token);
+      u.finished = request->is_finished();
+      if (u.finished) {
+        finished_sent_.push_back(request->id);
+        deliver_final(*request, u);
+      } else {
+        deliver(*request, u);
+      }
+    }
+    pending_.clear();
+  }
+
+  void on_finished(const Request& r) override {
+    auto it = std::find(finished_sent_.begin(), finished_sent_.end(), r.id);
+    if (it != finished_sent_.end()) {
+      finished_sent_.erase(it);
+      return;
+    }
+    SequenceUpdate u = make_update(r);
+    u.finished = true;
+    deliver_final(r, u);
+  }
+
+  std::unordered_map<std::string, Parent> parents_;
+
+ private:
+  static SequenceUpdate make_update(const Request& r) {
+    SequenceUpdate u;
+    u.child_index = r.child_index;
+    u.finish_reason = r.finish_reason;
+    u.stop_token = r.stop_token;
+    u.prompt_tokens = r.prompt_len;
+    u.cached_tokens = std::max<int64_t>(r.num_cached_tokens, 0);
+    u.num_output_tokens = r.num_output_tokens;
+    u.timeline = r.timeline;
+    return u;
+  }
+  // A sequence's final update. The request leaves (and stops counting as unfinished) once all
+  // its sequences have, before the sink hears of it, so a client that saw the end sees it gone.
+  void deliver_final(const Request& r, const SequenceUpdate& u) {
+    auto p = parents_.find(r.parent_id);
+    if (p == parents_.end()) return;
+    SequenceSink sink = p->second.sink;
+    if (--p->second.remaining == 0) {
+      parents_.erase(p);
+      --unfinished_;
+    }
+    sink(u);
+  }
+  void deliver(const Request& r, const SequenceUpdate& u) {
+    auto p = parents_.find(r.parent_id);
+    if (p != parents_.end()) p->second.sink(u);
+  }
+
+  std::atomic<size_t>& unfinished_;
+  std::vector<std::pair<const Request*, int32_t>> pending_;
+  std::vector<uint64_t> finished_sent_;
+};
+
+EngineService::EngineService(const SchedulerConfig& config, Backend& backend,
+                             EngineObserver* observer)
+    : config_(config), backend_(backend), relay_(std::make_unique<Relay>(unfinished_)) {
+  tee_.add(relay_.get());
+  if (observer) tee_.add(observer);
+  engine_ = std::make_unique<EngineCore>(config, backend, clock_, &tee_);
+  thread_ = std::thread([this] { loop(); });
+}
+
+EngineService::~EngineService() { stop(); }
+
+bool EngineService::submit(GenerateRequest request, SequenceSink sink) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopping_ || failed_.load()) return false;
+  if (request.arrival == kNoTime) request.arrival = clock_.now();
+  ++unfinished_;
+  inbox_.push_back({Command::kSubmit, std::move(request), std::move(sink), {}, {}, nullptr});
+  wake_.notify_one();
+  return true;
+}
+
+void EngineService::abort(const std::string& request_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  inbox_.push_back({Command::kAbort, {}, {}, request_id, {}, nullptr});
+  wake_.notify_one();
+}
+
+void EngineService::abort_all() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  inbox_.push_back({Command::kAbortAll, {}, {}, {}, {}, nullptr});
+  wake_.notify_one();
+}
+
+void EngineService::finish_sequence(const std::string& request_id, int32_t child_index,
+                                    FinishReason reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Command c{Command::kFinishSequence, {}, {}, request_id, {}, nullptr};
+  c.child_index = child_index;
+  c.reason = reason;
+  inbox_.push_back(std::move(c));
+  wake_.notify_one();
+}
+
+void EngineService::run_on_engine_thread(const std::function<void()>& fn) {
+  auto done = std::make_shared<std::promise<void>>();
+  auto future = done->get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (exited_) {  // the loop is gone (reading thread_ here would race with join)
+      fn();
+      return;
+    }
+    inbox_.push_back({Command::kCall, {}, {}, {}, fn, done});
+    wake_.notify_one();
+  }
+  future.wait();
+}
+
+EngineSnapshot EngineService::snapshot() {
+  EngineSnapshot snap;
+  run_on_engine_thread([this, &snap] {
+    snap.num_running = engine_->scheduler().num_running();
+    snap.num_waiting = engine_->scheduler().num_waiting();
+    snap.kv_usage = engine_->scheduler().kv().usage();
+  });
+  return snap;
+}
+
+void EngineService::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+    wake_.notify_one();
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void EngineService::apply(Command& c) {
+  switch (c.kind) {
+    case Command::kSubmit: {
+      if (relay_->parents_.count(c.request.request_id) != 0) {
+        // Ids must be unique among live requests (aborts and updates are keyed by them): refuse
+        // the newcomer rather than mixing the two.
+        SequenceUpdate refused;
+        refused.finished = true;
+        refused.finish_reason = FinishReason::kError;
+        refused.prompt_tokens = static_cast<int64_t>(c.request.prompt_tokens.size());
+        --unfinished_;
+        c.sink(refused);
+        break;
+      }
+      Request proto;
+      proto.external_id = c.request.request_id;
+      proto.parent_id = c.request.request_id;
+      proto.prompt_tokens = std::move(c.request.prompt_tokens);
+      proto.prompt_len = static_cast<int64_t>(proto.prompt_tokens.size());
+      proto.params = c.request.params;
+      proto.priority = c.request.priority;
+      proto.keep_output_tokens = true;
+      // Output identity follows the prompt's content (and the seed), not the request id, so the
+      // same request gives the same text whatever X-Request-Id the client sends.
+      proto.prompt_salt = 0x70726f6d7074ULL;
+      for (int32_t t : proto.prompt_tokens) {
+        proto.prompt_salt = hash_combine(proto.prompt_salt, static_cast<uint32_t>(t));
+      }
+      if (!proto.params.ignore_eos) proto.scripted_output_len = backend_.natural_output_len(proto);
+      proto.timeline.arrival = c.request.arrival;
+      auto children = fan_out(proto);
+      Relay::Parent& parent = relay_->parents_[c.request.request_id];
+      parent.sink = std::move(c.sink);
+      parent.remaining = static_cast<int32_t>(children.size());
+      for (auto& child : children) {
+        // add_request may finish the child at once (error), which updates `parent`.
+        const uint64_t id = engine_->add_request(std::move(child));
+        auto it = relay_->parents_.find(c.request.request_id);
+        if (it != relay_->parents_.end()) it->second.children.push_back(id);
+      }
+      break;
+    }
+    case Command::kAbort: {
+      auto it = relay_->parents_.find(c.id);
+      if (it == relay_->parents_.end()) break;
+      const std::vector<uint64_t> children = it->second.children;
+      for (uint64_t id : children) engine_->abort_request(id);
+      break;
+    }
+    case Command::kFinishSequence: {
+      auto it = relay_->parents_.find(c.id);
+      if (it == relay_->parents_.end()) break;
+      const std::vector<uint64_t>& children = it->second.children;
+      if (c.child_index >= 0 && static_cast<size_t>(c.child_index) < children.size()) {
+        engine_->finish_request(children[static_cast<size_t>(c.child_index)], c.reason);
+      }
+      break;
+    }
+    case Command::kAbortAll: {
+      std::vector<uint64_t> all;
+      for (const auto& [id, parent] : relay_->parents_) {
+        all.insert(all.end(), parent.children.begin(), parent.children.end());
+      }
+      for (uint64_t id : all) engine_->abort_request(id);
+      break;
+    }
+    case Command::kCall:
+      c.call();
+      c.done->set_value();
+      break;
+  }
+}
+
+void EngineService::fail_all(const char* what) {
+  failed_ = true;
+  std::fprintf(stderr, "llmserve: the engine failed and stops serving: %s\n", what);
+  auto parents = std::move(relay_->parents_);
+  relay_->parents_.clear();
+  for (auto& [id, parent] : parents) {
+    --unfinished_;
+    // One error update per child: the API layer ignores those of children it already finished.
+    for (size_t i = 0; i < parent.children.size() || i == 0; ++i) {
+      SequenceUpdate u;
+      u.child_index = static_cast<int32_t>(i);
+      u.finished = true;
+      u.finish_reason = FinishReason::kError;
+      parent.sink(u);
+    }
+  }
+}
+
+void EngineService::apply_failed(Command& c) {
+  switch (c.kind) {
+    case Command::kSubmit: {
+      SequenceUpdate refused;
+      refused.finished = true;
+      refused.finish_reason = FinishReason::kError;
+      --unfinished_;
+      c.sink(refused);
+      break;
+    }
+    case Command::kCall:
+      c.call();
+      c.done->set_value();
+      break;
+    default:
+      break;  // nothing runs any more
+  }
+}
+
+void EngineService::loop() {
+  std::vector<Command> commands;
+  bool blocked = false;  // unfinished requests, none schedulable: only new commands can help
+  while (true) {
+    bool stopping = false;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this, blocked] {
+        return stopping_ || !inbox_.empty() ||
+               (!failed_.load() && engine_->has_unfinished() && !blocked);
+      });
+      commands.swap(inbox_);
+      stopping = stopping_;
+    }
+    if (failed_.load()) {
+      for (Command& c : commands) apply_failed(c);
+      commands.clear();
+      if (stopping) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (Command& c : inbox_) apply_failed(c);
+        inbox_.clear();
+        exited_ = true;
+        return;
+      }
+      continue;
+    }
+    try {
+      bool aborted = false;
+      for (Command& c : commands) {
+        aborted = aborted || c.kind == Command::kAbort || c.kind == Command::kAbortAll ||
+                  c.kind == Command::kFinishSequence;
+        apply(c);
+      }
+      commands.clear();
+      if (aborted) {
+        // Without a following step nothing else would refresh the gauges (running, KV usage).
+        StepStats state;
+        state.start = state.end = clock_.now();
+        const Scheduler& s = engine_->scheduler();
+        state.num_running = static_cast<int64_t>(s.num_running());
+        state.num_waiting = static_cast<int64_t>(s.num_waiting());
+        state.free_blocks = s.kv().pool().num_free();
+        state.usable_blocks = s.kv().pool().num_usable();
+        state.kv_usage = s.kv().usage();
+        tee_.on_state(state);
+      }
+      if (stopping) {
+        Command all{Command::kAbortAll, {}, {}, {}, {}, nullptr};
+        apply(all);
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (Command& c : inbox_) {
+          if (c.kind == Command::kCall) {
+            c.call();
+            c.done->set_value();
+          }
+        }
+        inbox_.clear();
+        exited_ = true;
+        return;
+      }
+      blocked = engine_->has_unfinished() && !engine_->step();
+    } catch (const std::exception& e) {
+      // Commands not yet applied (a throwing kCall included) are answered as after the failure.
+      for (Command& c : commands) {
+        if (c.kind == Command::kCall && c.done) {
+          try {
+            c.done->set_value();
+          } catch (const std::future_error&) {
+          }
+        } else if (c.kind == Command::kSubmit && c.sink) {
+          apply_failed(c);
+        }
+      }
+      commands.clear();
+      fail_all(e.what());
+    }
+  }
+}
+
+}  // namespace llm

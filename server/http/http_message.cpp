@@ -1,0 +1,67 @@
+#include "server/http/http_message.h"
+
+#include <cstdio>
+
+#include "server/api/api_error.h"
+
+namespace llm {
+namespace {
+
+void append_headers(std::string& out,
+                    const std::vector<std::pair<std::string, std::string>>& headers) {
+  for (const auto& [name, value] : headers) {
+    out += name;
+    out += ": ";
+    out += value;
+    out += "\r\n";
+  }
+}
+
+}  // namespace
+
+std::string serialize_response(const HttpResponse& r, bool keep_alive) {
+  std::string out;
+  out.reserve(160 + r.body.size());
+  out += "HTTP/1.1 ";
+  out += std::to_string(r.status);
+  out += ' ';
+  out += http_reason(r.status);
+  out += "\r\nServer: llmserve\r\n";
+  if (!r.content_type.empty()) {
+    out += "Content-Type: ";
+    out += r.content_type;
+    out += "\r\n";
+  }
+  out += "Content-Length: ";
+  out += std::to_string(r.body.size());
+  out += keep_alive ? "\r\nConnection: keep-alive\r\n" : "\r\nConnection: close\r\n";
+  append_headers(out, r.headers);
+  out += "\r\n";
+  out += r.body;
+  return out;
+}
+
+std::string serialize_stream_head(const std::vector<std::pair<std::string, std::string>>& headers,
+                                  bool keep_alive) {
+  std::string out =
+      "HTTP/1.1 200 OK\r\nServer: llmserve\r\nContent-Type: text/event-stream; charset=utf-8\r\n"
+      "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n";
+  out += keep_alive ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
+  append_headers(out, headers);
+  out += "\r\n";
+  return out;
+}
+
+std::string chunk(std::string_view data) {
+  if (data.empty()) return {};
+  char size[20];
+  const int n = std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
+  std::string out;
+  out.reserve(static_cast<size_t>(n) + data.size() + 2);
+  out.append(size, static_cast<size_t>(n));
+  out.append(data);
+  out += "\r\n";
+  return out;
+}
+
+}  // namespace llm

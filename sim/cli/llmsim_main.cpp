@@ -1,0 +1,52 @@
+// llmsim: the scheduler core on a simulated clock, and its tools. Each command is a function
+// run_X_command(args, out, err) in sim/cli/ returning the exit code (0 ok, 2 bad usage).
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "sim/cli/make_model_command.h"
+#include "sim/cli/replay_command.h"
+#include "sim/cli/tokenize_command.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: llmsim COMMAND [args]
+
+commands:
+  replay TRACE [flags]   replay a request trace on the simulated engine (llmsim replay --help)
+  tokenize --tokenizer FILE [--add-special-tokens] [--parse-special] TEXT
+                         print TEXT's token ids (llmsim tokenize --help)
+  make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N --out DIR
+                         write a seeded random model as GGUF and safetensors
+                         (llmsim make-model --help)
+)";
+
+using CommandFn = int (*)(const std::vector<std::string>&, std::ostream&, std::ostream&);
+
+struct Command {
+  const char* name;
+  CommandFn run;
+};
+
+constexpr Command kCommands[] = {
+    {"replay", llm::run_replay_command},
+    {"tokenize", llm::run_tokenize_command},
+    {"make-model", llm::run_make_model_command},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    std::cout << kUsage;
+    return args.empty() ? 2 : 0;
+  }
+  for (const Command& command : kCommands) {
+    if (args[0] == command.name) {
+      return command.run({args.begin() + 1, args.end()}, std::cout, std::cerr);
+    }
+  }
+  std::cerr << "llmsim: unknown command '" << args[0] << "'\n" << kUsage;
+  return 2;
+}

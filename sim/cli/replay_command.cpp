@@ -1,0 +1,277 @@
+#include "sim/cli/replay_command.h"
+
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+
+#include "backends/sim/engine_args.h"
+#include "core/exposition.h"
+#include "core/flag_set.h"
+#include "core/observer_tee.h"
+#include "core/vllm_metrics.h"
+#include "sim/metrics_recorder.h"
+#include "sim/replay_report.h"
+#include "sim/time_text.h"
+#include "sim/trace_io.h"
+#include "ui/progress_bar.h"
+
+namespace llm {
+
+std::string replay_usage() {
+  return R"(usage: llmsim replay TRACE [flags]
+
+TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl, or synthetic:KEY=V,...
+
+)" + engine_flags_usage() +
+         R"(Simulation:
+  --seed N                         output-token seed (0)
+  --arrival-rate-scale F           multiply the arrival rate (2 = twice the load) (1)
+  --output-dir DIR                 write DIR/requests.jsonl and DIR/summary.json
+  --metrics-out FILE               the replay's Prometheus metrics as OpenMetrics time series
+  --promtool-series FILE           the same series as promtool test-rules input_series (YAML)
+  --metrics-snapshot FILE          the /metrics text an engine would serve at the end of the run
+  --scrape-interval D              time between samples of those series (5s)
+  --start-time RFC3339             wall-clock time of the trace's start (2026-01-01T00:00:00Z)
+  --quiet                          no summary table
+  --no-progress                    no progress bar
+)";
+}
+
+ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
+  ReplayOptions o;
+  bool have_trace = false;
+  EngineFlagParser engine;
+  FlagSet flags("llmsim replay");
+  engine.add_to(flags);
+  flags.integer({"--data-parallel-size"}, o.data_parallel_size, 1)
+      .value({"--routing-policy"},
+             [&o](const std::string&, const std::string& v) {
+               parse_routing_policy(v);
+               o.routing_policy = v;
+             })
+      .nonempty({"--served-model-name"}, o.served_model_name, "name")
+      .nonempty({"--metrics-out"}, o.metrics_out)
+      .nonempty({"--promtool-series"}, o.promtool_series)
+      .nonempty({"--metrics-snapshot"}, o.metrics_snapshot)
+      .value({"--scrape-interval"},
+             [&o](const std::string& flag, const std::string& v) {
+               const auto ns = parse_duration_ns(v);
+               if (!ns || *ns % 1'000'000 != 0) {
+                 throw UsageError(flag + ": expected a duration such as 5s, 500ms or 1m, got '" +
+                                  v + "'");
+               }
+               o.scrape_interval_ns = *ns;
+             })
+      .value({"--start-time"},
+             [&o](const std::string& flag, const std::string& v) {
+               const auto ns = parse_rfc3339_ns(v);
+               if (!ns) {
+                 throw UsageError(
+                     flag + ": expected an RFC 3339 time such as 2026-01-01T00:00:00Z, got '" + v +
+                     "'");
+               }
+               o.start_time_unix_ns = *ns;
+             })
+      .value({"--seed"}, [&o](const std::string& flag,
+                              const std::string& v) { o.seed = parse_uint_flag(flag, v); })
+      .value({"--arrival-rate-scale"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.arrival_rate_scale = parse_double_above_flag(flag, v, 0);
+             })
+      .nonempty({"--output-dir"}, o.output_dir)
+      .boolean({"--quiet"}, o.quiet)
+      .boolean({"--no-progress"}, o.progress, false)
+      .positional([&](const std::string& arg) {
+        if (have_trace) throw UsageError("unexpected argument '" + arg + "' (one TRACE only)");
+        o.trace_path = arg;
+        have_trace = true;
+      });
+  flags.parse(args);
+  if (!have_trace) throw UsageError("missing TRACE (a trace file or synthetic:...)");
+  o.engine = engine.args();
+  return o;
+}
+
+ReplayConfig make_replay_config(const ReplayOptions& o) {
+  ReplayConfig c;
+  ResolvedEngine engine = resolve_engine_args(o.engine);
+  c.scheduler = engine.scheduler;
+  c.deployment = engine.deployment;
+  c.seed = o.seed;
+  c.data_parallel_size = o.data_parallel_size;
+  c.routing = parse_routing_policy(o.routing_policy);
+  return c;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Files written under a temporary name, renamed into place only on commit(); removed otherwise.
+class PendingFile {
+ public:
+  PendingFile(const std::string& flag, const fs::path& final_path)
+      : final_(final_path), temp_(final_path.string() + ".partial") {
+    stream_.open(temp_, std::ios::binary | std::ios::trunc);
+    if (!stream_) throw UsageError(flag + ": cannot write " + temp_.string());
+  }
+  ~PendingFile() {
+    if (!committed_) {
+      stream_.close();
+      std::error_code ec;
+      fs::remove(temp_, ec);
+    }
+  }
+  std::ofstream& stream() { return stream_; }
+  void commit() {
+    stream_.close();
+    if (!stream_) throw std::runtime_error("write failed: " + temp_.string());
+    fs::rename(temp_, final_);
+    committed_ = true;
+  }
+
+ private:
+  fs::path final_;
+  fs::path temp_;
+  std::ofstream stream_;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+int run_replay_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (wants_help(args)) {
+    out << replay_usage();
+    return 0;
+  }
+  ReplayOptions options;
+  try {
+    options = parse_replay_args(args);
+  } catch (const UsageError& e) {
+    return report_usage_error(err, "llmsim replay", e);
+  }
+  ProgressBar bar("replay", options.progress);
+  const int code = execute_replay(options, out, err,
+                                  [&bar](int64_t done, int64_t total) { bar.update(done, total); });
+  bar.finish();
+  return code;
+}
+
+int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
+                   const ProgressFn& progress) {
+  try {
+    const ReplayConfig config = make_replay_config(o);
+    Trace trace = read_trace_file(o.trace_path);
+    if (o.arrival_rate_scale != 1.0) scale_arrivals(trace, o.arrival_rate_scale);
+
+    std::unique_ptr<PendingFile> requests_file, summary_file, metrics_file, series_file,
+        snapshot_file;
+    if (!o.output_dir.empty()) {
+      std::error_code ec;
+      fs::create_directories(o.output_dir, ec);
+      if (ec) throw UsageError("--output-dir: cannot create " + o.output_dir + ": " + ec.message());
+      for (const char* name : {"requests.jsonl", "summary.json"}) {
+        fs::remove(fs::path(o.output_dir) / name, ec);
+      }
+      requests_file =
+          std::make_unique<PendingFile>("--output-dir", fs::path(o.output_dir) / "requests.jsonl");
+      summary_file =
+          std::make_unique<PendingFile>("--output-dir", fs::path(o.output_dir) / "summary.json");
+    }
+    if (!o.metrics_out.empty()) {
+      metrics_file = std::make_unique<PendingFile>("--metrics-out", o.metrics_out);
+    }
+    if (!o.promtool_series.empty()) {
+      series_file = std::make_unique<PendingFile>("--promtool-series", o.promtool_series);
+    }
+    if (!o.metrics_snapshot.empty()) {
+      snapshot_file = std::make_unique<PendingFile>("--metrics-snapshot", o.metrics_snapshot);
+    }
+
+    // Observers: the whole-run report, one report per engine when there are several, and the
+    // Prometheus metrics when a time series is wanted.
+    const size_t num_engines = static_cast<size_t>(config.data_parallel_size);
+    ReplayReport report(requests_file ? &requests_file->stream() : nullptr);
+    std::vector<std::unique_ptr<ReplayReport>> engine_reports;
+    std::vector<std::unique_ptr<ObserverTee>> tees;
+    std::vector<EngineObserver*> observers;
+    prometheus::Registry registry;
+    std::unique_ptr<VllmMetricFamilies> families;
+    std::vector<std::unique_ptr<EngineMetrics>> engine_metrics;
+    const bool want_metrics = metrics_file || series_file || snapshot_file;
+    const bool want_series = metrics_file || series_file;
+    if (want_metrics) {
+      families = std::make_unique<VllmMetricFamilies>(registry, config.scheduler.max_model_len);
+    }
+    const CacheConfigInfo cache = cache_config_info(config.scheduler, o.engine.kv_cache_dtype,
+                                                    o.engine.gpu_memory_utilization);
+    const std::string model_name =
+        o.served_model_name.empty() ? o.engine.model : o.served_model_name;
+    for (size_t i = 0; i < num_engines; ++i) {
+      auto tee = std::make_unique<ObserverTee>();
+      tee->add(&report);
+      if (num_engines > 1) {
+        engine_reports.push_back(std::make_unique<ReplayReport>(nullptr));
+        tee->add(engine_reports.back().get());
+      }
+      if (want_metrics) {
+        engine_metrics.push_back(
+            std::make_unique<EngineMetrics>(*families, model_name, static_cast<int>(i), cache));
+        tee->add(engine_metrics.back().get());
+      }
+      observers.push_back(tee.get());
+      tees.push_back(std::move(tee));
+    }
+    std::vector<EngineMetrics*> metric_ptrs;
+    for (auto& m : engine_metrics) metric_ptrs.push_back(m.get());
+    MetricsRecorder recorder(registry, metric_ptrs);
+
+    int64_t total = 0;
+    for (const auto& r : trace.requests) total += r.n;
+    ReplayHooks hooks;
+    if (progress) {
+      hooks.on_step = [&](size_t, const EngineCore&) { progress(report.num_finished(), total); };
+    }
+    if (want_series) {
+      hooks.scrape_interval = o.scrape_interval_ns;
+      hooks.on_scrape = [&recorder](Nanos t) { recorder.scrape(t); };
+    }
+    const ReplayTotals totals = run_replay(trace, config, observers, hooks);
+    ReplaySummary summary =
+        report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
+    for (size_t i = 0; i < engine_reports.size(); ++i) {
+      summary.per_engine.push_back(engine_reports[i]->finish(totals.end_time, totals.engines[i],
+                                                             totals.engines[i].num_requests));
+    }
+
+    if (snapshot_file) {
+      for (auto& m : engine_metrics) m->flush();
+      snapshot_file->stream() << serialize_exposition(registry.Collect());
+      snapshot_file->commit();
+    }
+    if (metrics_file) {
+      recorder.write_openmetrics(metrics_file->stream(), o.start_time_unix_ns);
+      metrics_file->commit();
+    }
+    if (series_file) {
+      recorder.write_promtool_series(series_file->stream(), o.scrape_interval_ns);
+      series_file->commit();
+    }
+    if (summary_file) {
+      summary_file->stream() << format_summary_json(summary);
+      requests_file->commit();
+      summary_file->commit();
+    }
+    if (!o.quiet) out << format_summary_table(summary);
+    return 0;
+  } catch (const TraceError& e) {
+    return report_usage_error(err, "llmsim replay", e);
+  } catch (const std::invalid_argument& e) {  // UsageError included
+    return report_usage_error(err, "llmsim replay", e);
+  } catch (const std::exception& e) {  // I/O failures
+    err << "llmsim replay: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace llm

@@ -1,0 +1,57 @@
+// `llmsim replay TRACE [flags]`: flag parsing (vLLM's engine-argument names, on the shared flag
+// layer core/flag_set.h), the mapping from flags to a ReplayConfig (presets, KV capacity, vLLM's
+// device-dependent defaults), and the run that writes requests.jsonl and summary.json atomically.
+// Thread-safety: single-threaded command-line code.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/sim/engine_args.h"
+#include "core/flag_values.h"
+#include "sim/replay.h"
+
+namespace llm {
+
+struct ReplayOptions {
+  std::string trace_path;
+  EngineArgs engine;  // the engine arguments shared with llmserve
+  uint64_t seed = 0;
+  double arrival_rate_scale = 1.0;
+  int32_t data_parallel_size = 1;
+  std::string routing_policy = "round-robin";
+  std::string served_model_name;  // the model_name label; default: --model
+  std::string output_dir;         // empty: no files
+  std::string metrics_out;        // OpenMetrics time series file
+  std::string promtool_series;    // promtool test input_series file
+  std::string metrics_snapshot;   // the final /metrics text (Prometheus exposition)
+  int64_t scrape_interval_ns = 5'000'000'000;
+  int64_t start_time_unix_ns = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
+  bool quiet = false;                                      // no summary table on stdout
+  bool progress = true;  // progress bar on stderr when it is a terminal
+};
+
+// Parses the arguments after "replay". Throws UsageError naming the flag.
+ReplayOptions parse_replay_args(const std::vector<std::string>& args);
+std::string replay_usage();
+
+// Resolves presets and defaults into an engine configuration. Throws UsageError.
+ReplayConfig make_replay_config(const ReplayOptions& options);
+
+// Called now and then during a run with (finished sequences, all sequences so far).
+using ProgressFn = std::function<void(int64_t done, int64_t total)>;
+
+// Runs a parsed replay; returns the process exit code (0, 2 for bad input, 1 for an I/O failure).
+// Output files are written under temporary names and renamed only when the replay succeeded.
+int execute_replay(const ReplayOptions& options, std::ostream& out, std::ostream& err,
+                   const ProgressFn& progress = {});
+
+// `llmsim replay ARGS` (args exclude "replay"): --help, parsing, a progress bar on a terminal's
+// stderr, and execute_replay.
+int run_replay_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace llm
