@@ -4,8 +4,8 @@
 // Thread-safety: SimClock is not thread-safe; it belongs to the simulator's single thread.
 #pragma once
 
-#include <cassert>
 #include <cstdint>
+#include <stdexcept>
 
 namespace llm {
 
@@ -33,8 +33,9 @@ class SimClock final : public Clock {
   void wait_until(Nanos t) override {
     if (t > now_) now_ = t;
   }
+  // Moves the clock to t. Throws std::logic_error if t < now(): time never goes backwards.
   void set(Nanos t) {
-    assert(t >= now_ && "simulated time never goes backwards");
+    if (t < now_) throw std::logic_error("SimClock: simulated time never goes backwards");
     now_ = t;
   }
 

@@ -62,38 +62,44 @@ uint64_t KvCacheManager::chain(uint64_t parent, const Request& r, int64_t index)
   return hash_combine(parent, content_key(r, index));
 }
 
-int64_t KvCacheManager::peek_cached_prefix(const Request& r,
+template <typename HashOf>
+int64_t KvCacheManager::walk_cached_prefix(const Request& r, HashOf&& hash_of,
                                            std::vector<int32_t>& hit_blocks) const {
   hit_blocks.clear();
   if (!caching_ || r.num_computed_tokens != 0) return 0;
   const int64_t max_blocks = (r.num_tokens() - 1) / block_size_;
-  uint64_t hash = kRootHash;
   for (int64_t i = 0; i < max_blocks; ++i) {
-    hash = i < static_cast<int64_t>(r.block_hashes.size()) ? r.block_hashes[i] : chain(hash, r, i);
-    const int32_t block = pool_.lookup(hash);
+    const int32_t block = pool_.lookup(hash_of(i));
     if (block == BlockPool::kNone) break;
     hit_blocks.push_back(block);
   }
   return static_cast<int64_t>(hit_blocks.size()) * block_size_;
+}
+
+int64_t KvCacheManager::peek_cached_prefix(const Request& r,
+                                           std::vector<int32_t>& hit_blocks) const {
+  uint64_t hash = kRootHash;
+  const auto hash_of = [&](int64_t i) {
+    hash = i < static_cast<int64_t>(r.block_hashes.size()) ? r.block_hashes[i] : chain(hash, r, i);
+    return hash;
+  };
+  return walk_cached_prefix(r, hash_of, hit_blocks);
 }
 
 int64_t KvCacheManager::find_cached_prefix(Request& r, std::vector<int32_t>& hit_blocks) {
-  hit_blocks.clear();
-  if (!caching_ || r.num_computed_tokens != 0) return 0;
-  const int64_t max_blocks = (r.num_tokens() - 1) / block_size_;
-  for (int64_t i = 0; i < max_blocks; ++i) {
-    const int32_t block = pool_.lookup(block_hash(r, i));
-    if (block == BlockPool::kNone) break;
-    hit_blocks.push_back(block);
-  }
-  return static_cast<int64_t>(hit_blocks.size()) * block_size_;
+  return walk_cached_prefix(
+      r, [&](int64_t i) { return block_hash(r, i); }, hit_blocks);
+}
+
+int64_t KvCacheManager::count_unreferenced(std::span<const int32_t> hit_blocks) const {
+  int64_t n = 0;
+  for (int32_t b : hit_blocks) n += pool_.ref_count(b) == 0 ? 1 : 0;
+  return n;
 }
 
 bool KvCacheManager::can_admit(const Request& r, std::span<const int32_t> hit_blocks) const {
-  int64_t evictable_hits = 0;
-  for (int32_t b : hit_blocks) evictable_hits += pool_.ref_count(b) == 0 ? 1 : 0;
   const int64_t needed = blocks_for(r.num_tokens()) - static_cast<int64_t>(r.block_ids.size()) -
-                         static_cast<int64_t>(hit_blocks.size()) + evictable_hits;
+                         static_cast<int64_t>(hit_blocks.size()) + count_unreferenced(hit_blocks);
   return needed <= pool_.num_free();
 }
 
@@ -103,9 +109,7 @@ bool KvCacheManager::allocate_slots(Request& r, int64_t num_new_tokens,
   const int64_t end_token = r.num_computed_tokens + hit_tokens + num_new_tokens;
   const int64_t held = static_cast<int64_t>(r.block_ids.size() + hit_blocks.size());
   const int64_t new_blocks = std::max<int64_t>(blocks_for(end_token) - held, 0);
-  int64_t evictable_hits = 0;
-  for (int32_t b : hit_blocks) evictable_hits += pool_.ref_count(b) == 0 ? 1 : 0;
-  if (new_blocks + evictable_hits > pool_.num_free()) return false;
+  if (new_blocks + count_unreferenced(hit_blocks) > pool_.num_free()) return false;
 
   pool_.take(hit_blocks);
   r.block_ids.insert(r.block_ids.end(), hit_blocks.begin(), hit_blocks.end());

@@ -63,12 +63,18 @@ class KvCacheManager {
   uint64_t content_key(const Request& request, int64_t index) const;
   uint64_t chain(uint64_t parent, const Request& request, int64_t index) const;
   int64_t blocks_for(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+  // The lookup walk shared by find_ and peek_cached_prefix: hash_of(i) gives block i's hash, called
+  // for i = 0, 1, ... until the first miss. Fills hit_blocks; returns the hit tokens.
+  template <typename HashOf>
+  int64_t walk_cached_prefix(const Request& request, HashOf&& hash_of,
+                             std::vector<int32_t>& hit_blocks) const;
+  // Hit blocks nobody references: taking them removes them from the free queue.
+  int64_t count_unreferenced(std::span<const int32_t> hit_blocks) const;
 
   BlockPool pool_;
   int32_t block_size_;
   bool caching_;
   PrefixCacheCounters counters_;
-  std::vector<int32_t> scratch_;
 };
 
 }  // namespace llm

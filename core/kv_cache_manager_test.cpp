@@ -121,5 +121,51 @@ TEST(KvSlots, AllocationFailsWithoutChangeAndTheAdmissionGateCountsTheWholeSeque
   EXPECT_EQ(kv.pool().num_free(), 0);
 }
 
+TEST(KvSlots, TheAdmissionGateCountsFreeCachedHitBlocksAsTakenFromTheFreePool) {
+  KvCacheManager kv(5, 4, true);                  // 4 usable blocks
+  Request a = with_tokens(iota_tokens(8, 0), 1);  // 2 full blocks, both cached
+  admit(kv, a);
+  kv.release(a);  // nobody references them now: they count among the 4 free blocks
+  Request holder = with_tokens(iota_tokens(4, 100), 2);
+  admit(kv, holder);  // takes an empty block: 3 free, 2 of them a's cached blocks
+  ASSERT_EQ(kv.pool().num_free(), 3);
+  Request w = with_tokens(iota_tokens(15, 0), 3);  // 4 blocks; the first 2 hit a's
+  std::vector<int32_t> hits;
+  ASSERT_EQ(kv.find_cached_prefix(w, hits), 8);
+  // Taking the 2 hits removes them from the free queue, so W needs all 4 free blocks: 3 are.
+  EXPECT_FALSE(kv.can_admit(w, hits));
+  kv.release(holder);
+  EXPECT_TRUE(kv.can_admit(w, hits));
+}
+
+TEST(KvSlots, TheAdmissionGateCountsHitBlocksAnotherRequestHoldsAsAlreadyHeld) {
+  KvCacheManager kv(5, 4, true);                  // 4 usable blocks
+  Request a = with_tokens(iota_tokens(8, 0), 1);  // holds 2 cached blocks: 2 free
+  admit(kv, a);
+  Request w = with_tokens(iota_tokens(15, 0), 2);  // 4 blocks; the first 2 hit a's
+  std::vector<int32_t> hits;
+  ASSERT_EQ(kv.find_cached_prefix(w, hits), 8);
+  EXPECT_TRUE(kv.can_admit(w, hits));  // shares a's 2 blocks, needs the 2 free ones
+  EXPECT_TRUE(kv.allocate_slots(w, 7, hits));
+  EXPECT_EQ(kv.pool().num_free(), 0);
+}
+
+TEST(KvSlots, AllocationCountsFreeCachedHitBlocksAsTakenAndFailsWithoutChange) {
+  KvCacheManager kv(5, 4, true);                  // 4 usable blocks
+  Request a = with_tokens(iota_tokens(8, 0), 1);  // 2 full blocks, both cached
+  admit(kv, a);
+  kv.release(a);
+  Request holder = with_tokens(iota_tokens(8, 100), 2);
+  admit(kv, holder);  // takes the 2 empty blocks: only a's 2 cached blocks are free
+  Request w = with_tokens(iota_tokens(12, 0), 3);
+  std::vector<int32_t> hits;
+  ASSERT_EQ(kv.find_cached_prefix(w, hits), 8);
+  // 1 new block plus the 2 hits leaving the free queue: 3 needed, 2 free.
+  EXPECT_FALSE(kv.allocate_slots(w, 4, hits));
+  EXPECT_TRUE(w.block_ids.empty());
+  EXPECT_EQ(kv.pool().num_free(), 2);
+  EXPECT_EQ(kv.pool().ref_count(hits[0]), 0);
+}
+
 }  // namespace
 }  // namespace llm

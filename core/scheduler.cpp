@@ -1,7 +1,6 @@
 #include "core/scheduler.h"
 
 #include <algorithm>
-#include <stdexcept>
 #include <tuple>
 
 namespace llm {

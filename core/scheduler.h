@@ -3,7 +3,8 @@
 // was preempted, on waiting requests in queue order (chunked prefill, prefix-cache hits, a
 // whole-sequence admission gate, head-of-line blocking). When a running request cannot get KV
 // slots, the newest running request (FCFS) or the lowest-priority one is preempted by recompute.
-// See docs/scheduler.md for the rules and their sources.
+// See docs/scheduler.md for the rules and their sources; core/scheduler_test.cpp pins them down
+// step by step.
 // Thread-safety: none; driven by the engine thread.
 #pragma once
 

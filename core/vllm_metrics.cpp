@@ -279,4 +279,29 @@ void EngineMetrics::flush() {
   }
 }
 
+const char* admission_rejection_reason(AdmissionRejection reason) {
+  return reason == AdmissionRejection::kMaxNumQueuedTokens ? "max_num_queued_tokens"
+                                                           : "max_num_queued_reqs";
+}
+
+AdmissionMetrics::AdmissionMetrics(prometheus::Registry& r, const std::string& model_name)
+    : family_(BuildCounter()
+                  .Name("vllm:admission_rejections")
+                  .Help("Number of requests rejected at admission, by reason.")
+                  .Register(r)) {
+  for (int i = 0; i < kNumAdmissionRejections; ++i) {
+    counters_[static_cast<size_t>(i)] = &family_.Add(
+        {{"model_name", model_name},
+         {"reason", admission_rejection_reason(static_cast<AdmissionRejection>(i))}});
+  }
+}
+
+void AdmissionMetrics::record(AdmissionRejection reason) {
+  counters_[static_cast<size_t>(reason)]->Increment();
+}
+
+double AdmissionMetrics::value(AdmissionRejection reason) const {
+  return counters_[static_cast<size_t>(reason)]->Value();
+}
+
 }  // namespace llm

@@ -6,8 +6,10 @@
 // one engine's observer: it keeps its deltas in plain local accumulators (no lock, no map lookup,
 // no allocation per token) and pushes them into the registry's metric objects in flush(), which
 // the engine thread calls before a scrape can need them (each step in llmserve, at each simulated
-// scrape in llmsim).
-// Thread-safety: EngineMetrics is engine-thread only; the registry may be collected concurrently.
+// scrape in llmsim). AdmissionMetrics is the API server's vllm:admission_rejections_total, one per
+// server.
+// Thread-safety: EngineMetrics is engine-thread only; AdmissionMetrics::record() is safe from any
+// thread; the registry may be collected concurrently.
 #pragma once
 
 #include <prometheus/counter.h>
@@ -121,6 +123,29 @@ class EngineMetrics final : public EngineObserver {
     int64_t max_outputs;
   };
   std::unordered_map<std::string, ParentProgress> parents_;
+};
+
+// Why the API server refused a request at admission: vLLM names the reason after the queue cap
+// that fired (--max-num-queued-reqs, --max-num-queued-tokens). llmserve's --max-waiting-requests
+// is a cap on queued requests, so it counts as kMaxNumQueuedReqs; nothing here caps tokens, so the
+// kMaxNumQueuedTokens series stays 0 (it exists so that rules written for vLLM find it).
+enum class AdmissionRejection { kMaxNumQueuedReqs = 0, kMaxNumQueuedTokens = 1 };
+inline constexpr int kNumAdmissionRejections = 2;
+const char* admission_rejection_reason(AdmissionRejection reason);  // the label value
+
+// vllm:admission_rejections_total{model_name, reason}: requests refused (HTTP 503) before they
+// reached an engine, one per refused client request whatever its n. No engine label: the decision
+// is taken before a request is routed, over all data-parallel engines together, as in vLLM. Every
+// reason's series exists from the start, at 0.
+class AdmissionMetrics {
+ public:
+  AdmissionMetrics(prometheus::Registry& registry, const std::string& model_name);
+  void record(AdmissionRejection reason);
+  double value(AdmissionRejection reason) const;
+
+ private:
+  prometheus::Family<prometheus::Counter>& family_;
+  std::array<prometheus::Counter*, kNumAdmissionRejections> counters_{};
 };
 
 }  // namespace llm

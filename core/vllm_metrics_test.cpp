@@ -191,5 +191,25 @@ TEST(VllmMetrics, AbortedWaitingAndPrefillRequestsFollowTheTimingRules) {
   EXPECT_TRUE(has_line(text, "vllm:prompt_tokens_total{" + l + "} 0.0"));
 }
 
+TEST(VllmMetrics, AdmissionRejectionsHaveEveryReasonFromTheStartAndNoEngineLabel) {
+  prometheus::Registry registry;
+  AdmissionMetrics admission(registry, "m");
+  const std::string reqs =
+      "vllm:admission_rejections_total{model_name=\"m\",reason=\"max_num_queued_reqs\"}";
+  const std::string tokens =
+      "vllm:admission_rejections_total{model_name=\"m\",reason=\"max_num_queued_tokens\"}";
+  std::string text = serialize_exposition(registry.Collect());
+  EXPECT_TRUE(has_line(text, "# TYPE vllm:admission_rejections_total counter")) << text;
+  EXPECT_TRUE(has_line(text, reqs + " 0.0")) << text;
+  EXPECT_TRUE(has_line(text, tokens + " 0.0")) << text;
+  admission.record(AdmissionRejection::kMaxNumQueuedReqs);
+  admission.record(AdmissionRejection::kMaxNumQueuedReqs);
+  text = serialize_exposition(registry.Collect());
+  EXPECT_TRUE(has_line(text, reqs + " 2.0")) << text;
+  EXPECT_TRUE(has_line(text, tokens + " 0.0")) << text;
+  EXPECT_EQ(admission.value(AdmissionRejection::kMaxNumQueuedReqs), 2.0);
+  EXPECT_EQ(text.find("engine="), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace llm

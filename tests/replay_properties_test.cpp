@@ -36,7 +36,10 @@ rc::Gen<RandomCase> random_case() {
     s.max_model_len = kMaxModelLen;
     const int32_t min_blocks = static_cast<int32_t>(kMaxModelLen / s.block_size) + 1;
     s.num_gpu_blocks = *rc::gen::inRange(min_blocks, 2 * min_blocks);
-    s.max_num_batched_tokens = *rc::gen::inRange<int64_t>(16, 2048);
+    // Chunked prefill off requires a budget of at least max_model_len (validate()).
+    s.enable_chunked_prefill = *rc::gen::arbitrary<bool>();
+    s.max_num_batched_tokens =
+        *rc::gen::inRange<int64_t>(s.enable_chunked_prefill ? 16 : kMaxModelLen, 2048);
     s.max_num_seqs = *rc::gen::inRange(1, 64);
     s.enable_prefix_caching = *rc::gen::arbitrary<bool>();
     s.long_prefill_token_threshold = *rc::gen::element<int64_t>(0, 0, 32, 200);
@@ -58,7 +61,10 @@ rc::Gen<RandomCase> random_case() {
       r.id = "r" + std::to_string(i);
       t += *rc::gen::inRange<int64_t>(0, 50'000'000);
       r.arrival_ns = t;
-      r.prompt_len = *rc::gen::inRange<int64_t>(1, 300);
+      // Mostly short prompts; some close enough to the context that it ends their output.
+      r.prompt_len = *rc::gen::inRange(0, 8) == 0
+                         ? *rc::gen::inRange<int64_t>(kMaxModelLen - 130, kMaxModelLen)
+                         : *rc::gen::inRange<int64_t>(1, 300);
       r.output_len = *rc::gen::inRange<int64_t>(1, 120);
       if (*rc::gen::inRange(0, 3) == 0) {
         // A shared system prompt: the first hash ids come from a pool of two.
@@ -86,6 +92,7 @@ struct SeqRecord {
   int64_t preempt_events = 0;
   int64_t tokens_seen = 0;
   int finishes = 0;
+  int64_t cached = -1;  // prompt tokens hit in the prefix cache at its first admission
 };
 
 // Checks per-step invariants as the replay runs and records every sequence.
@@ -102,14 +109,24 @@ class InvariantChecker final : public EngineObserver {
       distinct.insert(q.request);
     }
     RC_ASSERT(distinct.size() == b.seqs.size());
-    // Work conservation: the step stopped admitting only for a reason the rules allow.
+    // Without chunked prefill (and no threshold cutting chunks), every prompt is computed in one
+    // step: each scheduled sequence reaches its last token.
+    if (!config_.enable_chunked_prefill && config_.long_prefill_token_threshold == 0) {
+      for (const ScheduledSeq& q : b.seqs) RC_ASSERT(q.samples);
+    }
+    // Work conservation: the step stopped admitting only for a reason the rules allow: the head
+    // does not fit in the free blocks or, without chunked prefill, its uncached tokens exceed
+    // the budget left.
     if (!s.waiting().empty() && b.preempted.empty() &&
         b.total_tokens < config_.max_num_batched_tokens &&
         s.num_running() < static_cast<size_t>(config_.max_num_seqs)) {
       const Request* head = s.waiting().front();
       std::vector<int32_t> hits;
-      s.kv().peek_cached_prefix(*head, hits);
-      RC_ASSERT(!s.kv().can_admit(*head, hits));
+      const int64_t hit_tokens = s.kv().peek_cached_prefix(*head, hits);
+      const int64_t uncached = head->num_tokens() - head->num_computed_tokens - hit_tokens;
+      const bool over_budget = !config_.enable_chunked_prefill &&
+                               uncached > config_.max_num_batched_tokens - b.total_tokens;
+      RC_ASSERT(over_budget || !s.kv().can_admit(*head, hits));
     }
     const BlockPool& pool = s.kv().pool();
     RC_ASSERT(pool.num_free() >= 0);
@@ -134,6 +151,7 @@ class InvariantChecker final : public EngineObserver {
     rec.reason = r.finish_reason;
     rec.outputs = r.num_output_tokens;
     rec.prompt = r.prompt_len;
+    rec.cached = r.num_cached_tokens;
     rec.timeline = r.timeline;
   }
   void on_step(const StepStats& st) override {
@@ -158,6 +176,7 @@ std::string child_id(const TraceRequest& r, int i) {
 
 RC_GTEST_PROP(ReplayProperties, EveryInvariantHoldsOnRandomTracesAndConfigs, ()) {
   const RandomCase c = *random_case();
+  RC_ASSERT(validate(c.config.scheduler).empty());
   const size_t num_engines = static_cast<size_t>(c.config.data_parallel_size);
   std::vector<std::unique_ptr<InvariantChecker>> checkers;
   std::vector<EngineObserver*> observers;
@@ -222,7 +241,43 @@ RC_GTEST_PROP(ReplayProperties, EveryInvariantHoldsOnRandomTracesAndConfigs, ())
   }
   RC_ASSERT(preemptions == totals.sum().num_preemptions);
   RC_TAG(preemptions > 0 ? "preempted" : "no preemption",
-         totals.sum().prefix_hits > 0 ? "prefix hits" : "no hits");
+         totals.sum().prefix_hits > 0 ? "prefix hits" : "no hits",
+         c.config.scheduler.enable_chunked_prefill ? "chunked" : "unchunked");
+
+  // 5. Prefix-cache counters: each sequence counted once, at its first admission, with its whole
+  // prompt and the hit it was admitted with; resumptions after a preemption add nothing.
+  for (size_t e = 0; e < num_engines; ++e) {
+    int64_t prompts = 0;
+    int64_t cached = 0;
+    for (const auto& [id, rec] : checkers[e]->seqs) {
+      prompts += rec.prompt;
+      cached += rec.cached;
+    }
+    const bool caching = c.config.scheduler.enable_prefix_caching;
+    RC_ASSERT(totals.engines[e].prefix_queries == (caching ? prompts : 0));
+    RC_ASSERT(totals.engines[e].prefix_hits == (caching ? cached : 0));
+  }
+
+  // 6. Routing: round-robin sends the k-th request to engine k mod N; least-outstanding to the
+  // first engine with the fewest unfinished sequences (routed to it minus finished) at arrival.
+  if (num_engines > 1 && c.config.routing != RoutingPolicy::kPrefixAffinity) {
+    std::vector<int64_t> routed(num_engines, 0);
+    for (size_t k = 0; k < c.trace.requests.size(); ++k) {
+      const TraceRequest& r = c.trace.requests[k];
+      size_t expected = k % num_engines;
+      if (c.config.routing == RoutingPolicy::kLeastOutstanding) {
+        std::vector<int64_t> load = routed;
+        for (size_t e = 0; e < num_engines; ++e) {
+          for (const auto& [id, rec] : checkers[e]->seqs) {
+            if (rec.timeline.finished <= r.arrival_ns) --load[e];
+          }
+        }
+        expected = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      }
+      RC_ASSERT(checkers[expected]->seqs.count(child_id(r, 0)) == 1);
+      routed[expected] += r.n;
+    }
+  }
 
   // 7. Work conservation in time, per engine: it idles only when everything queued to it is
   // done, and its next step starts when a new request is queued.
