@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/api/json_text.h"
+
 namespace llm {
 
 const char* default_error_type(int status) {
@@ -63,12 +65,12 @@ nlohmann::ordered_json error_object(const ApiError& e) {
 }
 }  // namespace
 
-std::string error_object_json(const ApiError& e) { return error_object(e).dump(); }
+std::string error_object_json(const ApiError& e) { return dump_json(error_object(e)); }
 
 std::string error_body(const ApiError& e) {
   nlohmann::ordered_json j;
   j["error"] = error_object(e);
-  return j.dump();
+  return dump_json(j);
 }
 
 }  // namespace llm

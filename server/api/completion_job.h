@@ -8,9 +8,10 @@
 // with finish_reason "stop" and stop_reason the string, and once every choice of that prompt is
 // done the engine request is aborted so its KV blocks are freed (the engine then counts it as
 // finished_reason="abort" in Prometheus: the engine has no stop-string notion yet).
-// Seeds: a request without "seed" gets seed 0 on the sim backend (its text is then a function of
-// the prompt, as the tests rely on) and a fresh per-request value from a counter on real
-// backends, so unseeded sampling differs between requests as in vLLM.
+// Seeds: a request without "seed" gets seed 0 unless the context says seed_unseeded_requests (the
+// sim backend: its text is then a function of the prompt, as the tests rely on), and a fresh
+// per-request value from a counter otherwise (real backends), so unseeded sampling differs between
+// requests as in vLLM. Where a request stops by itself is the backend's (natural_output_len).
 // Thread-safety: none, except that the engine thread pushes its updates onto a lock-free inbox;
 // everything else, including applying those updates, runs on the owning session's strand.
 #pragma once

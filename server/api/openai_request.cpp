@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "server/api/json_text.h"
+
 namespace llm {
 namespace {
 
@@ -178,10 +180,17 @@ bool optional_bool(const json& body, const char* key, bool fallback) {
 }
 
 json parse_json_body(std::string_view text) {
+  if (const std::optional<std::string> field = invalid_utf8_field(text)) {
+    if (field->empty()) {
+      bad("", "The request body is not valid UTF-8 (byte " +
+                  std::to_string(first_invalid_utf8(text)) + ")");
+    }
+    bad(*field, "'" + *field + "' is not valid UTF-8 text");
+  }
   json body;
   try {
     body = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
     bad("", std::string("The request body is not valid JSON: ") + e.what());
   }
   if (!body.is_object()) bad("", "The request body must be a JSON object");

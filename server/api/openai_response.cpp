@@ -3,6 +3,8 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "server/api/json_text.h"
+
 namespace llm {
 namespace {
 
@@ -79,8 +81,8 @@ void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
   for (const char ch : s) {
     if (static_cast<unsigned char>(ch) >= 0x80) {
-      // Non-ASCII: let the library validate the UTF-8 (it throws on invalid bytes) and write it.
-      out += json(std::string(s)).dump();
+      // Non-ASCII: the library writes it, ill-formed bytes as U+FFFD.
+      out += json_string_literal(s);
       return;
     }
   }
@@ -124,7 +126,7 @@ void append_json_string(std::string& out, std::string_view s) {
 }
 
 std::string metrics_json(const std::optional<PerRequestMetrics>& m) {
-  return metrics_object(m).dump();
+  return dump_json(metrics_object(m));
 }
 
 std::string build_completion_body(const ResponseHead& head,
@@ -157,7 +159,7 @@ std::string build_completion_body(const ResponseHead& head,
   out += "],\"usage\":";
   append_usage(out, usage);
   out += ",\"metrics\":";
-  out += metrics ? metrics_object(metrics).dump() : std::string("null");
+  out += metrics ? dump_json(metrics_object(metrics)) : std::string("null");
   out += '}';
   return out;
 }
@@ -214,7 +216,7 @@ void append_usage_chunk(std::string& out, std::string_view prefix, const Usage& 
   append_usage(out, usage);
   if (metrics) {
     out += ",\"metrics\":";
-    out += metrics_object(*metrics).dump();
+    out += dump_json(metrics_object(*metrics));
   }
   out += "}\n\n";
 }
@@ -254,7 +256,7 @@ std::string build_models_body(const std::string& name, int64_t max_model_len, in
   json j;
   j["object"] = "list";
   j["data"] = json::array({std::move(model)});
-  return j.dump();
+  return dump_json(j);
 }
 
 }  // namespace llm

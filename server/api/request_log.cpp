@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "server/api/json_text.h"
 #include "server/api/openai_response.h"
 
 namespace llm {
@@ -45,7 +46,7 @@ void RequestLog::write(const RequestLogEntry& e) {
     j["prompts"] = e.prompts;
     j["completions"] = e.completions;
   }
-  const std::string line = j.dump() + "\n";
+  const std::string line = dump_json(j) + "\n";
   std::lock_guard<std::mutex> lock(mutex_);
   std::fwrite(line.data(), 1, line.size(), file_);
   std::fflush(file_);

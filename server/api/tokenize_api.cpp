@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "server/api/json_text.h"
+
 namespace llm {
 namespace {
 
@@ -60,7 +62,7 @@ std::string tokenize_response(std::string_view text, const TextCodec& codec,
   } else {
     out["token_strs"] = nullptr;
   }
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  return dump_json(out);
 }
 
 std::string detokenize_response(std::string_view text, const TextCodec& codec,
@@ -73,7 +75,7 @@ std::string detokenize_response(std::string_view text, const TextCodec& codec,
   const std::vector<int32_t> ids = parse_token_ids(*it, codec, "tokens");
   json out;
   out["prompt"] = codec.decode(ids);
-  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  return dump_json(out);
 }
 
 }  // namespace llm

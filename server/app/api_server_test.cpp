@@ -124,6 +124,39 @@ TEST(ApiServer, BadRequestsAre400And404WithMessages) {
   EXPECT_EQ(parse(r.body)["choices"][0]["finish_reason"], "length");
 }
 
+// The request that used to end the process (an exception escaped a connection's handler): text that
+// is not UTF-8 in a body, a path or a header. Each gets an answer, and the server goes on.
+TEST(ApiServer, TextThatIsNotUtf8IsRefusedNamingTheFieldOrCarriedAsReplacementCharacters) {
+  ServerOptions o = test_options();
+  o.enable_request_id_headers = true;
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  auto r = request(port, "POST", "/v1/completions", "{\"prompt\":\"\xff\xfe\",\"max_tokens\":3}");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(parse(r.body)["error"]["param"], "prompt");
+  r = request(port, "POST", "/v1/chat/completions",
+              "{\"messages\":[{\"role\":\"user\",\"content\":\"a\xc3\"}],\"max_tokens\":2}");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(parse(r.body)["error"]["param"], "messages[0].content");
+  r = request(port, "POST", "/tokenize", "{\"prompt\":\"ok\",\"stop\":\"\xed\xa0\x80\"}");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(parse(r.body)["error"]["param"], "stop");
+  r = request(port, "GET", "/v1/\xff\xfe");  // quoted in the 404 message
+  EXPECT_EQ(r.status, 404);
+  EXPECT_NE(parse(r.body)["error"]["message"].get<std::string>().find("\xef\xbf\xbd"),
+            std::string::npos);
+  Connection c(port);
+  c.send(
+      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nX-Request-Id: id\xff\r\n"
+      "Content-Length: 29\r\nConnection: close\r\n\r\n{\"prompt\":\"a\",\"max_tokens\":2}");
+  const testing::Response echoed = c.read_response();
+  EXPECT_EQ(echoed.status, 200);
+  EXPECT_EQ(parse(echoed.body)["id"], "cmpl-id\xef\xbf\xbd");
+  EXPECT_EQ(request(port, "POST", "/v1/completions", R"({"prompt":"a","max_tokens":2})").status,
+            200);
+  EXPECT_EQ(request(port, "GET", "/health").status, 200);
+}
+
 TEST(ApiServer, ChatAndCompletionShapesAndUsage) {
   auto server = start_server(test_options());
   auto r = request(server->port(), "POST", "/v1/chat/completions", kChat + "}",

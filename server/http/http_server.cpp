@@ -21,6 +21,8 @@
 
 #include "server/api/api_error.h"
 #include "server/api/api_router.h"
+#include "server/api/openai_response.h"
+#include "server/http/handler_errors.h"
 
 namespace llm {
 
@@ -47,6 +49,11 @@ struct HttpServer::Impl {
 };
 
 namespace {
+
+void log_handler_error(const char* where, const std::string& method, const std::string& target,
+                       const std::string& what) {
+  std::fprintf(stderr, "%s\n", handler_error_log_line(where, method, target, what).c_str());
+}
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -167,8 +174,51 @@ class Session : public std::enable_shared_from_this<Session> {
     queue_write(serialize_response(r, false));
   }
 
+  // The boundary around everything a request runs on this session's strand: an exception from
+  // routing, parsing, a response builder, the job's text pipeline or the request log ends this
+  // request with an error response (or an SSE error frame once streaming), never the process.
+  template <typename Fn>
+  void guarded(const char* where, Fn&& fn) {
+    try {
+      fn();
+    } catch (...) {
+      handler_failed(where, error_of_exception(std::current_exception()));
+    }
+  }
+
+  void handler_failed(const char* where, ApiError error) {
+    if (error.status >= 500) log_handler_error(where, method_, path_, error.message);
+    if (job_) {
+      try {
+        job_->cancel();
+      } catch (...) {  // the request log line may be lost; the engine work is aborted either way
+      }
+      job_.reset();
+      --server_.generating;
+    }
+    if (closed_) return;
+    if (response_complete_) return close();  // part of a response is out: it cannot be amended
+    if (stream_head_sent_) {
+      // Streaming: the status line is gone, so the error goes in a frame, then [DONE].
+      append_chunk(build_error_frame(error));
+      append_chunk(kDoneFrame);
+      pending_ += kLastChunk;
+      keep_alive_ = false;
+      response_complete_ = true;
+      if (!writing_) do_write();
+      return;
+    }
+    fail(error.status, std::move(error.message));
+  }
+
   void handle(http::request<http::string_body>&& req) {
     stop_read_timer();
+    method_ = std::string(req.method_string().data(), req.method_string().size());
+    path_ = std::string(req.target().data(), req.target().size());
+    guarded("request", [&] { route_and_start(std::move(req)); });
+  }
+
+  void route_and_start(http::request<http::string_body>&& req) {
     keep_alive_ = req.keep_alive();
     HttpRequest r;
     r.method = std::string(req.method_string().data(), req.method_string().size());
@@ -194,15 +244,21 @@ class Session : public std::enable_shared_from_this<Session> {
     ++server_.generating;
     auto self = shared_from_this();
     auto executor = stream_.get_executor();
-    const bool started =
-        job_->start([executor](std::function<void()> fn) { net::post(executor, std::move(fn)); },
-                    [self] { self->on_progress(); });
+    // The job's updates run on this strand behind the same boundary.
+    const bool started = job_->start(
+        [executor, self](std::function<void()> fn) {
+          net::post(executor, [self, fn = std::move(fn)] { self->guarded("generation", fn); });
+        },
+        [self] { self->on_progress(); });
     if (!started) {
       job_.reset();
       --server_.generating;
       return fail(503, "The server is shutting down and accepts no new requests.");
     }
-    if (job_->streaming()) queue_write(serialize_stream_head(job_->headers(), keep_alive_));
+    if (job_->streaming()) {
+      stream_head_sent_ = true;
+      queue_write(serialize_stream_head(job_->headers(), keep_alive_));
+    }
     start_monitor();
   }
 
@@ -236,6 +292,7 @@ class Session : public std::enable_shared_from_this<Session> {
     job_.reset();
     --server_.generating;
     response_complete_ = true;
+    stream_head_sent_ = false;
   }
 
   // A read kept pending while a generation runs: EOF or an error means the client is gone.
@@ -268,9 +325,11 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void client_gone() {
     if (job_) {
-      job_->cancel();
-      job_.reset();
-      --server_.generating;
+      guarded("cancel", [this] { job_->cancel(); });
+      if (job_) {
+        job_.reset();
+        --server_.generating;
+      }
     }
     close();
   }
@@ -356,10 +415,33 @@ class Session : public std::enable_shared_from_this<Session> {
   bool monitoring_ = false;
   bool resume_after_monitor_ = false;
   bool closed_ = false;
+  bool stream_head_sent_ = false;  // a streaming response's head is out: errors go in SSE frames
+  std::string method_;             // of the request being handled, for the error log
+  std::string path_;
   net::steady_timer read_timer_;  // after stream_: built on its executor
   bool read_timed_out_ = false;
   uint64_t read_count_ = 0;  // which read the timer's wait belongs to
 };
+
+}  // namespace
+
+namespace {
+
+// An I/O thread. Session handlers catch what a request can throw (Session::guarded); anything
+// else that escapes a handler is logged here and the thread goes on serving, so no exception ends
+// the process.
+void run_io_thread(net::io_context& ioc) {
+  for (;;) {
+    try {
+      ioc.run();
+      return;
+    } catch (const std::exception& e) {
+      log_handler_error("I/O handler", "", "", e.what());
+    } catch (...) {
+      log_handler_error("I/O handler", "", "", "unknown exception");
+    }
+  }
+}
 
 }  // namespace
 
@@ -412,7 +494,7 @@ void HttpServer::start() {
   s.work.emplace(s.ioc.get_executor());
   s.do_accept();
   for (int i = 0; i < std::max(1, s.config.threads); ++i) {
-    s.threads.emplace_back([&s] { s.ioc.run(); });
+    s.threads.emplace_back([&s] { run_io_thread(s.ioc); });
   }
   s.running = true;
 }

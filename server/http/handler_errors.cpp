@@ -1,0 +1,41 @@
+#include "server/http/handler_errors.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace llm {
+
+ApiError error_of_exception(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const ApiException& e) {
+    return e.error();
+  } catch (const nlohmann::json::exception& e) {  // a request field read without its check
+    return ApiError{400, std::string("Invalid request: ") + e.what(), "", ""};
+  } catch (const std::exception& e) {
+    return ApiError{500, std::string("Internal server error: ") + e.what(), "", ""};
+  } catch (...) {
+    return ApiError{500, "Internal server error", "", ""};
+  }
+}
+
+std::string handler_error_log_line(const std::string& where, const std::string& method,
+                                   const std::string& target, const std::string& what) {
+  std::string line = "error in " + where;
+  if (!method.empty()) line += " of " + method + " " + target;
+  line += ": " + what;
+  std::string safe = "llmserve: ";
+  for (const char ch : line.substr(0, 2000)) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c < 0x7f) {
+      safe += ch;
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      safe += hex;
+    }
+  }
+  return safe;
+}
+
+}  // namespace llm
