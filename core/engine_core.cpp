@@ -52,23 +52,51 @@ bool EngineCore::finish_request(uint64_t id, FinishReason reason) {
   return true;
 }
 
-bool EngineCore::begin_step(Nanos* duration) {
-  if (in_flight_) throw std::logic_error("begin_step while a step is in flight");
-  scheduler_.schedule(clock_.now(), batch_);
+void EngineCore::schedule(Nanos admit_queued_until) {
+  scheduler_.schedule(clock_.now(), batch_, admit_queued_until);
   for (Request* r : batch_.preempted) observer_->on_preempted(*r);
   // A step can preempt and then schedule nothing (under the priority policy the requester may be
   // the victim with nothing scheduled before it). Like vLLM's next iteration, schedule again at
   // once: the preemption freed blocks, so the next decision makes progress.
   while (batch_.empty() && !batch_.preempted.empty()) {
-    scheduler_.schedule(clock_.now(), batch_);
+    scheduler_.schedule(clock_.now(), batch_, admit_queued_until);
     for (Request* r : batch_.preempted) observer_->on_preempted(*r);
+  }
+}
+
+bool EngineCore::begin_step(Nanos* duration) {
+  if (in_flight_) throw std::logic_error("begin_step while a step is in flight");
+  const Nanos now = clock_.now();
+  if (scheduler_.config().async_scheduling) {
+    // This step was decided when the previous one began: what arrived since waits a step more.
+    schedule(admit_queued_until_);
+    // An idle engine decides at once (there was no step for the decision to overlap).
+    if (batch_.empty() && scheduler_.num_waiting() > 0 && admit_queued_until_ < now) {
+      schedule(kForever);
+    }
+    admit_queued_until_ = batch_.empty() ? kForever : now;
+  } else {
+    schedule(kForever);
+  }
+  if (batch_.empty() && !seat_holders_.empty()) {
+    // Seat holders that found no KV slot for their held step: they leave now, and what they
+    // held may let others in.
+    collect_seat_holders();
+    observer_->on_state(state());
+    schedule(kForever);
   }
   if (batch_.empty()) {
     *duration = 0;
     return false;
   }
   observer_->on_scheduled(batch_, scheduler_);
-  *duration = backend_.execute(batch_, sampled_);
+  try {
+    *duration = backend_.execute(batch_, sampled_);
+    step_failed_ = false;
+  } catch (const StepFailed& failure) {
+    *duration = failure.elapsed();
+    step_failed_ = true;
+  }
   in_flight_ = true;
   return true;
 }
@@ -93,10 +121,36 @@ void EngineCore::end_step(Nanos end_time) {
   in_flight_ = false;
   ++num_steps_;
   finished_.clear();
+  left_.clear();
+  new_seat_holders_.clear();
+  if (step_failed_) {
+    fail_batch(end_time);
+  } else {
+    apply_outputs(end_time);
+  }
+  if (!finished_.empty() || !seat_holders_.empty()) scheduler_.drop_finished();
+  release_seat_holders();
+
+  StepStats stats = state();
+  stats.start = batch_.schedule_time;
+  stats.end = end_time;
+  stats.scheduled_tokens = batch_.total_tokens;
+  stats.num_seqs = static_cast<int64_t>(batch_.seqs.size());
+  stats.num_preempted = static_cast<int64_t>(batch_.preempted.size());
+  observer_->on_step(stats);
+
+  // Sequences holding their seat are finished for the observer now; they leave when it is over.
+  for (Request* r : new_seat_holders_) observer_->on_finished(*r);
+  for (Request* r : finished_) retire(*r);
+  for (Request* r : left_) destroy(*r);
+}
+
+void EngineCore::apply_outputs(Nanos end_time) {
   for (size_t i = 0; i < batch_.seqs.size(); ++i) {
     const ScheduledSeq& s = batch_.seqs[i];
     if (!s.samples) continue;
     Request& r = *s.request;
+    if (r.is_finished()) continue;  // a seat holder's step: its output is nobody's
     const int32_t token = sampled_[i];
     r.append_output_token(token);
     const Nanos itl = r.timeline.last_token == kNoTime ? kNoTime : end_time - r.timeline.last_token;
@@ -104,27 +158,60 @@ void EngineCore::end_step(Nanos end_time) {
     r.timeline.last_token = end_time;
     observer_->on_token(r, end_time, itl);
     const FinishReason reason = stop_reason(r, token);
-    if (reason != FinishReason::kNone) {
-      finish(r, reason, end_time);
+    if (reason == FinishReason::kNone) continue;
+    finish(r, reason, end_time);
+    if (reason == FinishReason::kStop && scheduler_.config().async_scheduling) {
+      // The next step was decided before this token was seen: the sequence holds its seat
+      // through it (a length limit is known in advance, so only a sampled stop does this).
+      r.holds_seat = true;
+      seat_holders_.push_back(&r);
+      new_seat_holders_.push_back(&r);
+    } else {
       finished_.push_back(&r);
     }
   }
-  if (!finished_.empty()) scheduler_.drop_finished();
+}
 
+void EngineCore::collect_seat_holders() {
+  scheduler_.drop_finished();
+  release_seat_holders();
+  for (Request* r : left_) destroy(*r);
+  left_.clear();
+}
+
+void EngineCore::release_seat_holders() {
+  auto gone = [this](Request* r) {
+    if (r->holds_seat) return false;  // not scheduled yet (the budget ran out before it)
+    left_.push_back(r);
+    return true;
+  };
+  seat_holders_.erase(std::remove_if(seat_holders_.begin(), seat_holders_.end(), gone),
+                      seat_holders_.end());
+}
+
+void EngineCore::fail_batch(Nanos end_time) {
+  for (const ScheduledSeq& s : batch_.seqs) {
+    if (s.request->is_finished()) continue;  // a seat holder keeps its stop
+    finish(*s.request, FinishReason::kError, end_time);
+    finished_.push_back(s.request);
+  }
+}
+
+StepStats EngineCore::state() const {
   StepStats stats;
-  stats.start = batch_.schedule_time;
-  stats.end = end_time;
-  stats.scheduled_tokens = batch_.total_tokens;
-  stats.num_seqs = static_cast<int64_t>(batch_.seqs.size());
-  stats.num_preempted = static_cast<int64_t>(batch_.preempted.size());
-  stats.num_running = static_cast<int64_t>(scheduler_.num_running());
+  stats.start = stats.end = clock_.now();
+  stats.num_running = static_cast<int64_t>(scheduler_.num_unfinished_running());
+  stats.num_seat_holders = static_cast<int64_t>(scheduler_.num_running()) - stats.num_running;
   stats.num_waiting = static_cast<int64_t>(scheduler_.num_waiting());
   stats.free_blocks = scheduler_.kv().pool().num_free();
   stats.usable_blocks = scheduler_.kv().pool().num_usable();
   stats.kv_usage = scheduler_.kv().usage();
-  observer_->on_step(stats);
+  return stats;
+}
 
-  for (Request* r : finished_) retire(*r);
+const Request* EngineCore::find_request(uint64_t id) const {
+  auto it = requests_.find(id);
+  return it == requests_.end() || it->second->is_finished() ? nullptr : it->second.get();
 }
 
 bool EngineCore::step() {
@@ -144,6 +231,10 @@ void EngineCore::finish(Request& r, FinishReason reason, Nanos time) {
 
 void EngineCore::retire(Request& r) {
   observer_->on_finished(r);
+  destroy(r);
+}
+
+void EngineCore::destroy(Request& r) {
   backend_.release(r);
   requests_.erase(r.id);
 }

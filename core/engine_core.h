@@ -4,6 +4,15 @@
 //
 // A step is split into begin_step() and end_step() so a discrete-event simulator can interleave
 // other events while the modelled GPU works; step() runs both in sequence for real-time use.
+//
+// Async scheduling (SchedulerConfig::async_scheduling, vLLM's default): step k+1 is decided when
+// step k begins, so a request that arrives while step k runs is scheduled at step k+2, and a
+// sequence that stops on a sampled token at step k holds its seat (a decode token of the budget,
+// its KV blocks) through step k+1 before it leaves; clients and metrics see its finish at step k.
+//
+// A backend that throws StepFailed from execute() fails only that step: at end_step every
+// sequence of its batch finishes with FinishReason::kError (blocks freed, observer notified, no
+// tokens applied) and the engine goes on. Any other exception from the backend propagates.
 // Thread-safety: none; one thread drives an EngineCore (llmserve's engine thread, or the
 // simulator).
 #pragma once
@@ -47,7 +56,8 @@ class EngineCore {
   // by-reference rule kept because callers outside core/ use it: sim/replay.cpp and
   // backends/cpu/batch_invariance_test.cpp).
   bool begin_step(Nanos* duration);
-  // Applies the in-flight step's outputs with `end_time` as their timestamp.
+  // Applies the in-flight step's outputs with `end_time` as their timestamp; when the backend threw
+  // StepFailed, finishes the step's batch with kError at `end_time` instead.
   void end_step(Nanos end_time);
   // begin_step, wait on the clock for the modelled duration, end_step. False when idle.
   bool step();
@@ -55,10 +65,23 @@ class EngineCore {
   const Scheduler& scheduler() const { return scheduler_; }
   const SchedulerOutput& last_batch() const { return batch_; }
   uint64_t num_steps() const { return num_steps_; }
+  // Whether the latest begun step's backend threw StepFailed.
+  bool last_step_failed() const { return step_failed_; }
+  // The unfinished request with engine id `id`, or null.
+  const Request* find_request(uint64_t id) const;
+  // The sets and KV usage now, as a StepStats with start = end = clock.now() and no step figures
+  // (what EngineObserver::on_state takes after requests left between steps).
+  StepStats state() const;
 
  private:
+  void schedule(Nanos admit_queued_until);  // into batch_, again after a preemption-only step
+  void apply_outputs(Nanos end_time);       // tokens, stop checks
+  void release_seat_holders();              // those whose held step is over join left_
+  void collect_seat_holders();              // between steps: drops and destroys them
+  void fail_batch(Nanos end_time);  // StepFailed: every sequence of the batch ends with kError
   void finish(Request& request, FinishReason reason, Nanos time);
-  void retire(Request& request);  // notifies and destroys a finished request
+  void retire(Request& request);   // notifies and destroys a finished request
+  void destroy(Request& request);  // forgets it (the backend too)
   FinishReason stop_reason(Request& request, int32_t token) const;
 
   Scheduler scheduler_;
@@ -70,7 +93,12 @@ class EngineCore {
   SchedulerOutput batch_;
   std::vector<int32_t> sampled_;
   std::vector<Request*> finished_;
+  std::vector<Request*> seat_holders_;  // finished, holding their seat one step (async scheduling)
+  std::vector<Request*> new_seat_holders_;  // this step's: the observer hears of them now
+  std::vector<Request*> left_;              // seat holders whose held step is over
+  Nanos admit_queued_until_ = kForever;  // async: requests queued later wait for the next decision
   bool in_flight_ = false;
+  bool step_failed_ = false;
   uint64_t num_steps_ = 0;
 };
 

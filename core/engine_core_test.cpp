@@ -72,5 +72,55 @@ TEST(EngineCore, AbortFreesBlocksInAnyState) {
   EXPECT_EQ(t.finished("A").outputs, 1);
 }
 
+// Async scheduling, vLLM's default: step k+1 is decided when step k begins. A request that arrives
+// while step 1 runs is decided at step 2 and first runs at step 3; without async it runs at step 2.
+TEST(EngineCore, AsyncSchedulingRunsARequestThatArrivedDuringAStepOneStepLater) {
+  for (const bool async : {false, true}) {
+    SCOPED_TRACE(async ? "async" : "sync");
+    SchedulerConfig config = table_config(64, 64, 64);
+    config.async_scheduling = async;
+    TableEngine t(config);
+    t.engine.add_request(make("A", 4, 4, 1));
+    t.expect({{"A:4", "A", ""}}, false);  // step 1 from 0 to 10 ns; B arrives at its end
+    t.engine.add_request(make("B", 4, 2, 2));
+    if (async) {
+      // ... and both hold their seats for a step after their EOS (the last row).
+      t.expect(
+          {{"A:1", "A", "B"}, {"A:1 B:4", "AB", ""}, {"A:1 B:1", "AB", ""}, {"A:1 B:1", "AB", ""}});
+    } else {
+      t.expect({{"A:1 B:4", "AB", ""}, {"A:1 B:1", "AB", ""}, {"A:1", "A", ""}});
+    }
+    // B is decided at 10 either way (async: when step 2 began); its first token comes one step
+    // later under async, so its prefill time is a step longer and its queue time the same.
+    const Timeline& b = t.finished("B").timeline;
+    EXPECT_EQ(b.scheduled - b.queued, 0);
+    EXPECT_EQ(b.first_token - b.scheduled, async ? 20 : 10);
+  }
+}
+
+// Under async scheduling a sequence that stops on a sampled token was already in the next step's
+// decision: it holds its seat (a decode token of the budget, its KV blocks) through that step,
+// though its finish is seen at once. A length limit is known in advance and holds nothing.
+TEST(EngineCore, AsyncSchedulingKeepsTheSeatOfASampledStopOneStep) {
+  SchedulerConfig config = table_config(64, 64, 64);
+  config.async_scheduling = true;
+  TableEngine t(config);
+  t.engine.add_request(make("A", 4, 2, 1));  // the scripted model stops A with EOS at token 2
+  auto len = make("L", 4, 100, 2);
+  len->params.max_tokens = 2;  // L stops at its limit instead
+  t.engine.add_request(std::move(len));
+  t.expect({{"A:4 L:4", "AL", ""}, {"A:1 L:1", "AL", ""}}, false);
+  EXPECT_EQ(t.finished("A").reason, FinishReason::kStop);  // seen at the end of step 2
+  EXPECT_EQ(t.finished("A").timeline.finished, 20);
+  EXPECT_EQ(t.finished("L").reason, FinishReason::kLength);
+  EXPECT_EQ(t.engine.state().num_running, 0);
+  EXPECT_EQ(t.engine.state().num_seat_holders, 1);  // A
+  EXPECT_LT(t.engine.state().free_blocks, t.engine.state().usable_blocks);
+  t.expect({{"A:1", "A", ""}});  // A's held step, its output unused; then A has left
+  EXPECT_EQ(t.engine.state().num_seat_holders, 0);
+  EXPECT_EQ(t.engine.state().free_blocks, t.engine.state().usable_blocks);
+  EXPECT_EQ(t.finished("A").outputs, 2);
+}
+
 }  // namespace
 }  // namespace llm

@@ -18,8 +18,11 @@ struct StepStats {
   int64_t scheduled_tokens = 0;  // prompt + generated tokens processed in the step
   int64_t num_seqs = 0;          // sequences in the batch
   int64_t num_preempted = 0;
-  int64_t num_running = 0;  // after the step's outputs were applied
+  int64_t num_running = 0;  // after the step's outputs were applied (unfinished only)
   int64_t num_waiting = 0;
+  // Finished sequences holding their seat through the next step (async scheduling): not in
+  // num_running, but their KV blocks are not free yet.
+  int64_t num_seat_holders = 0;
   int64_t free_blocks = 0;
   int64_t usable_blocks = 0;
   double kv_usage = 0;

@@ -69,9 +69,13 @@ struct Request {
   uint64_t output_digest = 0xcbf29ce484222325ULL;  // FNV-1a over output ids: cheap identity
   std::vector<int32_t> output_tokens;              // only with keep_output_tokens
   int64_t num_cached_tokens = -1;                  // prefix-cache hit at first admission
-  std::vector<int32_t> block_ids;                  // KV blocks in sequence order
-  std::vector<uint64_t> block_hashes;              // chained hashes of full blocks, grown lazily
-  int64_t num_hashed_blocks_cached = 0;            // leading blocks registered in the prefix cache
+  // Async scheduling: it finished on a sampled stop token after the next step was already
+  // scheduled with it, so it holds its seat (budget, KV slot) through that one step and leaves
+  // the running set after it. Set by EngineCore, cleared by the scheduler once it is scheduled.
+  bool holds_seat = false;
+  std::vector<int32_t> block_ids;        // KV blocks in sequence order
+  std::vector<uint64_t> block_hashes;    // chained hashes of full blocks, grown lazily
+  int64_t num_hashed_blocks_cached = 0;  // leading blocks registered in the prefix cache
   Timeline timeline;
 
   int64_t num_tokens() const { return prompt_len + num_output_tokens; }

@@ -45,12 +45,12 @@ int64_t Scheduler::cap_chunk(int64_t wanted, int64_t budget) const {
   return std::min(wanted, budget);
 }
 
-void Scheduler::schedule(Nanos now, SchedulerOutput& out) {
+void Scheduler::schedule(Nanos now, SchedulerOutput& out, Nanos admit_queued_until) {
   out.clear();
   out.schedule_time = now;
   int64_t budget = config_.max_num_batched_tokens;
   schedule_running(out, budget);
-  if (out.preempted.empty()) schedule_waiting(now, out, budget);
+  if (out.preempted.empty()) schedule_waiting(now, admit_queued_until, out, budget);
   for (ScheduledSeq& s : out.seqs) {
     s.request->num_computed_tokens = s.num_computed_before + s.num_new_tokens;
     s.samples = s.request->num_computed_tokens >= s.request->num_tokens();
@@ -62,6 +62,11 @@ void Scheduler::schedule_running(SchedulerOutput& out, int64_t& budget) {
   size_t i = 0;
   while (i < running_.size() && budget > 0) {
     Request* r = running_[i];
+    if (r->holds_seat) {
+      schedule_seat_holder(*r, out, budget);
+      ++i;
+      continue;
+    }
     int64_t wanted = cap_chunk(r->num_tokens() - r->num_computed_tokens, budget);
     wanted = std::min(wanted, config_.max_model_len - 1 - r->num_computed_tokens);
     if (wanted <= 0) {
@@ -83,10 +88,22 @@ void Scheduler::schedule_running(SchedulerOutput& out, int64_t& budget) {
   }
 }
 
-void Scheduler::schedule_waiting(Nanos now, SchedulerOutput& out, int64_t& budget) {
+// A finished request's last scheduled step under async scheduling: one decode token whose output
+// nobody uses, without preempting anyone for it.
+bool Scheduler::schedule_seat_holder(Request& r, SchedulerOutput& out, int64_t& budget) {
+  r.holds_seat = false;  // whether or not it fits, it leaves after this step
+  if (!kv_.allocate_slots(r, 1)) return false;
+  out.seqs.push_back({&r, r.num_computed_tokens, 1, false});
+  budget -= 1;
+  return true;
+}
+
+void Scheduler::schedule_waiting(Nanos now, Nanos admit_queued_until, SchedulerOutput& out,
+                                 int64_t& budget) {
   while (!waiting_.empty() && budget > 0) {
     if (running_.size() >= static_cast<size_t>(config_.max_num_seqs)) break;
     Request* r = waiting_.front();
+    if (r->timeline.queued > admit_queued_until) break;
     int64_t hit_tokens = kv_.find_cached_prefix(*r, hit_blocks_);
     int64_t wanted = r->num_tokens() - r->num_computed_tokens - hit_tokens;
     if (!config_.enable_chunked_prefill && wanted > budget) break;
@@ -97,7 +114,8 @@ void Scheduler::schedule_waiting(Nanos now, SchedulerOutput& out, int64_t& budge
     waiting_.pop_front();
     running_.push_back(r);
     r->state = RequestState::kRunning;
-    if (r->timeline.scheduled == kNoTime) r->timeline.scheduled = now;
+    // Under async scheduling the decision was taken when the previous step began.
+    if (r->timeline.scheduled == kNoTime) r->timeline.scheduled = std::min(now, admit_queued_until);
     if (r->num_cached_tokens < 0) {
       r->num_cached_tokens = hit_tokens;
       if (kv_.prefix_caching()) kv_.record_lookup(r->num_tokens(), hit_tokens);
@@ -133,6 +151,10 @@ void Scheduler::preempt(size_t index, SchedulerOutput& out, int64_t& budget) {
     out.seqs.erase(it);
   }
   kv_.release(*victim);
+  if (victim->is_finished()) {  // a seat holder (async scheduling): it only leaves early
+    victim->holds_seat = false;
+    return;
+  }
   victim->num_computed_tokens = 0;
   victim->state = RequestState::kWaiting;
   ++victim->timeline.num_preemptions;
@@ -141,9 +163,14 @@ void Scheduler::preempt(size_t index, SchedulerOutput& out, int64_t& budget) {
   out.preempted.push_back(victim);
 }
 
+size_t Scheduler::num_unfinished_running() const {
+  return static_cast<size_t>(std::count_if(running_.begin(), running_.end(),
+                                           [](const Request* r) { return !r->is_finished(); }));
+}
+
 void Scheduler::drop_finished() {
   auto finished = [this](Request* r) {
-    if (!r->is_finished()) return false;
+    if (!r->is_finished() || r->holds_seat) return false;
     kv_.release(*r);
     return true;
   };

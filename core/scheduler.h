@@ -8,6 +8,7 @@
 // Thread-safety: none; driven by the engine thread.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <vector>
 
@@ -18,6 +19,8 @@
 #include "core/waiting_queue.h"
 
 namespace llm {
+
+inline constexpr Nanos kForever = INT64_MAX;
 
 // One sequence's share of a step.
 struct ScheduledSeq {
@@ -52,22 +55,30 @@ class Scheduler {
   bool remove(Request* request);
 
   // Decides the next step at time `now`; fills `out`. Updates num_computed_tokens as if the step
-  // ran (the caller applies outputs before the next schedule()).
-  void schedule(Nanos now, SchedulerOutput& out);
+  // ran (the caller applies outputs before the next schedule()). Only waiting requests queued at
+  // or before `admit_queued_until` are admitted (async scheduling: the decision was taken when the
+  // previous step began, before later arrivals; the queue is not searched past the first later
+  // one), and their scheduled time is that decision's, min(now, admit_queued_until). A finished request that holds its seat is scheduled for one decode token, if the budget
+  // and a KV slot allow without preempting anyone, and then leaves at drop_finished().
+  void schedule(Nanos now, SchedulerOutput& out, Nanos admit_queued_until = kForever);
 
   // Takes finished requests out of the running set and releases their blocks.
   void drop_finished();
 
   const std::vector<Request*>& running() const { return running_; }
   const WaitingQueue& waiting() const { return waiting_; }
+  // Seats taken (max_num_seqs counts these): seat holders of async scheduling included.
   size_t num_running() const { return running_.size(); }
+  // Running and not finished: without the seat holders, whose requests have finished.
+  size_t num_unfinished_running() const;
   size_t num_waiting() const { return waiting_.size(); }
   bool has_unfinished() const { return !running_.empty() || !waiting_.empty(); }
   int64_t num_preemptions() const { return num_preemptions_; }
 
  private:
   void schedule_running(SchedulerOutput& out, int64_t& budget);
-  void schedule_waiting(Nanos now, SchedulerOutput& out, int64_t& budget);
+  void schedule_waiting(Nanos now, Nanos admit_queued_until, SchedulerOutput& out, int64_t& budget);
+  bool schedule_seat_holder(Request& request, SchedulerOutput& out, int64_t& budget);
   size_t pick_victim() const;  // index into running_
   void preempt(size_t index, SchedulerOutput& out, int64_t& budget);
   int64_t cap_chunk(int64_t wanted, int64_t budget) const;

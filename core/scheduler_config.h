@@ -19,6 +19,9 @@ struct SchedulerConfig {
   bool enable_prefix_caching = true;
   SchedulingPolicy policy = SchedulingPolicy::kFcfs;
   int32_t num_gpu_blocks = 0;  // KV capacity including the null block
+  // vLLM's async scheduling: step k+1 is scheduled while step k runs (EngineCore,
+  // docs/scheduler.md).
+  bool async_scheduling = false;
 };
 
 // Empty when valid, else a message naming the offending argument (as its command-line flag).

@@ -290,9 +290,9 @@ AdmissionMetrics::AdmissionMetrics(prometheus::Registry& r, const std::string& m
                   .Help("Number of requests rejected at admission, by reason.")
                   .Register(r)) {
   for (int i = 0; i < kNumAdmissionRejections; ++i) {
-    counters_[static_cast<size_t>(i)] = &family_.Add(
-        {{"model_name", model_name},
-         {"reason", admission_rejection_reason(static_cast<AdmissionRejection>(i))}});
+    counters_[static_cast<size_t>(i)] =
+        &family_.Add({{"model_name", model_name},
+                      {"reason", admission_rejection_reason(static_cast<AdmissionRejection>(i))}});
   }
 }
 

@@ -1,9 +1,8 @@
 // The HTTP side of llmbench: a Boost.Asio + Beast HTTP/1.1 client on one io_context thread, with a
 // pool of keep-alive connections (one per request in flight), a dispatcher that sends the planned
 // requests on time (or keeps N in flight), and incremental SSE parsing of streamed responses.
-// This and fake_server.cpp are the only translation units of loadgen/ that include Asio.
-#include <utility>  // before Asio (Boost 1.74 with C++20)
-
+// This, http_get.cpp and fake_server.cpp are the only translation units of loadgen/ that include
+// Asio.
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -14,13 +13,14 @@
 #include <chrono>
 #include <limits>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
+#include <utility>  // before Asio (Boost 1.74 with C++20)
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "loadgen/bench.h"
+#include "loadgen/http_get.h"
 #include "loadgen/sse.h"
 
 namespace llm::loadgen {
@@ -55,7 +55,7 @@ struct Call {
   Clock::time_point start;
   Clock::time_point last_content;
   bool header_checked = false;
-  bool sse_body = false;     // the response is text/event-stream
+  bool sse_body = false;  // the response is text/event-stream
   int status = 0;
   bool got_bytes = false;
   bool retried = false;
@@ -63,7 +63,7 @@ struct Call {
   std::string stream_error;  // the first SSE error frame
   int64_t usage_prompt = -1;
   int64_t usage_completion = -1;
-  net::steady_timer timer;   // the per-request timeout
+  net::steady_timer timer;  // the per-request timeout
 };
 
 class Runner {
@@ -79,7 +79,7 @@ class Runner {
       throw std::runtime_error("cannot resolve " + config_.host + ": " + ec.message());
     endpoint_ = endpoints.begin()->endpoint();
     host_header_ = config_.host + ":" + std::to_string(config_.port);
-    model_ = config_.model.empty() ? fetch_model() : config_.model;
+    model_ = config_.model.empty() ? first_served_model(config_) : config_.model;
 
     plan_ = plan_requests(trace_, config_);
     results_.assign(plan_.size(), RequestResult{});
@@ -104,30 +104,6 @@ class Runner {
   }
 
  private:
-  // GET {base}/v1/models once, synchronously, and take the first model's id.
-  std::string fetch_model() {
-    const std::string url = "http://" + host_header_ + config_.base_path + "/v1/models";
-    try {
-      tcp::socket socket(ioc_);
-      socket.connect(endpoint_);
-      http::request<http::empty_body> req(http::verb::get, config_.base_path + "/v1/models", 11);
-      req.set(http::field::host, host_header_);
-      if (!config_.api_key.empty())
-        req.set(http::field::authorization, "Bearer " + config_.api_key);
-      http::write(socket, req);
-      beast::flat_buffer buffer;
-      http::response<http::string_body> res;
-      http::read(socket, buffer, res);
-      if (res.result_int() != 200)
-        throw std::runtime_error("HTTP " + std::to_string(res.result_int()));
-      const auto doc = nlohmann::json::parse(res.body());
-      return doc.at("data").at(0).at("id").get<std::string>();
-    } catch (const std::exception& e) {
-      throw std::runtime_error("cannot get the model name from GET " + url + " (" + e.what() +
-                               "); pass --model NAME");
-    }
-  }
-
   void pump() {
     const Clock::time_point now = Clock::now();
     while (next_ < plan_.size() && in_flight_ < cap_) {
@@ -191,7 +167,8 @@ class Runner {
     c->start = Clock::now();
     r.send_ns = ns_between(t0_, c->start);
     if (config_.timeout_s > 0) {
-      c->timer.expires_after(std::chrono::nanoseconds(static_cast<int64_t>(config_.timeout_s * 1e9)));
+      c->timer.expires_after(
+          std::chrono::nanoseconds(static_cast<int64_t>(config_.timeout_s * 1e9)));
       c->timer.async_wait([this, c, gen = c->generation](error_code ec) {
         if (ec || c->generation != gen || !c->conn) return;
         c->timed_out = true;
@@ -206,7 +183,8 @@ class Runner {
     c->got_bytes = false;
     c->sse.reset();
     c->parser.emplace();
-    c->parser->body_limit(std::numeric_limits<std::uint64_t>::max());  // not boost::none: 1.74 mishandles it
+    c->parser->body_limit(
+        std::numeric_limits<std::uint64_t>::max());  // not boost::none: 1.74 mishandles it
     if (!idle_.empty()) {
       c->conn = std::move(idle_.back());
       idle_.pop_back();
@@ -252,8 +230,9 @@ class Runner {
     if (ec) {
       if (retry(c)) return;
       if (c->timed_out) return fail(c, "timeout after " + std::to_string(config_.timeout_s) + " s");
-      return fail(c, std::string(c->got_bytes ? "connection lost mid-response: "
-                                              : "no response: ") + ec.message());
+      return fail(c,
+                  std::string(c->got_bytes ? "connection lost mid-response: " : "no response: ") +
+                      ec.message());
     }
     c->got_bytes = true;
     auto& parser = *c->parser;
@@ -308,9 +287,8 @@ class Runner {
       return complete(c, keep_alive, std::move(msg));
     }
     if (c->sse_body) {
-      c->sse.finish([&](std::string_view event, std::string_view data) {
-        on_event(c, now, event, data);
-      });
+      c->sse.finish(
+          [&](std::string_view event, std::string_view data) { on_event(c, now, event, data); });
       if (!c->stream_error.empty()) return complete(c, keep_alive, c->stream_error);
       if (r.content_chunks == 0) r.ttft_ns = ns_between(c->start, now);
       r.e2e_ns = r.content_chunks > 0 ? ns_between(c->start, c->last_content) : r.ttft_ns;

@@ -39,6 +39,13 @@ void check_deployment(const Deployment& d) {
   }
 }
 
+void check_batch(const BatchCost& b) {
+  if (b.num_sequences < 0 || b.new_tokens < 0 || b.context_tokens < 0 || b.attention_pairs < 0 ||
+      b.sampling_sequences < 0) {
+    throw std::invalid_argument("cost model: batch counts must not be negative");
+  }
+}
+
 void check_step_inputs(const Deployment& d, const BatchCost& b) {
   check_deployment(d);
   const GpuProfile& g = d.gpu;
@@ -54,10 +61,7 @@ void check_step_inputs(const Deployment& d, const BatchCost& b) {
     throw std::invalid_argument("cost model: GPU '" + g.name +
                                 "' has no link_bytes_per_s, so tensor_parallel_size must be 1");
   }
-  if (b.num_sequences < 0 || b.new_tokens < 0 || b.context_tokens < 0 || b.attention_pairs < 0 ||
-      b.sampling_sequences < 0) {
-    throw std::invalid_argument("cost model: batch counts must not be negative");
-  }
+  check_batch(b);
 }
 
 // Parameters of the per-layer matmuls (QKV, attention output, gate/up/down), all layers.
@@ -133,6 +137,10 @@ double step_comm_seconds(const Deployment& d, const BatchCost& batch) {
 }
 
 Nanos step_time_ns(const Deployment& d, const BatchCost& batch) {
+  if (d.fitted) {
+    check_batch(batch);
+    return fitted_step_time_ns(*d.fitted, batch);
+  }
   check_step_inputs(d, batch);
   if (batch.num_sequences == 0 && batch.new_tokens == 0) return 0;
   const GpuProfile& g = d.gpu;

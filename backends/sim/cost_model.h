@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "backends/sim/step_model.h"
 #include "core/clock.h"
 
 namespace llm {
@@ -63,9 +65,13 @@ struct Deployment {
   ModelShape model;
   int64_t tensor_parallel_size = 1;
   int64_t kv_cache_dtype_bytes = 2;  // 2 for auto/bf16, 1 for fp8
+  // A calibrated engine (--profile): step times come from this fit, not the roofline; gpu is then
+  // unused and model holds only the vocabulary and context length.
+  std::optional<FittedStepModel> fitted;
 };
 
-// Step time in nanoseconds (>= 1 for a non-empty batch, 0 for an empty one). Throws
+// Step time in nanoseconds (>= 1 for a non-empty batch, 0 for an empty one): the fitted model's
+// when the deployment has one, else the roofline's. Throws
 // std::invalid_argument for a deployment it cannot price (tp < 1, a zero peak or bandwidth, no
 // GPU link with tp > 1) or a batch with negative counts.
 Nanos step_time_ns(const Deployment& d, const BatchCost& batch);

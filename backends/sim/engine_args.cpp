@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "backends/sim/engine_profile.h"
 #include "backends/sim/presets.h"
 #include "core/flag_values.h"
 
@@ -29,30 +30,93 @@ std::string number_text(double v) {
 
 }  // namespace
 
-ResolvedEngine resolve_engine_args(const EngineArgs& a) {
-  ResolvedEngine r;
+namespace {
+
+// The simulated deployment of --gpu and --model (the roofline), and vLLM's defaults for it.
+void resolve_presets(const EngineArgs& a, ResolvedEngine& r) {
   Deployment& d = r.deployment;
   d.gpu = for_flag("--gpu", [&] { return load_gpu_profile(a.gpu); });
   d.model = for_flag("--model", [&] { return load_model_shape(a.model); });
+  r.kv_cache_dtype = a.kv_cache_dtype.value_or("auto");
   d.kv_cache_dtype_bytes =
-      for_flag("--kv-cache-dtype", [&] { return kv_cache_dtype_bytes(a.kv_cache_dtype); });
+      for_flag("--kv-cache-dtype", [&] { return kv_cache_dtype_bytes(r.kv_cache_dtype); });
   d.tensor_parallel_size = a.tensor_parallel_size;
   if (a.tensor_parallel_size < 1 || d.model.heads % a.tensor_parallel_size != 0) {
     throw UsageError("--tensor-parallel-size " + std::to_string(a.tensor_parallel_size) +
                      " does not divide the model's " + std::to_string(d.model.heads) +
                      " attention heads");
   }
-  if (a.gpu_memory_utilization <= 0 || a.gpu_memory_utilization > 1) {
-    throw UsageError("--gpu-memory-utilization: must be in (0, 1]");
-  }
-
   // vLLM's defaults for the OpenAI server: larger on 70 GiB+ GPUs other than the A100.
   const bool large_gpu =
       d.gpu.memory_bytes >= 70.0 * (1ull << 30) && d.gpu.name.find("A100") == std::string::npos;
   SchedulerConfig& s = r.scheduler;
   s.max_num_seqs = a.max_num_seqs.value_or(large_gpu ? 1024 : 256);
   s.max_num_batched_tokens = a.max_num_batched_tokens.value_or(large_gpu ? 8192 : 2048);
-  s.block_size = a.block_size;
+  s.block_size = a.block_size.value_or(16);
+  r.model_name = a.model;
+}
+
+// The calibrated engine of --profile: its step model, and its facts as the flags' defaults.
+void resolve_profile(const EngineArgs& a, ResolvedEngine& r, EngineProfile& p) {
+  if (a.gpu_or_model_given) {
+    throw UsageError(
+        "--profile: replaces --gpu and --model (the profile is the engine); drop them");
+  }
+  if (a.tensor_parallel_size != 1) {
+    throw UsageError("--tensor-parallel-size: a profile was measured as it is; it cannot be split");
+  }
+  p = for_flag("--profile", [&] { return load_engine_profile(a.profile); });
+  Deployment& d = r.deployment;
+  d.fitted = p.step;
+  d.gpu.name = "profile";
+  d.model.name = p.model.empty() ? a.profile : p.model;
+  d.model.vocab = p.vocab_size;
+  d.model.max_context = p.max_model_len;
+  r.kv_cache_dtype = a.kv_cache_dtype.value_or(p.kv_cache_dtype);
+  SchedulerConfig& s = r.scheduler;
+  s.max_num_seqs = a.max_num_seqs.value_or(static_cast<int32_t>(p.max_num_seqs.value_or(256)));
+  s.max_num_batched_tokens =
+      a.max_num_batched_tokens.value_or(p.max_num_batched_tokens.value_or(2048));
+  s.block_size = a.block_size.value_or(static_cast<int32_t>(p.block_size));
+  r.model_name = d.model.name;
+}
+
+// KV capacity: --num-gpu-blocks-override, the profile's measured count (at its block size), or
+// what fits in the simulated GPU's memory.
+int64_t resolve_num_blocks(const EngineArgs& a, const ResolvedEngine& r,
+                           const std::optional<EngineProfile>& profile) {
+  if (a.num_gpu_blocks_override) return *a.num_gpu_blocks_override;
+  const SchedulerConfig& s = r.scheduler;
+  if (profile) {
+    // The same KV memory in blocks of another size (--block-size over a profile).
+    return profile->num_gpu_blocks * profile->block_size / s.block_size;
+  }
+  const int64_t blocks = num_gpu_blocks(r.deployment, a.gpu_memory_utilization, s.block_size,
+                                        s.max_num_batched_tokens);
+  if (blocks < 2) {
+    throw UsageError(
+        "--gpu-memory-utilization: the model's weights leave no room for a KV cache on --gpu " +
+        a.gpu + " at " + number_text(a.gpu_memory_utilization) +
+        "; raise --tensor-parallel-size or pick a larger GPU");
+  }
+  return blocks;
+}
+
+}  // namespace
+
+ResolvedEngine resolve_engine_args(const EngineArgs& a) {
+  if (a.gpu_memory_utilization <= 0 || a.gpu_memory_utilization > 1) {
+    throw UsageError("--gpu-memory-utilization: must be in (0, 1]");
+  }
+  ResolvedEngine r;
+  std::optional<EngineProfile> profile;
+  if (a.profile.empty()) {
+    resolve_presets(a, r);
+  } else {
+    resolve_profile(a, r, profile.emplace());
+  }
+  const Deployment& d = r.deployment;
+  SchedulerConfig& s = r.scheduler;
   s.max_model_len = a.max_model_len.value_or(d.model.max_context);
   if (a.max_model_len && d.model.max_context > 0 && *a.max_model_len > d.model.max_context) {
     throw UsageError("--max-model-len " + std::to_string(*a.max_model_len) +
@@ -62,14 +126,9 @@ ResolvedEngine resolve_engine_args(const EngineArgs& a) {
   s.enable_chunked_prefill = a.enable_chunked_prefill;
   s.enable_prefix_caching = a.enable_prefix_caching;
   s.policy = a.policy;
-  int64_t blocks = a.num_gpu_blocks_override.value_or(
-      num_gpu_blocks(d, a.gpu_memory_utilization, a.block_size, s.max_num_batched_tokens));
-  if (blocks < 2) {
-    throw UsageError(
-        "--gpu-memory-utilization: the model's weights leave no room for a KV cache on --gpu " +
-        a.gpu + " at " + number_text(a.gpu_memory_utilization) +
-        "; raise --tensor-parallel-size or pick a larger GPU");
-  }
+  // Imitating vLLM on a GPU preset: its default, on; a profile: what the measured engine did.
+  s.async_scheduling = a.async_scheduling.value_or(profile ? profile->async_scheduling : true);
+  const int64_t blocks = resolve_num_blocks(a, r, profile);
   s.num_gpu_blocks = static_cast<int32_t>(blocks > INT32_MAX ? INT32_MAX : blocks);
   if (std::string problem = validate(s); !problem.empty()) throw UsageError(problem);
   return r;
@@ -93,7 +152,7 @@ void EngineFlagParser::add_to(FlagSet& flags) {
   };
   flags.value({"--max-num-seqs"}, optional_int(a.max_num_seqs, 1))
       .value({"--max-num-batched-tokens"}, optional_int(a.max_num_batched_tokens, 1))
-      .integer({"--block-size"}, a.block_size, 1)
+      .value({"--block-size"}, optional_int(a.block_size, 1))
       .value({"--gpu-memory-utilization"},
              [&a](const std::string& flag, const std::string& v) {
                a.gpu_memory_utilization = parse_double_flag(flag, v, 0);
@@ -107,13 +166,19 @@ void EngineFlagParser::add_to(FlagSet& flags) {
                      flag);
                 a.enable_prefix_caching = flag == "--enable-prefix-caching";
               })
+      .toggle({"--async-scheduling", "--no-async-scheduling"},
+              [this, &a, once](const std::string& flag) {
+                once(async_scheduling_seen_, "--async-scheduling/--no-async-scheduling", flag);
+                a.async_scheduling = flag == "--async-scheduling";
+              })
       .toggle({"--enable-chunked-prefill", "--no-enable-chunked-prefill"},
               [this, &a, once](const std::string& flag) {
                 once(chunked_prefill_seen_, "--enable-chunked-prefill/--no-enable-chunked-prefill",
                      flag);
                 a.enable_chunked_prefill = flag == "--enable-chunked-prefill";
               })
-      .text({"--kv-cache-dtype"}, a.kv_cache_dtype)
+      .value({"--kv-cache-dtype"},
+             [&a](const std::string&, const std::string& v) { a.kv_cache_dtype = v; })
       .value({"--max-model-len"}, optional_int(a.max_model_len, 2))
       .value({"--num-gpu-blocks-override"}, optional_int(a.num_gpu_blocks_override, 2))
       .integer({"--long-prefill-token-threshold"}, a.long_prefill_token_threshold, 0)
@@ -124,8 +189,12 @@ void EngineFlagParser::add_to(FlagSet& flags) {
                               : SchedulingPolicy::kFcfs;
              })
       .integer({"--tensor-parallel-size"}, a.tensor_parallel_size, 1)
-      .text({"--gpu"}, a.gpu)
-      .text({"--model"}, a.model);
+      .value({"--gpu", "--model"},
+             [&a](const std::string& flag, const std::string& v) {
+               (flag == "--gpu" ? a.gpu : a.model) = v;
+               a.gpu_or_model_given = true;
+             })
+      .nonempty({"--profile"}, a.profile);
 }
 
 std::string engine_flags_usage() {
@@ -136,6 +205,8 @@ std::string engine_flags_usage() {
   --gpu-memory-utilization F       share of GPU memory for the engine (0.92)
   --enable-prefix-caching | --no-enable-prefix-caching        (on)
   --enable-chunked-prefill | --no-enable-chunked-prefill      (on)
+  --async-scheduling | --no-async-scheduling  schedule step k+1 while step k runs, as vLLM does
+                                   (default on; with --profile, what the measured engine did)
   --kv-cache-dtype auto|bfloat16|float16|fp8|fp8_e4m3|fp8_e5m2  (auto)
   --max-model-len N                context length (default: the model's)
   --num-gpu-blocks-override N      KV blocks instead of the computed capacity
@@ -144,6 +215,8 @@ std::string engine_flags_usage() {
   --tensor-parallel-size N         GPUs per engine (1)
   --gpu NAME|FILE.json             GPU preset or profile of the simulated backend (H200)
   --model NAME|FILE.json           model preset or shape of the simulated backend (Llama-3.1-8B)
+  --profile FILE.json              a calibrated engine (llmsim calibrate) instead of --gpu and
+                                   --model; its KV blocks, block size and limits are the defaults
 )";
 }
 

@@ -17,23 +17,32 @@ namespace llm {
 struct EngineArgs {
   std::string gpu = "H200";            // --gpu: preset name or JSON file
   std::string model = "Llama-3.1-8B";  // --model: preset name or JSON file
+  bool gpu_or_model_given = false;     // --gpu or --model was on the command line
+  // --profile: a calibrated engine (engine_profile.h) in place of --gpu and --model; its facts
+  // (KV blocks, block size, dtype, context, batch limits) are the defaults of the flags below.
+  std::string profile;
   int64_t tensor_parallel_size = 1;
   std::optional<int32_t> max_num_seqs;            // default depends on the GPU (vLLM's rule)
   std::optional<int64_t> max_num_batched_tokens;  // likewise
-  int32_t block_size = 16;
+  std::optional<int32_t> block_size;              // default 16
   double gpu_memory_utilization = 0.92;
   bool enable_prefix_caching = true;
   bool enable_chunked_prefill = true;
-  std::string kv_cache_dtype = "auto";
-  std::optional<int64_t> max_model_len;  // default: the model's context length
+  std::optional<std::string> kv_cache_dtype;  // default "auto"
+  std::optional<int64_t> max_model_len;       // default: the model's context length
   std::optional<int64_t> num_gpu_blocks_override;
   int64_t long_prefill_token_threshold = 0;
   SchedulingPolicy policy = SchedulingPolicy::kFcfs;
+  // --async-scheduling / --no-async-scheduling: schedule step k+1 while step k runs (vLLM's
+  // default). Default: on for the presets (as vLLM), the profile's with --profile.
+  std::optional<bool> async_scheduling;
 };
 
 struct ResolvedEngine {
   SchedulerConfig scheduler;
   Deployment deployment;
+  std::string kv_cache_dtype;  // as cache_config_info reports it
+  std::string model_name;      // the served name by default: --model, or the profile's model
 };
 
 // Throws UsageError whose message starts with the offending flag.
@@ -52,6 +61,7 @@ class EngineFlagParser {
  private:
   EngineArgs args_;
   bool prefix_caching_seen_ = false;
+  bool async_scheduling_seen_ = false;
   bool chunked_prefill_seen_ = false;
 };
 

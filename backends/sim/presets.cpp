@@ -9,16 +9,17 @@
 #include <cstdint>
 #include <fstream>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "backends/sim/json_fields.h"
+
 namespace llm {
 namespace {
 
-using nlohmann::json;
+using namespace sim_json;
 
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr Nanos kMicro = 1000;
@@ -155,111 +156,6 @@ std::vector<std::string> names_of(const std::vector<T>& table) {
   std::vector<std::string> out;
   for (const T& t : table) out.push_back(t.name);
   return out;
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& s : items) {
-    if (!out.empty()) out += ", ";
-    out += s;
-  }
-  return out;
-}
-
-bool is_json_path(const std::string& s) { return s.ends_with(".json"); }
-
-json read_json_object(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot open file");
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw std::invalid_argument(path + ": invalid JSON: " + e.what());
-  }
-  if (!j.is_object()) throw std::invalid_argument(path + ": expected a JSON object");
-  return j;
-}
-
-// Reads a JSON object's fields into struct members, remembering which keys it knows so that the
-// rest can be rejected as unknown.
-class FieldReader {
- public:
-  FieldReader(const json& obj, std::string file) : obj_(obj), file_(std::move(file)) {}
-
-  void read(const std::string& key, std::string& out, bool required) {
-    if (const json* v = find(key, required)) {
-      if (!v->is_string()) fail(key, "expected a string, got " + type_of(*v));
-      out = v->get<std::string>();
-    }
-  }
-  void read(const std::string& key, double& out, bool required) {
-    if (const json* v = find(key, required)) {
-      if (!v->is_number()) fail(key, "expected a number, got " + type_of(*v));
-      out = v->get<double>();
-    }
-  }
-  void read(const std::string& key, int64_t& out, bool required) {
-    if (const json* v = find(key, required)) {
-      if (!v->is_number_integer()) fail(key, "expected an integer, got " + type_of(*v));
-      if (v->is_number_unsigned() &&
-          v->get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-        fail(key, "integer out of range");
-      }
-      out = v->get<int64_t>();
-    }
-  }
-  void read(const std::string& key, bool& out, bool required) {
-    if (const json* v = find(key, required)) {
-      if (!v->is_boolean()) fail(key, "expected true or false, got " + type_of(*v));
-      out = v->get<bool>();
-    }
-  }
-
-  // Throws for the first key of the object that no read() asked for.
-  void reject_unknown() const {
-    for (const auto& [key, value] : obj_.items()) {
-      if (std::find(known_.begin(), known_.end(), key) == known_.end()) {
-        throw std::invalid_argument(file_ + ": unknown field '" + key +
-                                    "' (known fields: " + join(known_) + ")");
-      }
-    }
-  }
-
-  bool has(const std::string& key) const { return obj_.contains(key); }
-
-  [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw std::invalid_argument(file_ + ": field '" + key + "': " + what);
-  }
-
- private:
-  const json* find(const std::string& key, bool required) {
-    known_.push_back(key);
-    auto it = obj_.find(key);
-    if (it == obj_.end()) {
-      if (required) throw std::invalid_argument(file_ + ": missing required field '" + key + "'");
-      return nullptr;
-    }
-    return &*it;
-  }
-
-  static std::string type_of(const json& v) { return v.type_name(); }
-
-  const json& obj_;
-  std::string file_;
-  std::vector<std::string> known_;
-};
-
-void require_positive(const FieldReader& r, const std::string& key, double value) {
-  if (!(value > 0)) r.fail(key, "must be > 0");
-}
-
-void require_non_negative(const FieldReader& r, const std::string& key, double value) {
-  if (!(value >= 0)) r.fail(key, "must be >= 0");
-}
-
-void require_fraction(const FieldReader& r, const std::string& key, double value) {
-  if (!(value > 0 && value <= 1)) r.fail(key, "must be in (0, 1]");
 }
 
 GpuProfile gpu_from_json(const json& obj, const std::string& file) {

@@ -1,6 +1,7 @@
 #include "server/api/api_router.h"
 
 #include <ctime>
+#include <optional>
 #include <random>
 
 #include "core/exposition.h"
@@ -21,6 +22,17 @@ HttpResponse error_response(int status, std::string message, std::string param =
   HttpResponse r;
   r.status = status;
   r.body = error_body(ApiError{status, std::move(message), std::move(param), ""});
+  return r;
+}
+
+// vLLM's QueueOverflowError: 503 ServiceUnavailableError; our Retry-After tells clients when to
+// try again.
+HttpResponse admission_rejected(AdmissionMetrics* metrics) {
+  if (metrics) metrics->record(AdmissionRejection::kMaxNumQueuedReqs);
+  HttpResponse r = error_response(503,
+                                  "The engine is currently busy and cannot accept new requests. "
+                                  "Please try again later or on a different instance.");
+  r.headers.emplace_back("Retry-After", std::to_string(kAdmissionRetryAfterS));
   return r;
 }
 
@@ -146,10 +158,23 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
       return finish(error_response(
           503, "The engine has failed and accepts no new requests (see the server log)."));
     }
+    // Admission control: a cheap look first, so that under overload most refusals cost no parsing
+    // or tokenization; then, knowing n and the prompts, a reservation of all their sequences.
+    const int64_t limit = o.max_waiting_requests;
+    if (limit >= 0 && static_cast<int64_t>(context_.engines.num_waiting()) >= limit) {
+      return finish(admission_rejected(context_.admission_metrics));
+    }
     try {
       ModelInfo model{context_.setup.served_model_name, context_.setup.scheduler.max_model_len};
       CompletionRequest parsed = parse_completion_request(
           chat ? Endpoint::kChat : Endpoint::kCompletions, req.body, *context_.codec, model);
+      if (limit >= 0) {
+        const int64_t sequences = static_cast<int64_t>(parsed.prompts.size()) * parsed.n;
+        std::optional<WaitingReservation> place =
+            context_.engines.reserve_waiting(sequences, limit);
+        if (!place) return finish(admission_rejected(context_.admission_metrics));
+        result.admission = std::move(*place);
+      }
       result.job = std::make_shared<CompletionJob>(context_, std::move(parsed), req, request_id,
                                                    std::move(extra));
       return result;

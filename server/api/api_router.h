@@ -2,8 +2,10 @@
 // /tokenize, /detokenize; the optional metrics key on /metrics), request ids, the simple routes
 // (/health, /version, /v1/models, /metrics, /tokenize, /detokenize) answered at once, and the
 // completion routes turned into a CompletionJob for the session to run. Unknown routes 404 and
-// wrong methods 405, in the error envelope. Thread-safety: route() may be called from any I/O
-// thread concurrently.
+// wrong methods 405, in the error envelope. With --max-waiting-requests, a completion that would
+// make more sequences wait than the limit is refused with 503, Retry-After and vLLM's message, and
+// counted in vllm:admission_rejections_total; /health is not affected.
+// Thread-safety: route() may be called from any I/O thread concurrently.
 #pragma once
 
 #include <memory>
@@ -19,6 +21,10 @@ namespace llm {
 struct RouteResult {
   HttpResponse response;               // when job is null
   std::shared_ptr<CompletionJob> job;  // a generation for the session to start
+  // The job's place among the waiting (--max-waiting-requests): start the job on the routing
+  // thread, before this RouteResult is destroyed, so that its place passes to the engine (a job
+  // started elsewhere loses it when the RouteResult goes, and may briefly exceed the limit).
+  WaitingReservation admission;
 };
 
 class ApiRouter {

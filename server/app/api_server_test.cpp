@@ -17,6 +17,7 @@ namespace {
 using json = nlohmann::json;
 using testing::Connection;
 using testing::eventually;
+using testing::metric;
 using testing::request;
 using testing::start_server;
 using testing::test_options;
@@ -24,14 +25,6 @@ using testing::test_options;
 const std::string kChat = R"({"messages":[{"role":"user","content":"Hello there"}],"max_tokens":4)";
 
 json parse(const std::string& body) { return json::parse(body); }
-
-// Value of one series in the /metrics text (-1 when absent).
-double metric(uint16_t port, const std::string& series) {
-  const std::string text = request(port, "GET", "/metrics").body;
-  const size_t pos = text.find(series + " ");
-  if (pos == std::string::npos) return -1;
-  return std::stod(text.substr(pos + series.size() + 1));
-}
 
 // Splits synthetic-vocabulary text into its token pieces (each starts with a space, or is ".").
 std::vector<std::string> pieces(const std::string& text) {

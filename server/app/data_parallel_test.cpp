@@ -10,16 +10,10 @@ namespace llm {
 namespace {
 
 using json = nlohmann::json;
+using testing::metric;
 using testing::request;
 using testing::start_server;
 using testing::test_options;
-
-double metric(uint16_t port, const std::string& series) {
-  const std::string text = request(port, "GET", "/metrics").body;
-  const size_t pos = text.find(series + " ");
-  if (pos == std::string::npos) return -1;
-  return std::stod(text.substr(pos + series.size() + 1));
-}
 
 TEST(DataParallel, RequestsSpreadOverEnginesWithLabelledSeries) {
   ServerOptions o = test_options();

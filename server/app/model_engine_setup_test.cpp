@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "backends/cpu/cpu_engine_config.h"
+
 namespace llm {
 namespace {
 

@@ -33,6 +33,7 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   const EngineSetup& setup = context_.setup;
   if (!options.disable_log_stats) {
     families_ = std::make_unique<VllmMetricFamilies>(registry_, setup.scheduler.max_model_len);
+    admission_metrics_ = std::make_unique<AdmissionMetrics>(registry_, setup.served_model_name);
   }
   if (!options.request_log.empty()) {
     request_log_ = std::make_unique<RequestLog>(options.request_log, options.request_log_content);
@@ -68,6 +69,7 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   }
   context_.registry = &registry_;
   context_.request_log = request_log_.get();
+  context_.admission_metrics = admission_metrics_.get();
   router_ = std::make_unique<ApiRouter>(context_);
   HttpServerConfig http;
   http.host = options.host;
@@ -155,6 +157,7 @@ void LlmServer::shutdown() {
   stopped_ = true;
   using clock = std::chrono::steady_clock;
   context_.draining = true;
+  http_->begin_drain();
   const auto deadline =
       clock::now() + std::chrono::duration_cast<clock::duration>(
                          std::chrono::duration<double>(context_.options.shutdown_timeout_s));

@@ -51,6 +51,7 @@ class LlmServer {
   prometheus::Registry registry_;
   std::unique_ptr<VllmMetricFamilies> families_;
   std::vector<std::unique_ptr<EngineMetrics>> metrics_;  // one per engine (engine="i")
+  std::unique_ptr<AdmissionMetrics> admission_metrics_;  // the server's, without an engine label
   // Load the model or tokenizer and set up the context; return a maker of one engine's backend.
   std::function<Backend*()> setup_sim();
   std::function<Backend*()> setup_cpu();

@@ -31,7 +31,8 @@ struct ServerContext {
   std::vector<int32_t> extra_stop_token_ids;
   EngineSet engines;  // one per --data-parallel-size
   prometheus::Registry* registry = nullptr;
-  RequestLog* request_log = nullptr;       // null without --request-log
+  RequestLog* request_log = nullptr;              // null without --request-log
+  AdmissionMetrics* admission_metrics = nullptr;  // null with --disable-log-stats
   std::atomic<bool> draining{false};       // SIGTERM received: /health 503, no new generations
   std::atomic<uint64_t> next_sequence{0};  // makes engine request ids unique
   std::atomic<uint64_t> next_seed{0};      // default seeds of unseeded requests (real backends)

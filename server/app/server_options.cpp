@@ -43,6 +43,9 @@ Operations (ours):
   --max-header-bytes N             larger headers get 431 (16384)
   --read-timeout S                 close idle connections; 408 to requests this slow (60)
   --max-connections N              more open connections get 503 (4096)
+  --max-waiting-requests N         while N sequences wait in the engines (all of them together),
+                                   new completions get 503 with Retry-After: 1 and count in
+                                   vllm:admission_rejections_total (default: no limit)
   --http-threads N                 I/O threads (2)
 )";
 }
@@ -80,6 +83,7 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
       .integer({"--max-header-bytes"}, o.max_header_bytes, 256)
       .number({"--read-timeout"}, o.read_timeout_s, 0.001)
       .integer({"--max-connections"}, o.max_connections, 1)
+      .integer({"--max-waiting-requests"}, o.max_waiting_requests, 0)
       .integer({"--http-threads"}, o.http_threads, 1);
   flags.parse(args);
   if (o.enable_per_request_metrics && o.disable_log_stats) {
@@ -93,7 +97,9 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
         "--backend cpu for real tokens or --backend sim)");
   }
   o.engine = engine.args();
-  if (o.served_model_name.empty()) o.served_model_name = o.engine.model;
+  if (o.served_model_name.empty() && o.engine.profile.empty()) {
+    o.served_model_name = o.engine.model;
+  }
   return o;
 }
 
@@ -102,9 +108,8 @@ EngineSetup make_engine_setup(const ServerOptions& o) {
   ResolvedEngine engine = resolve_engine_args(o.engine);
   e.scheduler = engine.scheduler;
   e.deployment = engine.deployment;
-  e.cache =
-      cache_config_info(e.scheduler, o.engine.kv_cache_dtype, o.engine.gpu_memory_utilization);
-  e.served_model_name = o.served_model_name.empty() ? o.engine.model : o.served_model_name;
+  e.cache = cache_config_info(e.scheduler, engine.kv_cache_dtype, o.engine.gpu_memory_utilization);
+  e.served_model_name = o.served_model_name.empty() ? engine.model_name : o.served_model_name;
   return e;
 }
 

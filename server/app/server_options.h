@@ -49,7 +49,13 @@ struct ServerOptions {
   double read_timeout_s = 60.0;
   int64_t max_connections = 4096;
   int32_t http_threads = 2;
+  // --max-waiting-requests: refuse (503, Retry-After) completions while this many sequences wait
+  // in the engines, all data-parallel engines together; -1 (the default) = no limit, as vLLM.
+  int64_t max_waiting_requests = -1;
 };
+
+// Seconds in the Retry-After header of a 503 from --max-waiting-requests.
+inline constexpr int kAdmissionRetryAfterS = 1;
 
 // Parses argv[1..] (without --help: the caller checks wants_help first). `env_api_key` is
 // VLLM_API_KEY (may be null). Throws UsageError naming the flag.

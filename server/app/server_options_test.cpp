@@ -87,5 +87,37 @@ TEST(ServerOptions, BadFlagsNameTheFlag) {
   }
 }
 
+TEST(ServerOptions, MaxWaitingRequestsIsUnlimitedByDefaultAndTakesACountFromZero) {
+  struct Row {
+    std::vector<std::string> args;
+    int64_t want;       // the parsed value when `error` is empty
+    std::string error;  // a substring of the UsageError
+  };
+  const Row rows[] = {
+      {{}, -1, ""},
+      {{"--max-waiting-requests", "0"}, 0, ""},
+      {{"--max-waiting-requests", "1"}, 1, ""},
+      {{"--max-waiting-requests=256"}, 256, ""},
+      {{"--max-waiting-requests", "9223372036854775807"}, INT64_MAX, ""},
+      {{"--max-waiting-requests", "-1"}, 0, "--max-waiting-requests: must be at least 0, got -1"},
+      {{"--max-waiting-requests", "x"}, 0, "--max-waiting-requests: expected an integer, got 'x'"},
+      {{"--max-waiting-requests", "1.5"}, 0, "--max-waiting-requests: expected an integer"},
+      {{"--max-waiting-requests"}, 0, "--max-waiting-requests: missing value"},
+  };
+  for (const Row& row : rows) {
+    std::string args;
+    for (const std::string& a : row.args) args += a + " ";
+    if (row.error.empty()) {
+      EXPECT_EQ(parse_server_args(row.args, nullptr).max_waiting_requests, row.want) << args;
+    } else {
+      EXPECT_NE(error_of(row.args).find(row.error), std::string::npos)
+          << args << ": " << error_of(row.args);
+    }
+  }
+  EXPECT_NE(server_usage().find("--max-waiting-requests N"), std::string::npos);
+  EXPECT_NE(server_usage().find("Retry-After: " + std::to_string(kAdmissionRetryAfterS)),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace llm

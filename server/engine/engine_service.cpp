@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 #include "core/rng.h"
 
@@ -18,13 +19,22 @@ class EngineService::Relay final : public EngineObserver {
     int32_t remaining = 0;
   };
 
-  explicit Relay(std::atomic<size_t>& unfinished) : unfinished_(unfinished) {}
+  Relay(std::atomic<size_t>& unfinished, std::atomic<int64_t>& waiting)
+      : unfinished_(unfinished), waiting_(waiting) {}
+
+  // The waiting count, as soon as the scheduler has taken its decision (not only when the step's
+  // modelled time has passed) and after each step and abort.
+  void on_scheduled(const SchedulerOutput&, const Scheduler& scheduler) override {
+    waiting_.store(static_cast<int64_t>(scheduler.num_waiting()));
+  }
+  void on_state(const StepStats& state) override { waiting_.store(state.num_waiting); }
 
   void on_token(const Request& r, Nanos, Nanos) override {
     pending_.push_back({&r, r.last_output_token});
   }
 
-  void on_step(const StepStats&) override {
+  void on_step(const StepStats& stats) override {
+    waiting_.store(stats.num_waiting);
     // Several tokens of one sequence never occur in one step (no speculative decoding), so each
     // pending entry is one update.
     for (const auto& [request, token] : pending_) {
@@ -84,13 +94,16 @@ class EngineService::Relay final : public EngineObserver {
   }
 
   std::atomic<size_t>& unfinished_;
+  std::atomic<int64_t>& waiting_;
   std::vector<std::pair<const Request*, int32_t>> pending_;
   std::vector<uint64_t> finished_sent_;
 };
 
 EngineService::EngineService(const SchedulerConfig& config, Backend& backend,
                              EngineObserver* observer)
-    : config_(config), backend_(backend), relay_(std::make_unique<Relay>(unfinished_)) {
+    : config_(config),
+      backend_(backend),
+      relay_(std::make_unique<Relay>(unfinished_, scheduler_waiting_)) {
   tee_.add(relay_.get());
   if (observer) tee_.add(observer);
   engine_ = std::make_unique<EngineCore>(config, backend, clock_, &tee_);
@@ -99,11 +112,33 @@ EngineService::EngineService(const SchedulerConfig& config, Backend& backend,
 
 EngineService::~EngineService() { stop(); }
 
+namespace {
+
+// The sequences a submission adds to the waiting queue: its n children.
+int64_t sequences_of(const GenerateRequest& request) {
+  return std::max<int64_t>(request.params.n, 1);
+}
+
+}  // namespace
+
+size_t EngineService::num_waiting() const {
+  const int64_t n = inbox_sequences_.load() + scheduler_waiting_.load();
+  return n > 0 ? static_cast<size_t>(n) : 0;
+}
+
+void EngineService::publish_waiting(int64_t applied) {
+  scheduler_waiting_.store(static_cast<int64_t>(engine_->scheduler().num_waiting()));
+  inbox_sequences_ -= applied;
+}
+
 bool EngineService::submit(GenerateRequest request, SequenceSink sink) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_ || failed_.load()) return false;
   if (request.arrival == kNoTime) request.arrival = clock_.now();
   ++unfinished_;
+  const int64_t sequences = sequences_of(request);
+  inbox_sequences_ += sequences;
+  if (submit_hook_) submit_hook_(sequences);  // after counting them: never missing from both
   inbox_.push_back({Command::kSubmit, std::move(request), std::move(sink), {}, {}, nullptr});
   wake_.notify_one();
   return true;
@@ -149,7 +184,7 @@ void EngineService::run_on_engine_thread(const std::function<void()>& fn) {
 EngineSnapshot EngineService::snapshot() {
   EngineSnapshot snap;
   run_on_engine_thread([this, &snap] {
-    snap.num_running = engine_->scheduler().num_running();
+    snap.num_running = engine_->scheduler().num_unfinished_running();
     snap.num_waiting = engine_->scheduler().num_waiting();
     snap.kv_usage = engine_->scheduler().kv().usage();
   });
@@ -289,9 +324,15 @@ void EngineService::loop() {
       commands.swap(inbox_);
       stopping = stopping_;
     }
+    // The waiting sequences these commands submit, forgotten from the inbox count once applied.
+    int64_t taken = 0;
+    for (const Command& c : commands) {
+      if (c.kind == Command::kSubmit) taken += sequences_of(c.request);
+    }
     if (failed_.load()) {
       for (Command& c : commands) apply_failed(c);
       commands.clear();
+      inbox_sequences_ -= taken;
       if (stopping) {
         std::lock_guard<std::mutex> lock(mutex_);
         for (Command& c : inbox_) apply_failed(c);
@@ -309,12 +350,13 @@ void EngineService::loop() {
         apply(c);
       }
       commands.clear();
+      publish_waiting(std::exchange(taken, 0));
       if (aborted) {
         // Without a following step nothing else would refresh the gauges (running, KV usage).
         StepStats state;
         state.start = state.end = clock_.now();
         const Scheduler& s = engine_->scheduler();
-        state.num_running = static_cast<int64_t>(s.num_running());
+        state.num_running = static_cast<int64_t>(s.num_unfinished_running());
         state.num_waiting = static_cast<int64_t>(s.num_waiting());
         state.free_blocks = s.kv().pool().num_free();
         state.usable_blocks = s.kv().pool().num_usable();
@@ -349,6 +391,7 @@ void EngineService::loop() {
         }
       }
       commands.clear();
+      inbox_sequences_ -= taken;
       fail_all(e.what());
     }
   }

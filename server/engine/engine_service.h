@@ -70,6 +70,11 @@ class EngineService {
   // Queues a request; returns false (and calls nothing) when the service is stopping.
   // The sink receives every update of every child until each has finished.
   bool submit(GenerateRequest request, SequenceSink sink);
+  // Called by submit() on the submitting thread with the sequences it added to num_waiting()
+  // (admission control hands a reservation over with it). Set before serving.
+  void set_submit_hook(std::function<void(int64_t sequences)> hook) {
+    submit_hook_ = std::move(hook);
+  }
   // Aborts every sequence of the request (between engine steps). Unknown ids are ignored.
   void abort(const std::string& request_id);
   // Aborts everything still running or waiting (used when a drain times out).
@@ -78,8 +83,13 @@ class EngineService {
   // layer calls it with kStop when the sequence's text matched a stop string.
   void finish_sequence(const std::string& request_id, int32_t child_index, FinishReason reason);
 
-  // Cheap counters for /health, draining and tests.
+  // Cheap counters for /health, draining, admission control and tests.
   size_t num_unfinished() const { return unfinished_.load(); }
+  // Sequences waiting for their first scheduling: those submitted and not yet handed to the
+  // scheduler plus the scheduler's waiting queue (preempted ones included), as published by the
+  // engine thread when it takes commands and at each step's decision and end. Never below the
+  // true count: while the engine thread moves a submission into the queue it counts twice.
+  size_t num_waiting() const;
   // The engine thread caught an exception from a step: nothing more will run.
   bool failed() const { return failed_.load(); }
   const SchedulerConfig& config() const { return config_; }
@@ -104,12 +114,16 @@ class EngineService {
 
   void loop();
   void apply(Command& command);
+  // Publishes the scheduler's waiting count, then forgets `applied` inbox sequences (in this
+  // order, so that a reader never sees a submission in neither count).
+  void publish_waiting(int64_t applied);
   // After a failure: fails every in-flight request; later commands are answered or dropped.
   void fail_all(const char* what);
   void apply_failed(Command& command);
 
-  // Constant after construction.
+  // Constant after construction (the hook: before serving).
   SchedulerConfig config_;
+  std::function<void(int64_t)> submit_hook_;
   Backend& backend_;  // asked for natural lengths on the engine thread; stepped by engine_
 
   // Owned by the engine thread once it has started: only loop() and the commands it applies touch
@@ -128,7 +142,9 @@ class EngineService {
 
   // Readable from any thread without the lock.
   std::atomic<size_t> unfinished_{0};  // requests submitted and not yet finished (all children)
-  std::atomic<bool> failed_{false};    // a step threw; set once by the engine thread
+  std::atomic<int64_t> inbox_sequences_{0};    // sequences of kSubmit commands not yet applied
+  std::atomic<int64_t> scheduler_waiting_{0};  // the scheduler's waiting queue, last published
+  std::atomic<bool> failed_{false};            // a step threw; set once by the engine thread
   std::thread thread_;
 };
 

@@ -39,6 +39,37 @@ class LengthInPromptBackend final : public Backend {
   testing::ScriptedBackend inner_;
 };
 
+// LengthInPromptBackend whose second step waits until open() is called, so that a test can queue
+// a command while it knows exactly where the engine is (between step 1 and step 3), however
+// loaded the machine.
+class GatedBackend final : public Backend {
+ public:
+  explicit GatedBackend(Nanos step_ns) : inner_(step_ns) {}
+  Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) override {
+    if (++steps_ == 2) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      opened_.wait(lock, [this] { return open_; });
+    }
+    return inner_.execute(batch, sampled);
+  }
+  int32_t eos_token_id() const override { return inner_.eos_token_id(); }
+  int64_t natural_output_len(const Request& r) const override {
+    return inner_.natural_output_len(r);
+  }
+  void open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    opened_.notify_all();
+  }
+
+ private:
+  LengthInPromptBackend inner_;
+  int steps_ = 0;  // engine thread only
+  std::mutex mutex_;
+  std::condition_variable opened_;
+  bool open_ = false;
+};
+
 // Collects the updates of one request and signals when all its sequences finished.
 struct Collector {
   std::mutex mutex;
@@ -116,14 +147,15 @@ TEST(EngineService, AnOversizedPromptFinishesWithErrorAtOnce) {
 }
 
 TEST(EngineService, AbortEndsALongRequestAndFreesItsBlocks) {
-  LengthInPromptBackend backend(1'000'000);  // 1 ms per step: the request runs for a while
+  GatedBackend backend(1'000'000);
   EngineService service(small_config(), backend, nullptr);
   Collector c(1);
   auto r = request("long", 4, 1000);
   r.params.max_tokens = 50;
   ASSERT_TRUE(service.submit(r, c.sink()));
   ASSERT_TRUE(c.wait_for_first_token(0));
-  service.abort("long");
+  service.abort("long");  // taken after step 2, which waits for open()
+  backend.open();
   ASSERT_EQ(c.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(c.updates.back().finish_reason, FinishReason::kAbort);
   EXPECT_LT(c.updates.back().num_output_tokens, 50);
@@ -150,19 +182,28 @@ TEST(EngineService, ASecondLiveRequestWithTheSameIdIsRefused) {
   EXPECT_EQ(service.num_unfinished(), 0u);
 }
 
-// Records the finish reason of every sequence, as the metrics observer would count it.
+// Records the finish reason of every sequence, as the metrics observer would count it. The relay
+// may hand a sequence's final update to its sink before the engine retires it (and calls
+// on_finished), so a test waits for the count it expects.
 class FinishReasons final : public EngineObserver {
  public:
   void on_finished(const Request& r) override {
     std::lock_guard<std::mutex> lock(mutex);
     reasons[r.external_id] = r.finish_reason;
+    recorded.notify_all();
+  }
+  bool wait_for(size_t count) {
+    std::unique_lock<std::mutex> lock(mutex);
+    return recorded.wait_for(lock, std::chrono::seconds(10),
+                             [&] { return reasons.size() >= count; });
   }
   std::mutex mutex;
+  std::condition_variable recorded;
   std::map<std::string, FinishReason> reasons;
 };
 
 TEST(EngineService, FinishSequenceEndsOneChildWithTheGivenReason) {
-  LengthInPromptBackend backend(1'000'000);
+  GatedBackend backend(1'000'000);
   FinishReasons observed;
   EngineService service(small_config(), backend, &observed);
   Collector c(2);
@@ -171,7 +212,9 @@ TEST(EngineService, FinishSequenceEndsOneChildWithTheGivenReason) {
   ASSERT_TRUE(service.submit(r, c.sink()));
   ASSERT_TRUE(c.wait_for_first_token(0));
   service.finish_sequence("s", 0, FinishReason::kStop);  // e.g. its text matched a stop string
+  backend.open();
   ASSERT_EQ(c.done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  ASSERT_TRUE(observed.wait_for(2));
   std::lock_guard<std::mutex> lock(observed.mutex);
   EXPECT_EQ(observed.reasons.at("0_s"), FinishReason::kStop);
   EXPECT_EQ(observed.reasons.at("1_s"), FinishReason::kLength);  // its sibling ran on

@@ -1,10 +1,49 @@
 #include "server/engine/engine_set.h"
 
+#include <algorithm>
+
 namespace llm {
+namespace {
+
+// The reservation this thread made last, for the submissions that follow it on this thread.
+struct HandOffSlot {
+  const EngineSet* set = nullptr;
+  std::weak_ptr<std::atomic<int64_t>> left;
+};
+thread_local HandOffSlot t_hand_off;
+
+}  // namespace
+
+WaitingReservation& WaitingReservation::operator=(WaitingReservation&& other) noexcept {
+  if (this != &other) {
+    release();
+    reserved_ = other.reserved_;
+    left_ = std::move(other.left_);
+  }
+  return *this;
+}
+
+void WaitingReservation::release() {
+  if (left_) reserved_->fetch_sub(left_->exchange(0));
+  left_.reset();
+}
 
 void EngineSet::add(EngineService* engine, EngineMetrics* metrics) {
   engines_.push_back(engine);
   metrics_.push_back(metrics);
+  engine->set_submit_hook([this](int64_t sequences) { hand_off(sequences); });
+}
+
+void EngineSet::hand_off(int64_t sequences) {
+  if (t_hand_off.set != this) return;
+  const std::shared_ptr<std::atomic<int64_t>> left = t_hand_off.left.lock();
+  if (!left) return;
+  int64_t have = left->load();
+  int64_t moved = 0;
+  do {
+    moved = std::min(have, sequences);
+  } while (moved > 0 && !left->compare_exchange_weak(have, have - moved));
+  if (moved > 0) reserved_ -= moved;
 }
 
 EngineService& EngineSet::pick() {
@@ -35,6 +74,26 @@ size_t EngineSet::num_unfinished() const {
   size_t total = 0;
   for (const EngineService* e : engines_) total += e->num_unfinished();
   return total;
+}
+
+size_t EngineSet::num_waiting() const {
+  int64_t total = reserved_.load();
+  for (const EngineService* e : engines_) total += static_cast<int64_t>(e->num_waiting());
+  return total > 0 ? static_cast<size_t>(total) : 0;
+}
+
+std::optional<WaitingReservation> EngineSet::reserve_waiting(int64_t sequences, int64_t limit) {
+  // Reserve first, then count: of two requests racing for the last place, the later reservation
+  // sees both, so they cannot both pass.
+  reserved_ += sequences;
+  if (static_cast<int64_t>(num_waiting()) > limit) {
+    reserved_ -= sequences;
+    return std::nullopt;
+  }
+  auto left = std::make_shared<std::atomic<int64_t>>(sequences);
+  t_hand_off.set = this;
+  t_hand_off.left = left;
+  return WaitingReservation(&reserved_, std::move(left));
 }
 
 void EngineSet::abort_all() {

@@ -3,17 +3,53 @@
 // goes to the engine with the fewest unfinished requests (ties in turn), as vLLM's data-parallel
 // front end balances on queue lengths; all sequences of one prompt stay on one engine. The server
 // is unhealthy as soon as any engine has failed.
+// Admission control (--max-waiting-requests) counts the sequences waiting in all engines together,
+// as vLLM's admission limits apply to the server as a whole, not per data-parallel rank: a request
+// is admitted by reserving its sequences against the limit before it is routed (reserve_waiting).
+// The reservation passes to the engine as the request is submitted on the thread that reserved it
+// (the router and the job's start() run on one I/O thread): the engine's waiting count grows by
+// the same sequences the reservation gives up, so requests admitted at the same moment on several
+// I/O threads never exceed the limit together, and none is counted twice for longer than two
+// atomic operations.
 // Thread-safety: add() only before serving; everything else is safe from any thread.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/vllm_metrics.h"
 #include "server/engine/engine_service.h"
 
 namespace llm {
+
+class EngineSet;
+
+// The sequences an admitted request holds against the waiting limit until they are submitted to
+// an engine (on the reserving thread) or the reservation is destroyed, whichever comes first.
+// Empty when default-constructed. Move-only.
+class WaitingReservation {
+ public:
+  WaitingReservation() = default;
+  WaitingReservation(WaitingReservation&& other) noexcept = default;
+  WaitingReservation& operator=(WaitingReservation&& other) noexcept;
+  WaitingReservation(const WaitingReservation&) = delete;
+  WaitingReservation& operator=(const WaitingReservation&) = delete;
+  ~WaitingReservation() { release(); }
+
+ private:
+  friend class EngineSet;
+  WaitingReservation(std::atomic<int64_t>* reserved, std::shared_ptr<std::atomic<int64_t>> left)
+      : reserved_(reserved), left_(std::move(left)) {}
+  void release();
+
+  std::atomic<int64_t>* reserved_ = nullptr;    // the set's total of reserved sequences
+  std::shared_ptr<std::atomic<int64_t>> left_;  // not yet handed to an engine (shared with the
+                                                // reserving thread's hand-off slot)
+};
 
 class EngineSet {
  public:
@@ -26,6 +62,14 @@ class EngineSet {
 
   bool failed() const;
   size_t num_unfinished() const;
+  // Sequences waiting in all engines (EngineService::num_waiting) plus those reserved by admitted
+  // requests not yet submitted.
+  size_t num_waiting() const;
+  // Admission: reserves `sequences` when, with them, at most `limit` sequences would be waiting;
+  // nullopt otherwise. Never admits past the limit; two requests racing for the last place may
+  // both be refused. The next submissions to any engine of this set from this thread take their
+  // sequences out of the reservation.
+  std::optional<WaitingReservation> reserve_waiting(int64_t sequences, int64_t limit);
   void abort_all();
   void stop();
   // Each engine's pending metric updates, applied on its own thread (before a /metrics scrape).
@@ -35,6 +79,10 @@ class EngineSet {
   std::vector<EngineService*> engines_;
   std::vector<EngineMetrics*> metrics_;
   std::atomic<size_t> turn_{0};
+  // An engine accepted `sequences` from this thread: they leave this thread's reservation.
+  void hand_off(int64_t sequences);
+
+  std::atomic<int64_t> reserved_{0};  // sequences held by WaitingReservations
 };
 
 }  // namespace llm

@@ -12,6 +12,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <cstdio>
+#include <future>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
@@ -32,18 +33,23 @@ namespace http = beast::http;
 using tcp = net::ip::tcp;
 
 struct HttpServer::Impl {
-  Impl(ApiRouter& r, HttpServerConfig c) : router(r), config(std::move(c)), acceptor(ioc) {}
+  Impl(ApiRouter& r, HttpServerConfig c)
+      : router(r), config(std::move(c)), acceptor(net::make_strand(ioc)) {}
 
   void do_accept();
+  void accept_backlog_and_close();  // on an I/O thread, at stop()
 
   ApiRouter& router;
   HttpServerConfig config;
   // Declared before the io_context: sessions destroyed with it still update these.
   std::atomic<size_t> open{0};
   std::atomic<size_t> generating{0};
+  std::atomic<size_t> busy{0};  // sessions between a request's first bytes and its response's last
+  std::atomic<bool> draining{false};
   net::io_context ioc;
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work;
-  tcp::acceptor acceptor;
+  tcp::acceptor acceptor;        // on its own strand: stop() closes it there
+  bool stopping_accept = false;  // on the acceptor's strand
   std::vector<std::thread> threads;
   bool running = false;
 };
@@ -63,6 +69,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
   ~Session() {
     if (job_) --server_.generating;
+    set_busy(false);
     --server_.open;
   }
 
@@ -128,6 +135,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_header(beast::error_code ec, size_t) {
     if (ec) return on_read(ec, 0);
+    set_busy(true);
     const auto& req = parser_->get();
     if (beast::iequals(req[http::field::expect], "100-continue")) {
       beast::error_code ignored;
@@ -213,13 +221,14 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void handle(http::request<http::string_body>&& req) {
     stop_read_timer();
+    set_busy(true);
     method_ = std::string(req.method_string().data(), req.method_string().size());
     path_ = std::string(req.target().data(), req.target().size());
     guarded("request", [&] { route_and_start(std::move(req)); });
   }
 
   void route_and_start(http::request<http::string_body>&& req) {
-    keep_alive_ = req.keep_alive();
+    keep_alive_ = req.keep_alive() && !server_.draining.load();
     HttpRequest r;
     r.method = std::string(req.method_string().data(), req.method_string().size());
     const std::string_view target(req.target().data(), req.target().size());
@@ -364,6 +373,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (pending_.capacity() > kKeepBufferBytes) std::string().swap(pending_);
     if (!response_complete_ || job_) return;
     response_complete_ = false;
+    set_busy(false);
     if (!keep_alive_) return linger_close();
     if (monitoring_) {
       resume_after_monitor_ = true;
@@ -392,9 +402,20 @@ class Session : public std::enable_shared_from_this<Session> {
                             });
   }
 
+  void set_busy(bool busy) {
+    if (busy == busy_) return;
+    busy_ = busy;
+    if (busy) {
+      ++server_.busy;
+    } else {
+      --server_.busy;
+    }
+  }
+
   void close() {
     if (closed_) return;
     closed_ = true;
+    set_busy(false);
     read_timer_.cancel();
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
@@ -415,6 +436,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool monitoring_ = false;
   bool resume_after_monitor_ = false;
   bool closed_ = false;
+  bool busy_ = false;              // counted in server_.busy: a request is being read or answered
   bool stream_head_sent_ = false;  // a streaming response's head is out: errors go in SSE frames
   std::string method_;             // of the request being handled, for the error log
   std::string path_;
@@ -445,8 +467,28 @@ void run_io_thread(net::io_context& ioc) {
 
 }  // namespace
 
+void HttpServer::Impl::accept_backlog_and_close() {
+  beast::error_code ec;
+  acceptor.cancel(ec);  // the pending async_accept ends with operation_aborted, not re-armed
+  stopping_accept = true;
+  acceptor.non_blocking(true, ec);
+  for (;;) {
+    tcp::socket socket(net::make_strand(ioc));
+    acceptor.accept(socket, ec);
+    if (ec) break;  // would block: the backlog is empty
+    auto session = std::make_shared<Session>(std::move(socket), *this);
+    HttpResponse r;
+    r.status = 503;
+    r.body = error_body(
+        ApiError{503, "The server is shutting down and accepts no new requests.", "", ""});
+    session->reject(std::move(r));
+  }
+  acceptor.close(ec);
+}
+
 void HttpServer::Impl::do_accept() {
   acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+    if (stopping_accept) return;
     if (ec) {
       if (ec == net::error::operation_aborted || !acceptor.is_open()) return;
       return do_accept();  // e.g. too many open files: keep serving the others
@@ -507,16 +549,34 @@ uint16_t HttpServer::port() const {
 size_t HttpServer::open_connections() const { return impl_->open.load(); }
 size_t HttpServer::active_generations() const { return impl_->generating.load(); }
 
-void HttpServer::stop() {
+void HttpServer::begin_drain() { impl_->draining = true; }
+
+void HttpServer::stop(double grace_s) {
   Impl& s = *impl_;
   if (!s.running) return;
   s.running = false;
+  s.draining = true;
+  // 1. On an I/O thread: answer what already waits in the listen backlog, then stop accepting.
+  std::promise<void> closed;
+  net::post(s.acceptor.get_executor(), [&s, &closed] {
+    s.accept_backlog_and_close();
+    closed.set_value();
+  });
+  closed.get_future().wait_for(std::chrono::seconds(2));
+  // 2. Requests being read or answered get a moment to finish writing.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(grace_s));
+  while (s.busy.load() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // 3. Everything else (idle keep-alive connections) ends with the I/O threads.
   s.work.reset();
   s.ioc.stop();
   for (std::thread& t : s.threads) t.join();
   s.threads.clear();
   beast::error_code ignored;
-  s.acceptor.close(ignored);  // no thread runs handlers any more
+  s.acceptor.close(ignored);  // already closed unless step 1 did not run in time
 }
 
 }  // namespace llm

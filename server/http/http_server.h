@@ -5,8 +5,8 @@
 // streamed as chunked Server-Sent Events or written whole. While a generation runs the session
 // keeps a read pending on its socket, so a client that disconnects (or a failed write) aborts the
 // request in the engine at once.
-// Thread-safety: start() and stop() from one controlling thread; open_connections() and
-// active_generations() from any thread.
+// Thread-safety: start(), begin_drain() and stop() from one controlling thread;
+// open_connections() and active_generations() from any thread.
 #pragma once
 
 #include <cstddef>
@@ -40,9 +40,13 @@ class HttpServer {
   uint16_t port() const;  // the bound port (useful with port 0)
   size_t open_connections() const;
   size_t active_generations() const;  // sessions with a generation not yet fully written
-  // Closes the acceptor, stops the I/O threads and joins them. Pending handlers are destroyed
-  // with the server.
-  void stop();
+  // Draining (SIGTERM): every response from now on says Connection: close and its session reads
+  // no further request, so no client sends a request on a connection about to close.
+  void begin_drain();
+  // Stops accepting (connections already waiting in the listen backlog are accepted and answered
+  // 503), lets sessions with a request in progress finish writing for up to `grace_s`, then stops
+  // the I/O threads and joins them. Pending handlers are destroyed with the server.
+  void stop(double grace_s = 1.0);
 
   struct Impl;  // public name so the .cpp's sessions can refer to it; defined only there
 

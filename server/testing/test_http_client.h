@@ -160,6 +160,15 @@ inline Response request(uint16_t port, const std::string& method, const std::str
   return c.read_response();
 }
 
+// The value of one series in the /metrics text (-1 when absent), e.g.
+// metric(port, R"(vllm:num_requests_waiting{engine="0",model_name="m"})").
+inline double metric(uint16_t port, const std::string& series) {
+  const std::string text = request(port, "GET", "/metrics").body;
+  const size_t pos = text.find(series + " ");
+  if (pos == std::string::npos) return -1;
+  return std::stod(text.substr(pos + series.size() + 1));
+}
+
 inline ServerOptions test_options() {
   ServerOptions o;
   o.host = "127.0.0.1";

@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "sim/cli/calibrate_command.h"
+#include "sim/cli/dst_command.h"
+#include "sim/cli/fidelity_command.h"
 #include "sim/cli/make_model_command.h"
 #include "sim/cli/replay_command.h"
 #include "sim/cli/tokenize_command.h"
@@ -19,6 +22,15 @@ commands:
   make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N --out DIR
                          write a seeded random model as GGUF and safetensors
                          (llmsim make-model --help)
+  calibrate --backend cpu --model PATH --out FILE.json | --url URL --out FILE.json
+                         measure a real engine into a profile for replay --profile
+                         (llmsim calibrate --help)
+  fidelity TRACE --url URL --profile FILE.json
+                         how well a profile predicts the real server on TRACE
+                         (llmsim fidelity --help)
+  dst --seeds N [--start S] [--verbose]
+                         deterministic simulation testing: random traces, configurations and
+                         faults, invariants checked after every step (llmsim dst --help)
 )";
 
 using CommandFn = int (*)(const std::vector<std::string>&, std::ostream&, std::ostream&);
@@ -32,6 +44,9 @@ constexpr Command kCommands[] = {
     {"replay", llm::run_replay_command},
     {"tokenize", llm::run_tokenize_command},
     {"make-model", llm::run_make_model_command},
+    {"calibrate", llm::run_calibrate_command},
+    {"fidelity", llm::run_fidelity_command},
+    {"dst", llm::run_dst_command},
 };
 
 }  // namespace

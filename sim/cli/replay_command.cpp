@@ -9,6 +9,7 @@
 #include "core/flag_set.h"
 #include "core/observer_tee.h"
 #include "core/vllm_metrics.h"
+#include "sim/cli/pending_file.h"
 #include "sim/metrics_recorder.h"
 #include "sim/replay_report.h"
 #include "sim/time_text.h"
@@ -92,9 +93,10 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
   return o;
 }
 
-ReplayConfig make_replay_config(const ReplayOptions& o) {
+ReplayConfig make_replay_config(const ReplayOptions& o, ResolvedEngine* resolved) {
   ReplayConfig c;
   ResolvedEngine engine = resolve_engine_args(o.engine);
+  if (resolved) *resolved = engine;
   c.scheduler = engine.scheduler;
   c.deployment = engine.deployment;
   c.seed = o.seed;
@@ -103,41 +105,7 @@ ReplayConfig make_replay_config(const ReplayOptions& o) {
   return c;
 }
 
-namespace {
-
 namespace fs = std::filesystem;
-
-// Files written under a temporary name, renamed into place only on commit(); removed otherwise.
-class PendingFile {
- public:
-  PendingFile(const std::string& flag, const fs::path& final_path)
-      : final_(final_path), temp_(final_path.string() + ".partial") {
-    stream_.open(temp_, std::ios::binary | std::ios::trunc);
-    if (!stream_) throw UsageError(flag + ": cannot write " + temp_.string());
-  }
-  ~PendingFile() {
-    if (!committed_) {
-      stream_.close();
-      std::error_code ec;
-      fs::remove(temp_, ec);
-    }
-  }
-  std::ofstream& stream() { return stream_; }
-  void commit() {
-    stream_.close();
-    if (!stream_) throw std::runtime_error("write failed: " + temp_.string());
-    fs::rename(temp_, final_);
-    committed_ = true;
-  }
-
- private:
-  fs::path final_;
-  fs::path temp_;
-  std::ofstream stream_;
-  bool committed_ = false;
-};
-
-}  // namespace
 
 int run_replay_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (wants_help(args)) {
@@ -160,7 +128,8 @@ int run_replay_command(const std::vector<std::string>& args, std::ostream& out, 
 int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
                    const ProgressFn& progress) {
   try {
-    const ReplayConfig config = make_replay_config(o);
+    ResolvedEngine engine;
+    const ReplayConfig config = make_replay_config(o, &engine);
     Trace trace = read_trace_file(o.trace_path);
     if (o.arrival_rate_scale != 1.0) scale_arrivals(trace, o.arrival_rate_scale);
 
@@ -203,10 +172,10 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     if (want_metrics) {
       families = std::make_unique<VllmMetricFamilies>(registry, config.scheduler.max_model_len);
     }
-    const CacheConfigInfo cache = cache_config_info(config.scheduler, o.engine.kv_cache_dtype,
-                                                    o.engine.gpu_memory_utilization);
+    const CacheConfigInfo cache =
+        cache_config_info(config.scheduler, engine.kv_cache_dtype, o.engine.gpu_memory_utilization);
     const std::string model_name =
-        o.served_model_name.empty() ? o.engine.model : o.served_model_name;
+        o.served_model_name.empty() ? engine.model_name : o.served_model_name;
     for (size_t i = 0; i < num_engines; ++i) {
       auto tee = std::make_unique<ObserverTee>();
       tee->add(&report);

@@ -40,7 +40,8 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args);
 std::string replay_usage();
 
 // Resolves presets and defaults into an engine configuration. Throws UsageError.
-ReplayConfig make_replay_config(const ReplayOptions& options);
+// `resolved` (optional) receives the resolved engine arguments (KV dtype, model name).
+ReplayConfig make_replay_config(const ReplayOptions& options, ResolvedEngine* resolved = nullptr);
 
 // Called now and then during a run with (finished sequences, all sequences so far).
 using ProgressFn = std::function<void(int64_t done, int64_t total)>;

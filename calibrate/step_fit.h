@@ -1,0 +1,33 @@
+// Fits the fitted step-time model (backends/sim/step_model.h) to measured engine steps: for each
+// pair of knees on a grid, a least-squares fit of the six non-negative coefficients weighted by
+// 1/measured^2 (so every step counts by its relative error, a 5 ms decode as much as a 2 s
+// prefill), keeping the pair with the smallest weighted error. Negative coefficients are dropped
+// one at a time and the rest refitted. Deterministic: the same samples give the same model.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <vector>
+
+#include "backends/sim/cost_model.h"
+#include "backends/sim/engine_profile.h"
+#include "backends/sim/step_model.h"
+
+namespace llm {
+
+// One measured step: its batch and how long it took.
+struct StepSample {
+  BatchCost cost;
+  double ns = 0;
+};
+
+struct StepFit {
+  FittedStepModel model;
+  ProfileFit quality;                   // relative errors over the samples
+  std::vector<double> relative_errors;  // (predicted - measured) / measured, per sample
+};
+
+// Throws std::invalid_argument when there are fewer samples than coefficients or a sample's
+// time is not positive.
+StepFit fit_step_model(const std::vector<StepSample>& samples);
+
+}  // namespace llm

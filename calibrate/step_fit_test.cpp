@@ -1,0 +1,85 @@
+// The step-model fit: steps priced by a known model are recovered to rounding, noisy ones to
+// about their noise, the result is deterministic, and too little data is refused.
+#include "calibrate/step_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/rng.h"
+
+namespace llm {
+namespace {
+
+FittedStepModel truth() { return FittedStepModel{3e6, 2e5, 4e5, 48, 30, 2.5, 6e5, 3}; }
+
+// The batches a calibration produces: prefills of several sizes, decodes of several batch sizes
+// and contexts, and mixed steps.
+std::vector<BatchCost> batches() {
+  std::vector<BatchCost> out;
+  for (int64_t p : {8, 16, 32, 64, 128, 256, 512, 1024}) {
+    BatchCost b;
+    b.add(0, p, true);
+    out.push_back(b);
+  }
+  for (int64_t n : {1, 2, 4, 8, 16}) {
+    for (int64_t c : {16, 128, 512, 1024}) {
+      BatchCost b;
+      for (int64_t i = 0; i < n; ++i) b.add(c, 1, true);
+      out.push_back(b);
+    }
+  }
+  for (int64_t n : {2, 8}) {
+    BatchCost b;
+    for (int64_t i = 0; i < n; ++i) b.add(64, 1, true);
+    b.add(0, 256, false);  // a prefill chunk that does not sample yet
+    out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<StepSample> priced(const FittedStepModel& m, double noise, uint64_t seed) {
+  std::vector<StepSample> samples;
+  Rng rng(seed);
+  for (const BatchCost& b : batches()) {
+    const double jitter = 1 + noise * (2 * rng.uniform() - 1);
+    samples.push_back({b, static_cast<double>(fitted_step_time_ns(m, b)) * jitter});
+  }
+  return samples;
+}
+
+TEST(StepFit, StepsPricedByAKnownModelAreRecovered) {
+  const StepFit fit = fit_step_model(priced(truth(), 0, 1));
+  EXPECT_LT(fit.quality.max_abs_error, 1e-3);
+  EXPECT_EQ(fit.quality.steps, static_cast<int64_t>(batches().size()));
+  // The recovered model prices batches it never saw as the truth does.
+  BatchCost unseen;
+  for (int i = 0; i < 5; ++i) unseen.add(300, 1, true);
+  unseen.add(0, 100, true);
+  const double want = static_cast<double>(fitted_step_time_ns(truth(), unseen));
+  EXPECT_NEAR(static_cast<double>(fitted_step_time_ns(fit.model, unseen)), want, 0.01 * want);
+}
+
+TEST(StepFit, NoisyStepsGiveErrorsOfAboutTheNoiseAndTheSameFitTwice) {
+  const std::vector<StepSample> samples = priced(truth(), 0.05, 7);
+  const StepFit a = fit_step_model(samples);
+  const StepFit b = fit_step_model(samples);
+  EXPECT_LT(a.quality.median_abs_error, 0.05);
+  EXPECT_LT(a.quality.max_abs_error, 0.15);
+  EXPECT_EQ(a.model.per_token_ns, b.model.per_token_ns);
+  EXPECT_EQ(a.model.token_knee, b.model.token_knee);
+  EXPECT_EQ(a.relative_errors, b.relative_errors);
+  EXPECT_EQ(fitted_model_problem(a.model), "");
+}
+
+TEST(StepFit, TooFewStepsOrANonPositiveTimeAreRefused) {
+  std::vector<StepSample> samples = priced(truth(), 0, 1);
+  samples.resize(5);
+  EXPECT_THROW(fit_step_model(samples), std::invalid_argument);
+  samples = priced(truth(), 0, 1);
+  samples[3].ns = 0;
+  EXPECT_THROW(fit_step_model(samples), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace llm

@@ -1,0 +1,234 @@
+#include "sim/cli/calibrate_command.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <ostream>
+#include <thread>
+
+#include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/cpu_engine_config.h"
+#include "backends/model/model_loader.h"
+#include "backends/sim/engine_args.h"
+#include "backends/sim/engine_profile.h"
+#include "calibrate/backend_probe.h"
+#include "calibrate/http_probe.h"
+#include "core/flag_set.h"
+#include "loadgen/cli.h"
+#include "sim/cli/pending_file.h"
+#include "ui/progress_bar.h"
+
+namespace llm {
+namespace {
+
+constexpr const char* kUsage =
+    R"(usage: llmsim calibrate --backend cpu --model PATH [--cpu-threads N] [flags] --out FILE.json
+       llmsim calibrate --url http://HOST:PORT [--model NAME] [flags] --out FILE.json
+
+Measures a real engine and writes the profile that `llmsim replay --profile FILE.json` and
+`llmserve --backend sim --profile FILE.json` use to price each step (docs/cost-model.md).
+
+In-process (--backend): drives the backend through the engine's own scheduler with designed
+probes (prefills of several lengths, decode batches of 1..max-num-seqs at several contexts,
+prefills joining running decodes), times each step on the steady clock and fits the model.
+  --backend cpu|cuda               the backend to measure (cuda: not built yet)
+  --model PATH                     the model file (.gguf or a safetensors directory)
+  --cpu-threads N                  GEMM worker threads (0 = all cores)
+  --kv-cache-memory-bytes N        KV budget when --num-gpu-blocks-override is unset (1073741824)
+  --max-num-seqs N, --max-num-batched-tokens N, --max-model-len N, --block-size N,
+  --num-gpu-blocks-override N      the engine arguments the profile is measured with (as llmserve)
+  --repeats N                      runs of each probe; each step keeps its median (3)
+  --quick                          a few small probes only (seconds; for tests)
+  --out FILE.json                  the profile (written under FILE.json.partial, then renamed)
+
+From outside (--url): single requests of several prompt lengths time the prefill step, waves of
+b requests with prompts of c tokens time the decode step at batch b, from the server's
+vllm:request_prefill_time_seconds and vllm:request_decode_time_seconds where /metrics has them
+(else on the client). The KV cache's size comes from vllm:cache_config_info; what cannot be seen
+is assumed and printed.
+  --url http://HOST:PORT[/PATH]    the server (llmserve or vLLM)
+  --model NAME                     the model to ask for (default: the first of /v1/models)
+  --api-key KEY                    sent as "Authorization: Bearer KEY"
+  --max-num-seqs N, --max-num-batched-tokens N   the server's limits (assumed 256 and 2048)
+  --num-gpu-blocks-override N      the KV block count when /metrics does not report it
+)";
+
+struct CalibrateOptions {
+  std::string backend;
+  std::string url;
+  loadgen::BenchConfig target;  // from --url
+  std::string out;
+  int32_t cpu_threads = 0;
+  int64_t kv_cache_memory_bytes = int64_t{1} << 30;
+  int32_t repeats = 3;
+  bool quick = false;
+  EngineArgs engine;
+  bool model_given = false;
+};
+
+CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
+  CalibrateOptions o;
+  EngineFlagParser engine;
+  FlagSet flags("llmsim calibrate");
+  engine.add_to(flags);
+  flags.choice({"--backend"}, o.backend, {"cpu", "cuda"})
+      .nonempty({"--url"}, o.url, "URL")
+      .nonempty({"--out"}, o.out)
+      .integer({"--cpu-threads"}, o.cpu_threads, 0)
+      .integer({"--kv-cache-memory-bytes"}, o.kv_cache_memory_bytes, 1)
+      .integer({"--repeats"}, o.repeats, 1, 99)
+      .boolean({"--quick"}, o.quick);
+  flags.text({"--api-key"}, o.target.api_key);
+  flags.parse(args);
+  o.engine = engine.args();
+  if (!o.url.empty()) loadgen::parse_base_url(o.url, o.target);
+  o.model_given = o.engine.gpu_or_model_given;
+  if (o.out.empty()) throw UsageError("--out: required (the profile to write)");
+  if (o.backend.empty() == o.url.empty()) {
+    throw UsageError("--backend: give either --backend (in-process) or --url (a running server)");
+  }
+  if (!o.engine.profile.empty()) throw UsageError("--profile: calibrate writes a profile");
+  if (o.engine.gpu != EngineArgs{}.gpu) throw UsageError("--gpu: calibrate measures a real engine");
+  if (o.backend == "cuda") {
+    throw UsageError("--backend cuda: not built yet (the CUDA backend is a later issue)");
+  }
+  if (!o.backend.empty() && !o.model_given) throw UsageError("--model: required with --backend");
+  if (!o.url.empty() && o.model_given) o.target.model = o.engine.model;
+  return o;
+}
+
+std::string format_ns(double ns) {
+  char buf[32];
+  if (ns >= 1e6) {
+    std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
+  } else if (ns >= 1e3) {
+    std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3g ns", ns);
+  }
+  return buf;
+}
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+  return buf;
+}
+
+// Measures the CPU backend in-process; returns the profile.
+EngineProfile calibrate_cpu(const CalibrateOptions& o, std::ostream& err) {
+  ModelWeights weights_value;
+  try {
+    weights_value = load_model_weights(o.engine.model);
+  } catch (const std::exception& e) {
+    throw UsageError("--model " + o.engine.model + ": cannot load the model: " + e.what());
+  }
+  auto weights = std::make_shared<const ModelWeights>(std::move(weights_value));
+  const ModelConfig& model = weights->config;
+  const SchedulerConfig config = cpu_scheduler_config(o.engine, model, o.kv_cache_memory_bytes);
+  CpuBackendOptions cpu;
+  cpu.num_blocks = config.num_gpu_blocks;
+  cpu.block_size = config.block_size;
+  cpu.threads =
+      o.cpu_threads > 0 ? o.cpu_threads : static_cast<int>(std::thread::hardware_concurrency());
+  CpuBackend backend(weights, cpu);
+
+  ProbeOptions probe;
+  probe.repeats = o.repeats;
+  probe.vocab_size = model.vocab_size;
+  ProgressBar bar("calibrate", true);
+  probe.progress = [&bar](const std::string&, int done, int total) { bar.update(done, total); };
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<Probe> probes = default_probes(config, o.quick);
+  const std::vector<StepSample> samples = measure_backend_steps(backend, config, probes, probe);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  bar.finish();
+  err << "llmsim calibrate: " << samples.size() << " steps from " << probes.size() << " probes x "
+      << o.repeats << " runs in " << std::lround(seconds) << " s\n";
+
+  const StepFit fit = fit_step_model(samples);
+  EngineProfile p;
+  p.source = "cpu backend in-process, " + std::to_string(cpu.threads) + " threads";
+  p.model = o.engine.model;
+  p.step = fit.model;
+  p.async_scheduling = false;  // the engine loop schedules a step after the previous one ends
+  p.num_gpu_blocks = config.num_gpu_blocks;
+  p.block_size = config.block_size;
+  p.kv_cache_dtype = "float32";
+  p.max_model_len = config.max_model_len;
+  p.vocab_size = model.vocab_size;
+  p.max_num_seqs = config.max_num_seqs;
+  p.max_num_batched_tokens = config.max_num_batched_tokens;
+  p.fit = fit.quality;
+  return p;
+}
+
+// Measures a running server from outside; returns the profile.
+EngineProfile calibrate_url(const CalibrateOptions& o, std::ostream& out) {
+  HttpProbeOptions probe;
+  probe.target = o.target;
+  probe.repeats = o.repeats;
+  probe.quick = o.quick;
+  probe.max_num_seqs = o.engine.max_num_seqs;
+  probe.max_num_batched_tokens = o.engine.max_num_batched_tokens;
+  probe.num_gpu_blocks = o.engine.num_gpu_blocks_override;
+  ProgressBar bar("calibrate", true);
+  probe.progress = [&bar](const std::string&, int done, int total) { bar.update(done, total); };
+  HttpCalibration measured = probe_server(probe);
+  bar.finish();
+  for (const std::string& a : measured.assumptions) out << "assumed: " << a << "\n";
+  const StepFit fit = fit_step_model(measured.samples);
+  EngineProfile p = measured.facts;
+  p.step = fit.model;
+  p.fit = fit.quality;
+  return p;
+}
+
+}  // namespace
+
+std::string describe_fit(const StepFit& fit) {
+  const FittedStepModel& m = fit.model;
+  std::string out = "step time = " + format_ns(m.overhead_ns) + "\n";
+  out += "  + " + format_ns(m.per_sequence_ns) + " per sequence\n";
+  out += "  + " + format_ns(m.per_token_ns) + " per new token, counting at least " +
+         std::to_string(std::lround(m.token_knee)) + " (weight streaming below that)\n";
+  out += "  + " + format_ns(m.per_context_token_ns) + " per cached token read\n";
+  out += "  + " + format_ns(m.per_attention_pair_ns) + " per causal attention pair\n";
+  out += "  + " + format_ns(m.per_sample_ns) + " per sampled sequence, counting at least " +
+         std::to_string(std::lround(m.sample_knee)) + "\n";
+  out += "fit over " + std::to_string(fit.quality.steps) + " steps: |error| median " +
+         percent(fit.quality.median_abs_error) + ", p90 " + percent(fit.quality.p90_abs_error) +
+         ", max " + percent(fit.quality.max_abs_error) + "\n";
+  return out;
+}
+
+int run_calibrate_command(const std::vector<std::string>& args, std::ostream& out,
+                          std::ostream& err) {
+  if (wants_help(args)) {
+    out << kUsage;
+    return 0;
+  }
+  CalibrateOptions o;
+  try {
+    o = parse_calibrate_args(args);
+    PendingFile file("--out", o.out);
+    const EngineProfile profile = o.url.empty() ? calibrate_cpu(o, err) : calibrate_url(o, out);
+    StepFit fit;
+    fit.model = profile.step;
+    fit.quality = profile.fit;
+    out << describe_fit(fit);
+    file.stream() << engine_profile_json(profile);
+    file.commit();
+    out << "wrote " << o.out << "\n";
+    return 0;
+  } catch (const std::invalid_argument& e) {  // UsageError included
+    return report_usage_error(err, "llmsim calibrate", e);
+  } catch (const std::exception& e) {
+    err << "llmsim calibrate: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace llm

@@ -1,0 +1,265 @@
+#include "sim/cli/fidelity_command.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "backends/sim/engine_args.h"
+#include "core/flag_set.h"
+#include "loadgen/bench.h"
+#include "loadgen/cli.h"
+#include "sim/cli/pending_file.h"
+#include "sim/cli/replay_command.h"
+#include "sim/replay_report.h"
+#include "sim/trace_io.h"
+
+namespace llm {
+namespace {
+
+constexpr const char* kUsage =
+    R"(usage: llmsim fidelity TRACE --url http://HOST:PORT --profile FILE.json [flags] [engine args]
+
+Replays TRACE against the real server (llmbench's client, arrival times honoured) --real-runs
+times and in llmsim with the profile and the same engine arguments, and prints measured,
+predicted and the signed error for TTFT, TPOT, ITL and E2E (p50, p90, p99) and throughput.
+  --url http://HOST:PORT[/PATH]    the real server (llmserve or vLLM), started as the profile says
+  --profile FILE.json              the profile (llmsim calibrate)
+  --model NAME                     the model to ask the server for (default: the first served)
+  --api-key KEY                    sent as "Authorization: Bearer KEY"
+  --real-runs N                    runs against the server; the prediction is compared with their
+                                   mean, next to their spread (2)
+  --result-json FILE               the table as JSON
+  --check-p50 PCT                  exit 1 when a p50 error exceeds PCT percent (for tests)
+Engine arguments (--max-num-seqs, --max-num-batched-tokens, ...) as for llmsim replay; give the
+real server the same ones.
+)";
+
+struct FidelityOptions {
+  std::string trace_path;
+  std::string url;
+  std::string served_model;
+  std::string api_key;
+  int32_t real_runs = 2;
+  std::string result_json;
+  double check_p50 = -1;
+  EngineArgs engine;
+};
+
+FidelityOptions parse_fidelity_args(const std::vector<std::string>& args) {
+  FidelityOptions o;
+  EngineFlagParser engine;
+  FlagSet flags("llmsim fidelity");
+  engine.add_to(flags);
+  flags.nonempty({"--url"}, o.url, "URL")
+      .text({"--api-key"}, o.api_key)
+      .integer({"--real-runs"}, o.real_runs, 1, 50)
+      .nonempty({"--result-json"}, o.result_json)
+      .number({"--check-p50"}, o.check_p50, 0)
+      .positional([&o](const std::string& arg) {
+        if (!o.trace_path.empty()) throw UsageError("unexpected argument '" + arg + "'");
+        o.trace_path = arg;
+      });
+  flags.parse(args);
+  o.engine = engine.args();
+  if (o.trace_path.empty()) throw UsageError("missing TRACE (a trace file or synthetic:...)");
+  if (o.url.empty()) throw UsageError("--url: required (the real server)");
+  if (o.engine.profile.empty()) throw UsageError("--profile: required (llmsim calibrate)");
+  if (o.engine.gpu_or_model_given) {  // --model names the served model here
+    o.served_model = o.engine.model;
+    o.engine.gpu_or_model_given = false;
+    o.engine.model = EngineArgs{}.model;
+  }
+  return o;
+}
+
+// The trace's figures predicted by llmsim with the profile.
+ReplaySummary predict(const Trace& trace, const FidelityOptions& o) {
+  ReplayOptions replay;
+  replay.engine = o.engine;
+  const ReplayConfig config = make_replay_config(replay);
+  ReplayReport report(nullptr);
+  std::vector<EngineObserver*> observers = {&report};
+  const ReplayTotals totals = run_replay(trace, config, observers, {});
+  return report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
+}
+
+std::vector<FidelityRow> table_of(const std::vector<loadgen::BenchReport>& real,
+                                  const ReplaySummary& sim, double trace_start_s) {
+  struct Figure {
+    const char* name;
+    loadgen::LatencyStats loadgen::BenchReport::*real;
+    Distribution ReplaySummary::*sim;
+  };
+  const Figure figures[] = {{"TTFT", &loadgen::BenchReport::ttft, &ReplaySummary::ttft},
+                            {"TPOT", &loadgen::BenchReport::tpot, &ReplaySummary::tpot},
+                            {"ITL", &loadgen::BenchReport::itl, &ReplaySummary::itl},
+                            {"E2E", &loadgen::BenchReport::e2e, &ReplaySummary::e2e}};
+  std::vector<FidelityRow> rows;
+  for (const Figure& f : figures) {
+    for (int q = 0; q < 3; ++q) {
+      FidelityRow row;
+      row.figure = std::string(f.name) + (q == 0 ? " p50" : q == 1 ? " p90" : " p99") + " (ms)";
+      row.goal = q == 2 ? 0.20 : 0.10;
+      for (const loadgen::BenchReport& r : real) {
+        const loadgen::LatencyStats& s = r.*(f.real);
+        row.real.push_back(q == 0 ? s.median : q == 1 ? s.p90 : s.p99);
+      }
+      const Distribution& d = sim.*(f.sim);
+      row.predicted = 1e3 * (q == 0 ? d.p50 : q == 1 ? d.p90 : d.p99);
+      rows.push_back(row);
+    }
+  }
+  FidelityRow tput;
+  tput.figure = "output throughput (tok/s)";
+  tput.goal = 0.20;
+  for (const loadgen::BenchReport& r : real) tput.real.push_back(r.output_throughput);
+  const double sim_duration = sim.duration_s - trace_start_s;
+  tput.predicted = sim_duration > 0 ? static_cast<double>(sim.completion_tokens) / sim_duration : 0;
+  rows.push_back(tput);
+  return rows;
+}
+
+std::string pct(double fraction, bool sign) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, sign ? "%+.1f%%" : "%.1f%%", 100 * fraction);
+  return buf;
+}
+
+nlohmann::ordered_json table_json(const std::vector<FidelityRow>& rows) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const FidelityRow& r : rows) {
+    j.push_back({{"figure", r.figure},
+                 {"real", r.real},
+                 {"real_mean", r.real_mean()},
+                 {"spread", r.spread()},
+                 {"predicted", r.predicted},
+                 {"error", r.error()},
+                 {"goal", r.goal},
+                 {"verdict", r.verdict()}});
+  }
+  return j;
+}
+
+}  // namespace
+
+double FidelityRow::real_mean() const {
+  double sum = 0;
+  for (double v : real) sum += v;
+  return real.empty() ? 0 : sum / static_cast<double>(real.size());
+}
+
+double FidelityRow::spread() const {
+  if (real.size() < 2 || real_mean() <= 0) return 0;
+  const auto [lo, hi] = std::minmax_element(real.begin(), real.end());
+  return (*hi - *lo) / real_mean();
+}
+
+double FidelityRow::error() const {
+  const double mean = real_mean();
+  return mean > 0 ? (predicted - mean) / mean : (predicted == 0 ? 0 : INFINITY);
+}
+
+std::string FidelityRow::verdict() const {
+  const double e = std::abs(error());
+  if (e <= spread()) return "inside spread";
+  return e <= goal ? "pass" : "MISS";
+}
+
+double median_abs_error(const std::vector<FidelityRow>& rows) {
+  std::vector<double> e;
+  for (const FidelityRow& r : rows) e.push_back(std::abs(r.error()));
+  if (e.empty()) return 0;
+  std::sort(e.begin(), e.end());
+  return e.size() % 2 ? e[e.size() / 2] : (e[e.size() / 2 - 1] + e[e.size() / 2]) / 2;
+}
+
+std::string format_fidelity_table(const std::vector<FidelityRow>& rows) {
+  std::string out;
+  char line[200];
+  std::snprintf(line, sizeof line, "%-26s %12s %8s %12s %8s  %s\n", "figure", "real (mean)",
+                "spread", "predicted", "error", "verdict (goal)");
+  out += line;
+  for (const FidelityRow& r : rows) {
+    std::snprintf(line, sizeof line, "%-26s %12.2f %8s %12.2f %8s  %s (%s)\n", r.figure.c_str(),
+                  r.real_mean(), pct(r.spread(), false).c_str(), r.predicted,
+                  pct(r.error(), true).c_str(), r.verdict().c_str(), pct(r.goal, false).c_str());
+    out += line;
+  }
+  out +=
+      "median |error| over the table: " + pct(median_abs_error(rows), false) + " (goal <= 5.0%)\n";
+  return out;
+}
+
+int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out,
+                         std::ostream& err) {
+  if (wants_help(args)) {
+    out << kUsage;
+    return 0;
+  }
+  FidelityOptions o;
+  Trace trace;
+  loadgen::BenchConfig target;
+  try {
+    o = parse_fidelity_args(args);
+    loadgen::parse_base_url(o.url, target);
+    target.model = o.served_model;
+    target.api_key = o.api_key;
+    resolve_engine_args(o.engine);  // a bad profile or flag is named before any traffic
+    trace = read_trace_file(o.trace_path);
+  } catch (const std::invalid_argument& e) {  // UsageError included
+    return report_usage_error(err, "llmsim fidelity", e);
+  } catch (const TraceError& e) {
+    return report_usage_error(err, "llmsim fidelity", e);
+  }
+  try {
+    std::vector<loadgen::BenchReport> real;
+    for (int i = 0; i < o.real_runs; ++i) {
+      err << "llmsim fidelity: real run " << i + 1 << " of " << o.real_runs << " ("
+          << trace.requests.size() << " requests)\n";
+      const loadgen::BenchRun run = loadgen::run_benchmark(trace, target);
+      if (run.report.failed > 0) {
+        err << "llmsim fidelity: " << run.report.failed << " requests failed"
+            << (run.report.errors.empty() ? "" : ": " + run.report.errors.front()) << "\n";
+        return 1;
+      }
+      real.push_back(run.report);
+    }
+    const double start_s =
+        trace.requests.empty() ? 0 : static_cast<double>(trace.requests.front().arrival_ns) / 1e9;
+    const std::vector<FidelityRow> rows = table_of(real, predict(trace, o), start_s);
+    out << "fidelity of " << o.engine.profile << " against " << o.url << " on " << trace.source
+        << " (" << trace.requests.size() << " requests, " << o.real_runs << " real runs)\n"
+        << format_fidelity_table(rows);
+    if (!o.result_json.empty()) {
+      PendingFile file("--result-json", o.result_json);
+      nlohmann::ordered_json j;
+      j["trace"] = trace.source;
+      j["profile"] = o.engine.profile;
+      j["url"] = o.url;
+      j["real_runs"] = o.real_runs;
+      j["median_abs_error"] = median_abs_error(rows);
+      j["rows"] = table_json(rows);
+      file.stream() << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+                    << "\n";
+      file.commit();
+    }
+    if (o.check_p50 >= 0) {
+      for (const FidelityRow& r : rows) {
+        if (r.figure.find("p50") != std::string::npos && std::abs(r.error()) * 100 > o.check_p50) {
+          err << "llmsim fidelity: " << r.figure << " error " << pct(r.error(), true)
+              << " exceeds --check-p50 " << o.check_p50 << "%\n";
+          return 1;
+        }
+      }
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    err << "llmsim fidelity: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace llm

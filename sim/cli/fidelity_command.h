@@ -1,0 +1,42 @@
+// `llmsim fidelity TRACE --url URL --profile FILE.json [engine args]`: how well a profile
+// predicts a real engine. Replays TRACE against the server with llmbench's client (arrival times
+// honoured, token-id prompts of the trace's lengths, ignore_eos so outputs have the trace's
+// lengths) --real-runs times, replays the same trace in llmsim with the profile and the same
+// engine arguments, and prints for TTFT, TPOT, ITL and E2E at p50, p90 and p99, and for output
+// throughput: the real runs' mean, their spread (max - min, in percent of the mean), the
+// prediction and its signed error. An error inside the spread is reported as such; outside it,
+// against the goal (10% at p50 and p90, 20% at p99 and for throughput; median |error| <= 5%).
+// --result-json writes the table; --check-p50 PCT exits 1 when a p50 error exceeds PCT.
+// Thread-safety: single-threaded command-line code.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace llm {
+
+// `args` excludes the "fidelity" word itself. Exit codes: 0, 1 (the real runs failed, or
+// --check-p50 was exceeded), 2 (bad usage or input).
+int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out,
+                         std::ostream& err);
+
+// One row of the table: the real runs' values, and the prediction.
+struct FidelityRow {
+  std::string figure;  // "TTFT p50 (ms)"
+  std::vector<double> real;
+  double predicted = 0;
+  double goal = 0.10;  // the |error| the goal allows, as a fraction
+
+  double real_mean() const;
+  double spread() const;  // (max - min) / mean of the real runs; 0 with one run
+  double error() const;   // (predicted - mean) / mean
+  // "inside spread", "pass" or "MISS".
+  std::string verdict() const;
+};
+
+// The table as text, and the median |error| over its rows.
+std::string format_fidelity_table(const std::vector<FidelityRow>& rows);
+double median_abs_error(const std::vector<FidelityRow>& rows);
+
+}  // namespace llm

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# llmsim calibrate and fidelity end to end on a tiny generated model: calibrate the CPU backend
+# in-process and a running llmserve from outside, replay with each profile (deterministic), bad
+# input refused with the right exit code and message, and a short fidelity run against the real
+# server whose p50 errors must stay under a stated bound (a broken cost model or scheduler gives
+# errors of several times, noise on this machine tens of percent at most).
+# Usage: tests/fidelity_test.sh BUILD_DIR
+set -u
+build=${1:?usage: fidelity_test.sh BUILD_DIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+vocab="$root/../shared/testdata/tokenizers/ggml-vocab-llama-spm.gguf"
+P50_BOUND=${P50_BOUND:-50}  # percent
+work=$(mktemp -d)
+server=
+cleanup() {
+  [[ -n $server ]] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
+if [[ ! -f $vocab ]]; then
+  echo "SKIP: $vocab is absent (../shared); the calibration checks did not run"
+  exit 0
+fi
+engine=(--max-num-seqs 8 --num-gpu-blocks-override 512 --max-model-len 1024)
+
+# --- in-process calibration -----------------------------------------------------------------
+"$build/llmsim" make-model --arch llama --vocab "$vocab" --dim 128 --layers 2 --heads 4 \
+  --max-position-embeddings 1024 --out "$work/m" >/dev/null || fail "make-model"
+if "$build/llmsim" calibrate --backend cpu --model "$work/m/model.gguf" --cpu-threads 1 \
+  "${engine[@]}" --quick --repeats 2 --out "$work/cpu.json" >"$work/cal.out" 2>"$work/cal.err"; then
+  ok
+else
+  fail "calibrate --backend cpu: $(cat "$work/cal.err")"
+fi
+grep -q "per new token" "$work/cal.out" && grep -q "fit over" "$work/cal.out" && ok \
+  || fail "calibrate prints no fit: $(cat "$work/cal.out")"
+python3 - "$work/cpu.json" <<'PY' && ok || fail "the profile's facts"
+import json, sys
+p = json.load(open(sys.argv[1]))
+e = p["engine"]
+assert p["llmsim_profile"] == 1
+assert e["num_gpu_blocks"] == 512 and e["block_size"] == 16 and e["max_model_len"] == 1024, e
+assert e["max_num_seqs"] == 8 and e["async_scheduling"] is False, e
+assert e["vocab_size"] == 32000, e
+assert p["fit"]["steps"] >= 20, p["fit"]
+assert all(v >= 0 for v in p["step_time"].values()), p["step_time"]
+PY
+
+# --- a replay with the profile is deterministic and follows its facts ----------------------------
+for run in a b; do
+  "$build/llmsim" replay "$root/traces/tiny.json" --profile "$work/cpu.json" --quiet \
+    --output-dir "$work/$run" || fail "replay --profile"
+done
+cmp -s "$work/a/requests.jsonl" "$work/b/requests.jsonl" && cmp -s "$work/a/summary.json" \
+  "$work/b/summary.json" && ok || fail "two replays with one profile differ"
+python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['num_gpu_blocks'] == 512" \
+  "$work/a/summary.json" && ok || fail "replay ignored the profile's KV blocks"
+
+# --- bad input ----------------------------------------------------------------------------------
+expect() {  # expect NAME RC PATTERN COMMAND...
+  local name=$1 rc=$2 pattern=$3
+  shift 3
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  if [[ $got -ne $rc ]]; then fail "$name: exit $got, want $rc: $(head -c 300 "$work/err")"; return; fi
+  grep -qE -- "$pattern" "$work/err" && ok || fail "$name: stderr lacks '$pattern': $(head -c 300 "$work/err")"
+}
+expect "calibrate without --out" 2 "--out: required" "$build/llmsim" calibrate --backend cpu --model x
+expect "calibrate cuda" 2 "--backend cuda: not built" "$build/llmsim" calibrate --backend cuda --model x --out "$work/x.json"
+expect "calibrate both" 2 "--backend" "$build/llmsim" calibrate --backend cpu --url http://127.0.0.1:1 --model x --out "$work/x.json"
+expect "calibrate a server that is down" 1 "cannot GET http://127.0.0.1:1/v1/models" \
+  "$build/llmsim" calibrate --url http://127.0.0.1:1 --out "$work/x.json"
+[[ ! -e $work/x.json && ! -e $work/x.json.partial ]] && ok || fail "a failed calibration left a file"
+python3 - "$work/cpu.json" "$work/bad.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["step_time"]["per_token_ns"] = -5
+json.dump(p, open(sys.argv[2], "w"))
+PY
+expect "negative cost" 2 "bad.json: step_time: field 'per_token_ns': must be a finite number >= 0" \
+  "$build/llmsim" replay "$root/traces/tiny.json" --profile "$work/bad.json"
+expect "profile with --gpu" 2 "--profile: replaces --gpu and --model" \
+  "$build/llmsim" replay "$root/traces/tiny.json" --profile "$work/cpu.json" --gpu H100
+
+# --- a real server: calibrated from outside, and the fidelity of the in-process profile ---------
+"$build/llmserve" --backend cpu --model "$work/m/model.gguf" --cpu-threads 1 "${engine[@]}" \
+  --host 127.0.0.1 --port 0 2>"$work/server.log" &
+server=$!
+port=
+for _ in $(seq 100); do
+  port=$(grep -oE 'listening on [0-9.]+:[0-9]+' "$work/server.log" | grep -oE '[0-9]+$')
+  [[ -n $port ]] && break
+  sleep 0.1
+done
+if [[ -z $port ]]; then
+  fail "llmserve did not start: $(cat "$work/server.log")"
+else
+  url=http://127.0.0.1:$port
+  if "$build/llmsim" calibrate --url "$url" --max-num-seqs 8 --quick --repeats 2 \
+    --out "$work/url.json" >"$work/url.out" 2>"$work/url.err"; then ok; else fail "calibrate --url: $(cat "$work/url.err")"; fi
+  grep -q "assumed: max_num_batched_tokens 2048" "$work/url.out" && ok || fail "calibrate --url names no assumption"
+  grep -q '"num_gpu_blocks": 512' "$work/url.json" && ok || fail "calibrate --url did not read vllm:cache_config_info"
+  trace='synthetic:n=24,rate=6,prompt=lognormal:80:0.6:8:400,output=lognormal:24:0.5:4:64,seed=11'
+  if "$build/llmsim" fidelity "$trace" --url "$url" --profile "$work/cpu.json" "${engine[@]}" \
+    --real-runs 2 --check-p50 "$P50_BOUND" --result-json "$work/fid.json" >"$work/fid.out" 2>"$work/fid.err"; then
+    ok
+  else
+    fail "fidelity p50 errors over ${P50_BOUND}%: $(cat "$work/fid.out" "$work/fid.err")"
+  fi
+  cat "$work/fid.out"
+  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert len(j['rows']) == 13" "$work/fid.json" \
+    && ok || fail "fidelity --result-json"
+fi
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
