@@ -22,7 +22,8 @@ EngineCore::EngineCore(const SchedulerConfig& config, Backend& backend, Clock& c
 
 uint64_t EngineCore::add_request(std::unique_ptr<Request> owned) {
   Request& r = *owned;
-  r.id = next_id_++;
+  const uint64_t id = next_id_++;
+  r.id = id;
   const Nanos now = clock_.now();
   if (r.timeline.arrival == kNoTime) r.timeline.arrival = now;
   if (!r.prompt_tokens.empty()) r.prompt_len = static_cast<int64_t>(r.prompt_tokens.size());
@@ -32,13 +33,13 @@ uint64_t EngineCore::add_request(std::unique_ptr<Request> owned) {
   if (r.prompt_len < 1 || r.prompt_len >= max_model_len || r.params.max_tokens == 0 ||
       r.effective_max_tokens(max_model_len) < 1) {
     finish(r, FinishReason::kError, now);
-    retire(r);
-    return r.id;
+    retire(r);  // destroys r
+    return id;
   }
   r.timeline.queued = now;
   scheduler_.add(&r);
   observer_->on_queued(r);
-  return r.id;
+  return id;
 }
 
 bool EngineCore::finish_request(uint64_t id, FinishReason reason) {

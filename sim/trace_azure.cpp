@@ -149,6 +149,9 @@ Trace parse_azure_csv(std::istream& in, const std::string& name) {
     if (t.seconds - first.seconds > kMaxTraceSeconds) {
       fail(where, "TIMESTAMP", "more than 290 years after the first row");
     }
+    if (t.seconds - first.seconds < -kMaxTraceSeconds) {  // would overflow the nanoseconds below
+      fail(where, "TIMESTAMP", "more than 290 years before the first row");
+    }
     TraceRequest r;
     r.id = std::to_string(lines.number());
     r.arrival_ns = (t.seconds - first.seconds) * kNsPerSecond + (t.nanos - first.nanos);

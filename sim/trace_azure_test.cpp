@@ -106,6 +106,10 @@ TEST(AzureCsv, ReportsEveryErrorWithLineAndField) {
        "t.csv:3: GeneratedTokens: negative token count -1"},
       {"centuries later", kHeader + ts + ",1,1\n9999-01-01 00:00:00,1,1\n",
        "t.csv:3: TIMESTAMP: more than 290 years after the first row"},
+      // Found by fuzz/trace_reader_fuzz: the arrival's nanoseconds overflowed int64 (UBSan).
+      {"centuries earlier",
+       kHeader + "6077-11-16 18:15:46.6805900,374,44\n3023-11-16 18:15:50.9951690,396,109\r\n",
+       "t.csv:3: TIMESTAMP: more than 290 years before the first row"},
       {"out of order", kHeader + ts + ",1,1\n2023-11-16 18:15:47,1,1\n2023-11-16 18:15:46.9,1,1\n",
        "t.csv:4: TIMESTAMP: out of time order: earlier than the previous row (line 3)"},
   };

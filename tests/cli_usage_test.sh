@@ -18,6 +18,9 @@ table=(
   "llmsim replay|llmsim replay|--output-dir|--quiet|--max-num-seqs"
   "llmsim tokenize|llmsim tokenize|--tokenizer|--parse-special|"
   "llmsim make-model|llmsim make-model|--vocab|--tied|--dim"
+  "llmsim calibrate|llmsim calibrate|--out|--quick|--repeats"
+  "llmsim fidelity|llmsim fidelity|--url|--enable-prefix-caching|--real-runs"
+  "llmsim dst|llmsim dst|--start|--verbose|--seeds"
 )
 
 # expect NAME WANT_RC WANT_STREAM PATTERN COMMAND...: exit code and a fixed-string line on a stream.

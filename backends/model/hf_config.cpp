@@ -1,6 +1,7 @@
 // Hugging Face config.json -> ModelConfig (see hf_config.h).
 #include "backends/model/hf_config.h"
 
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -166,7 +167,8 @@ RopeScaling rope_scaling_of(const json& j, const Reader& r) {
     s.low_freq_factor = number("low_freq_factor", std::nullopt);
     s.high_freq_factor = number("high_freq_factor", std::nullopt);
     double orig = number("original_max_position_embeddings", std::nullopt);
-    if (orig != static_cast<double>(static_cast<int64_t>(orig)) || orig > kMaxDim) {
+    // The range first: casting a double beyond int64 is undefined behaviour.
+    if (orig > static_cast<double>(kMaxDim) || orig != std::floor(orig)) {
       r.fail(field("original_max_position_embeddings"), "must be an integer");
     }
     s.original_max_position_embeddings = static_cast<int64_t>(orig);

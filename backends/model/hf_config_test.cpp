@@ -300,6 +300,25 @@ TEST(HfConfig, NotJson) {
   EXPECT_THROW(parse_hf_config_text("[]", "c.json"), ModelFormatError);
 }
 
+// Found by fuzz/profile_fuzz (the input, minimised, is fuzz/regressions/profile/
+// hf_config_huge_original_max_position_embeddings less its selector byte): a llama3
+// original_max_position_embeddings far beyond int64 was cast to int64 before its range check
+// (undefined behaviour, a UBSan abort).
+TEST(HfConfig, HugeOriginalMaxPositionEmbeddingsIsAnErrorNotUndefinedBehaviour) {
+  const std::string text =
+      R"({"architectures": ["Qwen2ForCausalLM"], "hidden_size": 64, "intermediate_size": 96, )"
+      R"("num_attention_heads": 8, "num_hidden_layers": 1, "vocab_size": 100, "rope_scaling": )"
+      R"({"rope_type": "llama3", "factor": 5, "low_freq_factor": 1, "high_freq_factor": 9, )"
+      R"("original_max_position_embeddings": 1e53}})";
+  try {
+    parse_hf_config_text(text, "c.json");
+    ADD_FAILURE() << "parsed";
+  } catch (const ModelFormatError& e) {
+    EXPECT_EQ(e.field(), "rope_scaling.original_max_position_embeddings") << e.what();
+    EXPECT_NE(std::string(e.what()).find("must be an integer"), std::string::npos) << e.what();
+  }
+}
+
 // hf_config_to_json writes what parse_hf_config reads back to the same config.
 TEST(HfConfig, ToJsonRoundTrips) {
   ModelConfig llama;

@@ -292,7 +292,8 @@ PostSpecials read_post_processor(const Where& w, const json& root) {
   if (node == nullptr) return out;
   std::vector<std::pair<const json*, std::string>> parts;
   flatten(*node, "processors", "post_processor", parts, w);
-  for (const auto& [n, path] : parts) {
+  for (const auto& part : parts) {
+    const json* n = part.first;  // not a structured binding: clang 14 cannot capture one
     if ((*n)["type"] != "TemplateProcessing") continue;
     const json* single = member(*n, "single");
     if (single == nullptr || !single->is_array() || single->empty()) continue;

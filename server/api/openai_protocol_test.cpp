@@ -86,6 +86,26 @@ TEST(OpenAiRequest, ErrorsNameTheField) {
             "messages[0].role");
 }
 
+// Found by fuzz/openai_request_fuzz.cpp: fields of the wrong type inside objects that are read
+// with a default, and an n too large for any integer next to best_of (a float-to-int cast UBSan
+// caught). Each is a 400 naming its field, never an escaped library exception or UB.
+TEST(OpenAiRequest, WrongTypesInsideObjectsAndHugeNumbersAre400s) {
+  const std::string prompt = R"({"prompt":"a",)";
+  EXPECT_EQ(
+      error_of(Endpoint::kCompletions, prompt + R"("n":2222222222222222222222222,"best_of":2})")
+          .status,
+      400);
+  EXPECT_EQ(error_of(Endpoint::kCompletions, prompt + R"("n":2,"best_of":2.5})").param, "best_of");
+  EXPECT_EQ(error_of(Endpoint::kCompletions, prompt + R"("n":2,"best_of":2})").status, 0);
+  EXPECT_EQ(error_of(Endpoint::kCompletions, prompt + R"("best_of":1})").status, 0);
+  EXPECT_EQ(error_of(Endpoint::kCompletions, prompt + R"("response_format":{"type":7}})").param,
+            "response_format");
+  const ApiError e =
+      error_of(Endpoint::kChat,
+               R"({"messages":[{"role":"user","content":[{"type":["text"],"text":"a"}]}]})");
+  EXPECT_EQ(e.param, "messages[0].content");
+}
+
 TEST(OpenAiRequest, StreamOptionsWithoutStreamIs400) {
   const ApiError e =
       error_of(Endpoint::kCompletions, R"({"prompt":"a","stream_options":{"include_usage":true}})");

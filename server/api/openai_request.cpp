@@ -46,6 +46,12 @@ double get_number(const json& body, const char* key, double fallback) {
   return it->get<double>();
 }
 
+// obj[key] when it is a string, else "" (absent, null or another type).
+std::string string_member(const json& obj, const char* key) {
+  const auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 // Fields that change nothing for the simulated model and are accepted as vLLM does.
 bool is_accepted_noop(const std::string& key) {
   static const char* const kNoop[] = {
@@ -79,12 +85,14 @@ void refuse_unsupported(const json& body, Endpoint endpoint) {
     refuse(key);
   }
   if (auto it = body.find("response_format"); it != body.end() && !it->is_null()) {
-    if (!it->is_object() || it->value("type", "") != "text") {
+    if (!it->is_object() || string_member(*it, "type") != "text") {
       bad("response_format", "'response_format' other than {\"type\": \"text\"} is not supported");
     }
   }
   if (auto it = body.find("best_of"); it != body.end() && !it->is_null()) {
-    if (!it->is_number_integer() || it->get<int64_t>() != body.value("n", 1)) {
+    const auto n = body.find("n");
+    const json n_value = n == body.end() || n->is_null() ? json(1) : *n;
+    if (!it->is_number_integer() || *it != n_value) {
       bad("best_of", "'best_of' other than n is not supported");
     }
   }
@@ -145,7 +153,7 @@ std::string message_content(const json& content, size_t index) {
   if (!content.is_array()) bad(param, "'" + param + "' must be a string or a list of text parts");
   std::string text;
   for (const json& part : content) {
-    if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
+    if (!part.is_object() || string_member(part, "type") != "text" || !part.contains("text") ||
         !part["text"].is_string()) {
       bad(param, "only text content parts are supported in '" + param + "'");
     }

@@ -8,9 +8,11 @@
 #include <ostream>
 
 #include "backends/sim/engine_args.h"
+#include "calibrate/prometheus_text.h"
 #include "core/flag_set.h"
 #include "loadgen/bench.h"
 #include "loadgen/cli.h"
+#include "loadgen/http_get.h"
 #include "sim/cli/pending_file.h"
 #include "sim/cli/replay_command.h"
 #include "sim/replay_report.h"
@@ -143,6 +145,13 @@ nlohmann::ordered_json table_json(const std::vector<FidelityRow>& rows) {
   return j;
 }
 
+// The server's vllm:num_preemptions_total (0 when it has no /metrics).
+double server_preemptions(const loadgen::BenchConfig& target) {
+  const loadgen::HttpGetResult r = loadgen::http_get(target, "/metrics");
+  if (r.status != 200) return 0;
+  return metric_total(r.body, "vllm:num_preemptions_total").value_or(0);
+}
+
 }  // namespace
 
 double FidelityRow::real_mean() const {
@@ -216,10 +225,13 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
   }
   try {
     std::vector<loadgen::BenchReport> real;
+    double real_preemptions = 0;
     for (int i = 0; i < o.real_runs; ++i) {
       err << "llmsim fidelity: real run " << i + 1 << " of " << o.real_runs << " ("
           << trace.requests.size() << " requests)\n";
+      const double preempted_before = server_preemptions(target);
       const loadgen::BenchRun run = loadgen::run_benchmark(trace, target);
+      real_preemptions += (server_preemptions(target) - preempted_before) / o.real_runs;
       if (run.report.failed > 0) {
         err << "llmsim fidelity: " << run.report.failed << " requests failed"
             << (run.report.errors.empty() ? "" : ": " + run.report.errors.front()) << "\n";
@@ -229,10 +241,12 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
     }
     const double start_s =
         trace.requests.empty() ? 0 : static_cast<double>(trace.requests.front().arrival_ns) / 1e9;
-    const std::vector<FidelityRow> rows = table_of(real, predict(trace, o), start_s);
+    const ReplaySummary predicted = predict(trace, o);
+    const std::vector<FidelityRow> rows = table_of(real, predicted, start_s);
     out << "fidelity of " << o.engine.profile << " against " << o.url << " on " << trace.source
         << " (" << trace.requests.size() << " requests, " << o.real_runs << " real runs)\n"
-        << format_fidelity_table(rows);
+        << format_fidelity_table(rows) << "preemptions: real " << real_preemptions
+        << " per run (vllm:num_preemptions_total), predicted " << predicted.preemptions << "\n";
     if (!o.result_json.empty()) {
       PendingFile file("--result-json", o.result_json);
       nlohmann::ordered_json j;
@@ -241,6 +255,8 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
       j["url"] = o.url;
       j["real_runs"] = o.real_runs;
       j["median_abs_error"] = median_abs_error(rows);
+      j["real_preemptions_per_run"] = real_preemptions;
+      j["predicted_preemptions"] = predicted.preemptions;
       j["rows"] = table_json(rows);
       file.stream() << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
                     << "\n";

@@ -1,0 +1,80 @@
+// Fuzz target: a client's request body into the API layer, as ApiRouter::route handles it:
+// parse_completion_request for /v1/chat/completions and /v1/completions, tokenize_response and
+// detokenize_response for /tokenize and /detokenize, with a SimTextCodec (the simulator's codec,
+// with its own chat template or one of the real ones). Byte 0 picks the route (bits 0-1) and the
+// chat template (bits 2-3); the rest is the body.
+// Checks: each call returns or throws ApiException (openai_request.h, tokenize_api.h); the
+// router then writes error_body(e.error()), which must not throw either (a throw there escapes
+// the I/O thread and stops the server); a parsed request holds prompts within the vocabulary and
+// the context, as its header promises.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "fuzz/fuzz_util.h"
+#include "server/api/api_error.h"
+#include "server/api/openai_request.h"
+#include "server/api/tokenize_api.h"
+#include "server/text/sim_text_codec.h"
+
+namespace {
+
+constexpr int64_t kVocabSize = 32000;
+const llm::ModelInfo kModel{"sim-model", 2048};
+
+const llm::SimTextCodec& codec(int kind) {
+  static const llm::SimTextCodec codecs[] = {
+      llm::SimTextCodec(kVocabSize),
+      llm::SimTextCodec(kVocabSize, llm::chat_template_for(llm::ChatTemplateKind::kLlama2)),
+      llm::SimTextCodec(kVocabSize, llm::chat_template_for(llm::ChatTemplateKind::kLlama3)),
+      llm::SimTextCodec(kVocabSize, llm::chat_template_for(llm::ChatTemplateKind::kChatml))};
+  return codecs[kind];
+}
+
+void check_request(const llm::CompletionRequest& r) {
+  llm::fuzz::require(!r.prompts.empty() && r.prompts.size() == r.prompt_texts.size(),
+                     "a parsed request has no prompt, or prompts and texts disagree");
+  for (const auto& prompt : r.prompts) {
+    llm::fuzz::require(
+        !prompt.empty() && static_cast<int64_t>(prompt.size()) < kModel.max_model_len,
+        "a parsed prompt is empty or fills the context");
+    for (const int32_t id : prompt) {
+      llm::fuzz::require(id >= 0 && id < kVocabSize, "a parsed prompt id is outside the vocab");
+    }
+  }
+  llm::fuzz::require(r.n >= 1 && r.n <= 128, "a parsed request has n outside [1, 128]");
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  const int route = data[0] & 3;
+  const llm::TextCodec& tok = codec((data[0] >> 2) & 3);
+  const std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
+  try {
+    switch (route) {
+      case 0:
+      case 1: {
+        const auto endpoint = route == 0 ? llm::Endpoint::kChat : llm::Endpoint::kCompletions;
+        check_request(llm::parse_completion_request(endpoint, body, tok, kModel));
+        break;
+      }
+      case 2:
+        llm::tokenize_response(body, tok, kModel);
+        break;
+      default:
+        llm::detokenize_response(body, tok, kModel);
+    }
+  } catch (const llm::ApiException& e) {
+    llm::fuzz::returns_or_throws<>("error_body of the ApiException",
+                                   [&] { llm::error_body(e.error()); });
+  } catch (const std::exception& e) {
+    llm::fuzz::finding(
+        "route " + std::to_string(route) + " threw an undocumented " + llm::fuzz::type_name(e),
+        e.what());
+  }
+  return 0;
+}

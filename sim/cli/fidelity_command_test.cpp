@@ -1,0 +1,64 @@
+// The fidelity table's arithmetic: mean, spread, signed error and the verdict rules (an error
+// inside the real runs' spread is not claimed as a pass), and the command's usage errors.
+#include "sim/cli/fidelity_command.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace llm {
+namespace {
+
+TEST(FidelityRow, ErrorIsSignedAgainstTheMeanOfTheRealRuns) {
+  FidelityRow r{"TTFT p50 (ms)", {100, 110}, 115.5, 0.10};
+  EXPECT_DOUBLE_EQ(r.real_mean(), 105);
+  EXPECT_DOUBLE_EQ(r.spread(), 10.0 / 105);
+  EXPECT_DOUBLE_EQ(r.error(), 0.1);
+  EXPECT_EQ(r.verdict(), "pass");  // a 10% error is outside the 9.5% spread, at the 10% goal
+}
+
+TEST(FidelityRow, VerdictsSeparateNoiseFromPassesAndMisses) {
+  // Inside the spread: the runs themselves differ by more than the error.
+  EXPECT_EQ((FidelityRow{"x", {100, 120}, 104, 0.10}).verdict(), "inside spread");
+  // Outside the spread and inside the goal.
+  EXPECT_EQ((FidelityRow{"x", {100, 101}, 108, 0.10}).verdict(), "pass");
+  // Outside both.
+  EXPECT_EQ((FidelityRow{"x", {100, 101}, 150, 0.10}).verdict(), "MISS");
+  EXPECT_EQ((FidelityRow{"x", {100, 101}, 50, 0.20}).verdict(), "MISS");
+  // One run has no spread.
+  EXPECT_EQ((FidelityRow{"x", {100}, 105, 0.10}).spread(), 0);
+  EXPECT_EQ((FidelityRow{"x", {100}, 105, 0.10}).verdict(), "pass");
+}
+
+TEST(FidelityRow, TheMedianErrorIsOverTheWholeTable) {
+  const std::vector<FidelityRow> rows = {
+      {"a", {100}, 101, 0.1}, {"b", {100}, 90, 0.1}, {"c", {100}, 130, 0.1}};
+  EXPECT_DOUBLE_EQ(median_abs_error(rows), 0.10);
+  const std::string table = format_fidelity_table(rows);
+  EXPECT_NE(table.find("median |error| over the table: 10.0%"), std::string::npos) << table;
+  EXPECT_NE(table.find("+30.0%"), std::string::npos) << table;
+}
+
+TEST(FidelityCommand, BadUsageExitsTwoNamingWhatIsMissing) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run_fidelity_command({"trace.json", "--profile", "p.json"}, out, err), 2);
+  EXPECT_NE(err.str().find("--url: required"), std::string::npos) << err.str();
+  err.str("");
+  EXPECT_EQ(run_fidelity_command({"trace.json", "--url", "http://127.0.0.1:1"}, out, err), 2);
+  EXPECT_NE(err.str().find("--profile: required"), std::string::npos) << err.str();
+  err.str("");
+  EXPECT_EQ(run_fidelity_command({"--url", "http://127.0.0.1:1", "--profile", "/nonexistent.json"},
+                                 out, err),
+            2);
+  EXPECT_NE(err.str().find("missing TRACE"), std::string::npos) << err.str();
+  err.str("");
+  EXPECT_EQ(run_fidelity_command(
+                {"synthetic:n=2", "--url", "http://127.0.0.1:1", "--profile", "/nonexistent.json"},
+                out, err),
+            2);
+  EXPECT_NE(err.str().find("--profile: /nonexistent.json: cannot open file"), std::string::npos)
+      << err.str();
+}
+
+}  // namespace
+}  // namespace llm
