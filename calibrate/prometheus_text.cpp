@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/rng.h"
+
 namespace llm {
 namespace {
 
@@ -69,6 +71,12 @@ std::map<std::string, std::string> metric_labels(const std::string& exposition,
     return out;
   }
   return {};
+}
+
+uint64_t fresh_prompt_salt(const std::string& exposition, uint64_t run) {
+  const double seen = metric_total(exposition, "vllm:prompt_tokens_total").value_or(0);
+  const uint64_t tokens = seen > 0 && seen < 1.8e19 ? static_cast<uint64_t>(seen) : 0;
+  return hash_combine(tokens + 1, run + 1) | 1;  // never 0, which means unsalted
 }
 
 }  // namespace llm

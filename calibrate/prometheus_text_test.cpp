@@ -32,5 +32,15 @@ TEST(PrometheusText, AnInfoMetricsLabelsAreRead) {
   EXPECT_TRUE(metric_labels(kText, "vllm:absent").empty());
 }
 
+TEST(PrometheusText, APromptSaltChangesWithTheServersPromptTokensAndTheRun) {
+  const std::string before = "vllm:prompt_tokens_total{engine=\"0\",model_name=\"m\"} 1200\n";
+  const std::string after = "vllm:prompt_tokens_total{engine=\"0\",model_name=\"m\"} 1264\n";
+  EXPECT_NE(fresh_prompt_salt(before, 0), fresh_prompt_salt(after, 0));
+  EXPECT_NE(fresh_prompt_salt(before, 0), fresh_prompt_salt(before, 1));
+  EXPECT_EQ(fresh_prompt_salt(before, 3), fresh_prompt_salt(before, 3));  // a pure function
+  EXPECT_NE(fresh_prompt_salt("", 0), fresh_prompt_salt("", 1));
+  for (uint64_t run = 0; run < 64; ++run) EXPECT_NE(fresh_prompt_salt("", run), 0u);
+}
+
 }  // namespace
 }  // namespace llm

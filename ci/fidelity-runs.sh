@@ -4,18 +4,25 @@
 # cores, the profile from llmsim calibrate (in-process, and from outside with --url), then llmsim
 # fidelity at three loads (30%, 60% and 90% of the engine's measured capacity) for two traces:
 #   chat     prompts lognormal(200) up to 1,500 tokens, outputs lognormal(100)
-#   long     prompts of 2,500-3,500 tokens (past the 2,048-token budget: chunked prefill), and a
-#            squeezed KV cache (--num-gpu-blocks-override 600) that preempts at the higher loads
+#   long     prompts of 1,200-1,900 tokens past a 512-token budget (--max-num-batched-tokens 512:
+#            every prompt is prefilled in 3 or 4 chunks), and a squeezed KV cache
+#            (--num-gpu-blocks-override 320: 5,120 tokens, room for two or three of them) that
+#            preempts
 # Usage: ci/fidelity-runs.sh [BUILD_DIR] [OUT_DIR]     (defaults: build, /tmp/fidelity-runs)
 # Each run's table is printed and written as OUT_DIR/TRACE-LOAD-PROFILE.json (llmsim fidelity
-# --result-json); the profiles are OUT_DIR/cpu.json (in-process, used at every load) and
-# OUT_DIR/url.json (from outside, compared at 60%).
+# --result-json); ci/fidelity-table.py OUT_DIR [PROFILE] prints them as docs/fidelity.md's tables.
+# The profiles are OUT_DIR/cpu.json (in-process) and OUT_DIR/url.json (from outside, against the
+# server of the chat trace); a profile already in OUT_DIR is reused. PROFILES="cpu url" (the
+# default) names the profiles compared at every load, TRACES="chat long" the traces, REAL_RUNS=2
+# the real runs per comparison.
 set -euo pipefail
 build=${1:-build}
 out=${2:-/tmp/fidelity-runs}
 root=$(cd "$(dirname "$0")/.." && pwd)
 vocab="$root/../shared/testdata/tokenizers/ggml-vocab-llama-spm.gguf"
 runs=${REAL_RUNS:-2}
+read -r -a profiles <<<"${PROFILES:-cpu url}"
+read -r -a traces <<<"${TRACES:-chat long}"
 mkdir -p "$out"
 engine=(--max-num-seqs 16 --num-gpu-blocks-override 2048)
 
@@ -43,11 +50,11 @@ start_server() {  # start_server ENGINE_ARGS...
 }
 
 echo "== calibrate in-process"
-"$build/llmsim" calibrate --backend cpu --model "$model" --cpu-threads 2 "${engine[@]}" \
+[[ -f $out/cpu.json ]] || "$build/llmsim" calibrate --backend cpu --model "$model" --cpu-threads 2 "${engine[@]}" \
   --out "$out/cpu.json"
 start_server "${engine[@]}"
 echo "== calibrate --url"
-"$build/llmsim" calibrate --url "http://127.0.0.1:$port" --max-num-seqs 16 --out "$out/url.json"
+[[ -f $out/url.json ]] || "$build/llmsim" calibrate --url "http://127.0.0.1:$port" --max-num-seqs 16 --out "$out/url.json"
 
 # capacity TRACE_SPEC ENGINE_ARGS...: completed requests/s of a closed loop of 16 streams.
 capacity() {
@@ -58,15 +65,15 @@ capacity() {
     "$out/capacity.json"
 }
 
-for trace in chat long; do
+for trace in "${traces[@]}"; do
   case $trace in
     chat)
       shape="prompt=lognormal:200:0.8:16:1500,output=lognormal:100:0.6:8:400"
       args=("${engine[@]}")
       ;;
     long)
-      shape="prompt=uniform:2500:3500,output=lognormal:60:0.5:8:200"
-      args=(--max-num-seqs 16 --num-gpu-blocks-override 600)
+      shape="prompt=uniform:1200:1900,output=lognormal:60:0.5:8:200"
+      args=(--max-num-seqs 16 --max-num-batched-tokens 512 --num-gpu-blocks-override 320)
       ;;
   esac
   start_server "${args[@]}"
@@ -77,8 +84,6 @@ for trace in chat long; do
     n=$(python3 -c "print(max(24, min(60, int($rate * 90))))")  # about 90 s of arrivals
     spec="synthetic:n=$n,rate=$rate,$shape,seed=$load"
     echo "== $trace at $load% ($rate requests/s, $n requests)"
-    profiles=(cpu)
-    [[ $load == 60 ]] && profiles+=(url)  # the outside calibration, compared at one load
     for profile in "${profiles[@]}"; do
       "$build/llmsim" fidelity "$spec" --url "http://127.0.0.1:$port" --profile "$out/$profile.json" \
         "${args[@]}" --real-runs "$runs" --result-json "$out/$trace-$load-$profile.json"

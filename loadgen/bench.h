@@ -18,24 +18,28 @@ namespace llm::loadgen {
 struct BenchConfig {
   std::string host = "127.0.0.1";  // from --base-url
   uint16_t port = 8000;
-  std::string base_path;           // the path part of --base-url, without a trailing '/'
+  std::string base_path;  // the path part of --base-url, without a trailing '/'
   std::string endpoint = "/v1/completions";
-  std::string model;               // empty: ask GET /v1/models and take the first
+  std::string model;  // empty: ask GET /v1/models and take the first
   std::string api_key;
-  bool chat = false;               // endpoint is a chat endpoint (messages instead of prompt)
-  bool token_ids = true;           // prompt as token ids (completions only)
+  bool chat = false;      // endpoint is a chat endpoint (messages instead of prompt)
+  bool token_ids = true;  // prompt as token ids (completions only)
   bool ignore_eos = true;
   bool stream = true;
 
   enum class Arrivals { kTrace, kRate, kClosedLoop };
   Arrivals arrivals = Arrivals::kTrace;
-  double arrival_rate_scale = 1.0;     // kTrace
-  double request_rate = 0;             // kRate, requests/s; infinity: all at once
-  int64_t concurrency = 0;             // kClosedLoop: requests in flight
-  int64_t max_concurrency = 0;         // kTrace/kRate: cap on requests in flight, 0: none
-  std::optional<int64_t> num_requests; // limit; kRate/kClosedLoop wrap around the trace
+  double arrival_rate_scale = 1.0;      // kTrace
+  double request_rate = 0;              // kRate, requests/s; infinity: all at once
+  int64_t concurrency = 0;              // kClosedLoop: requests in flight
+  int64_t max_concurrency = 0;          // kTrace/kRate: cap on requests in flight, 0: none
+  std::optional<int64_t> num_requests;  // limit; kRate/kClosedLoop wrap around the trace
   uint64_t seed = 0;
-  double timeout_s = 0;                // per request, 0: none
+  // Mixed into every generated prompt token when non-zero, prefix-shared positions included:
+  // two runs with different salts share no prompt prefix, so a server's prefix cache cannot
+  // carry one run's prompts into the next (requests of one run still share what the trace says).
+  uint64_t prompt_salt = 0;
+  double timeout_s = 0;  // per request, 0: none
 
   Slos slos;
   size_t errors_shown = 5;
@@ -44,7 +48,7 @@ struct BenchConfig {
 struct BenchRun {
   std::vector<RequestResult> results;  // in the order of the planned requests
   BenchReport report;
-  std::string model;                   // the model name used
+  std::string model;  // the model name used
 };
 
 // The planned sends: trace index and send time (ns after the start), by the config's arrival mode.

@@ -38,8 +38,8 @@ RequestResult failed(std::string msg) {
 //  C: TTFT 300, E2E 1300, 3 tokens, gaps 400,600 -> TPOT (1300-300)/2 = 500
 //  D: failed
 std::vector<RequestResult> sample() {
-  return {ok(100, 500, 5, {100, 100, 100, 100}), ok(200, 200, 1, {}),
-          ok(300, 1300, 3, {400, 600}), failed("HTTP 500: boom")};
+  return {ok(100, 500, 5, {100, 100, 100, 100}), ok(200, 200, 1, {}), ok(300, 1300, 3, {400, 600}),
+          failed("HTTP 500: boom")};
 }
 
 TEST(Metrics, Definitions) {
@@ -80,12 +80,12 @@ struct GoodputCase {
 
 TEST(Metrics, GoodputTable) {
   const GoodputCase cases[] = {
-      {{"ttft:150"}, 1},             // A only
-      {{"ttft:200"}, 2},             // A, B (<= is inclusive)
-      {{"tpot:100"}, 2},             // A (100) and B (one token: TPOT 0)
-      {{"tpot:99"}, 1},              // B only
-      {{"e2e:500"}, 2},              // A, B
-      {{"e2el:1300"}, 3},            // all completed ones; never the failed one
+      {{"ttft:150"}, 1},                          // A only
+      {{"ttft:200"}, 2},                          // A, B (<= is inclusive)
+      {{"tpot:100"}, 2},                          // A (100) and B (one token: TPOT 0)
+      {{"tpot:99"}, 1},                           // B only
+      {{"e2e:500"}, 2},                           // A, B
+      {{"e2el:1300"}, 3},                         // all completed ones; never the failed one
       {{"ttft:1000", "tpot:100", "e2e:400"}, 1},  // B only
       {{"ttft:0"}, 0},
   };
@@ -192,6 +192,34 @@ TEST(Body, TokenIdPromptHasTheTraceLength) {
   const auto p = nlohmann::json::parse(build_request_body(r, c, "m", 0));
   const auto q = nlohmann::json::parse(build_request_body(r, c, "m", 1));
   for (int i = 0; i < 37; ++i) EXPECT_EQ(p.at("prompt")[i], q.at("prompt")[i]);
+}
+
+TEST(Body, APromptSaltSeparatesRunsButKeepsTheSharingInsideARun) {
+  BenchConfig first, second;
+  first.prompt_salt = 1;
+  second.prompt_salt = 2;
+  TraceRequest r;
+  r.prompt_len = 40;
+  r.hash_block_size = 16;
+  r.prefix_hash_ids = {5, 6};  // positions 0..31 shared, 32..39 the request's own
+  const auto a0 = nlohmann::json::parse(build_request_body(r, first, "m", 0)).at("prompt");
+  const auto a1 = nlohmann::json::parse(build_request_body(r, first, "m", 1)).at("prompt");
+  const auto b0 = nlohmann::json::parse(build_request_body(r, second, "m", 0)).at("prompt");
+  const auto unsalted = nlohmann::json::parse(build_request_body(r, BenchConfig{}, "m", 0));
+  int same_across_runs = 0;
+  for (int i = 0; i < 40; ++i) {
+    if (i < 32) {
+      EXPECT_EQ(a0[i], a1[i]) << "position " << i;  // the trace's prefix, in a run
+    }
+    same_across_runs += a0[i] == b0[i];
+  }
+  EXPECT_NE(a0[39], a1[39]);
+  EXPECT_LE(same_across_runs, 2);  // ids agree across salts only by chance
+  EXPECT_NE(a0, unsalted.at("prompt"));
+  // Salt 0 is the unsalted prompt of before (llmbench's default output does not change).
+  BenchConfig zero;
+  zero.prompt_salt = 0;
+  EXPECT_EQ(nlohmann::json::parse(build_request_body(r, zero, "m", 0)), unsalted);
 }
 
 TEST(Body, ChatAndTextPrompts) {

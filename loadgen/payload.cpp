@@ -3,9 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
-
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "core/rng.h"
 #include "loadgen/bench.h"
@@ -20,21 +19,24 @@ constexpr uint64_t kTokenRange = 30000;
 
 // Short common English words that simple and BPE tokenizers count as one token each.
 constexpr const char* kWords[] = {
-    "the", "of",   "and",  "to",   "in",   "is",   "it",   "that", "for",  "on",   "was",
-    "with", "he",  "as",   "at",   "by",   "this", "had",  "not",  "are",  "but",  "from",
-    "or",  "have", "an",   "they", "which", "one", "you",  "were", "her",  "all",  "she",
-    "there", "would", "their", "we", "him", "been", "has", "when", "who",  "will", "more",
-    "no",  "if",   "out",  "so",   "said", "what", "up",   "its",  "about", "into", "than",
-    "them", "can", "only", "other", "new", "some", "could", "time", "these"};
+    "the",   "of",    "and",   "to",    "in",    "is",   "it",    "that", "for",   "on",   "was",
+    "with",  "he",    "as",    "at",    "by",    "this", "had",   "not",  "are",   "but",  "from",
+    "or",    "have",  "an",    "they",  "which", "one",  "you",   "were", "her",   "all",  "she",
+    "there", "would", "their", "we",    "him",   "been", "has",   "when", "who",   "will", "more",
+    "no",    "if",    "out",   "so",    "said",  "what", "up",    "its",  "about", "into", "than",
+    "them",  "can",   "only",  "other", "new",   "some", "could", "time", "these"};
 constexpr uint64_t kNumWords = sizeof(kWords) / sizeof(kWords[0]);
 
 // A pseudo-random value for prompt position `pos` of the request: positions covered by a prefix
-// hash id depend only on that id, so requests that share a prefix in the trace share it here too.
-uint64_t position_hash(const TraceRequest& r, uint64_t request_seed, int64_t pos) {
+// hash id depend only on that id (and the run's salt), so requests that share a prefix in the
+// trace share it here too.
+uint64_t position_hash(const TraceRequest& r, uint64_t request_seed, uint64_t salt, int64_t pos) {
   if (r.hash_block_size > 0) {
     const size_t block = static_cast<size_t>(pos / r.hash_block_size);
-    if (block < r.prefix_hash_ids.size())
-      return hash_combine(r.prefix_hash_ids[block], static_cast<uint64_t>(pos));
+    if (block < r.prefix_hash_ids.size()) {
+      const uint64_t h = hash_combine(r.prefix_hash_ids[block], static_cast<uint64_t>(pos));
+      return salt == 0 ? h : hash_combine(h, salt);
+    }
   }
   return hash_combine(request_seed, static_cast<uint64_t>(pos));
 }
@@ -62,8 +64,8 @@ std::vector<PlannedRequest> plan_requests(const Trace& trace, const BenchConfig&
     plan.reserve(n);
     const int64_t t0 = trace.requests.front().arrival_ns;
     for (size_t i = 0; i < n; ++i) {
-      const double t = static_cast<double>(trace.requests[i].arrival_ns - t0) /
-                       config.arrival_rate_scale;
+      const double t =
+          static_cast<double>(trace.requests[i].arrival_ns - t0) / config.arrival_rate_scale;
       plan.push_back({i, static_cast<int64_t>(std::llround(t))});
     }
     return plan;
@@ -87,7 +89,8 @@ std::string build_request_body(const TraceRequest& r, const BenchConfig& config,
                                const std::string& model, uint64_t index) {
   const int64_t prompt_len = std::max<int64_t>(r.prompt_len, 1);
   const int64_t max_tokens = std::max<int64_t>(r.output_len, 1);
-  const uint64_t request_seed = hash_combine(config.seed, index + 1);
+  uint64_t request_seed = hash_combine(config.seed, index + 1);
+  if (config.prompt_salt != 0) request_seed = hash_combine(request_seed, config.prompt_salt);
   std::string body;
   body.reserve(static_cast<size_t>(prompt_len) * 7 + 256);
   body += "{\"model\":";
@@ -97,7 +100,7 @@ std::string build_request_body(const TraceRequest& r, const BenchConfig& config,
     text.reserve(static_cast<size_t>(prompt_len) * 6);
     for (int64_t p = 0; p < prompt_len; ++p) {
       if (p > 0) text.push_back(' ');
-      text += kWords[mix64(position_hash(r, request_seed, p)) % kNumWords];
+      text += kWords[mix64(position_hash(r, request_seed, config.prompt_salt, p)) % kNumWords];
     }
     if (config.chat) {
       body += ",\"messages\":[{\"role\":\"user\",\"content\":\"";
@@ -108,11 +111,15 @@ std::string build_request_body(const TraceRequest& r, const BenchConfig& config,
     body += config.chat ? "\"}]" : "\"";
   } else {
     body += ",\"prompt\":[";
-    const bool given = static_cast<int64_t>(r.prompt_tokens.size()) == r.prompt_len && r.prompt_len > 0;
+    const bool given =
+        static_cast<int64_t>(r.prompt_tokens.size()) == r.prompt_len && r.prompt_len > 0;
     for (int64_t p = 0; p < prompt_len; ++p) {
       if (p > 0) body.push_back(',');
-      const int64_t id = given ? r.prompt_tokens[static_cast<size_t>(p)]
-                               : static_cast<int64_t>(kFirstToken + mix64(position_hash(r, request_seed, p)) % kTokenRange);
+      const int64_t id =
+          given ? r.prompt_tokens[static_cast<size_t>(p)]
+                : static_cast<int64_t>(
+                      kFirstToken +
+                      mix64(position_hash(r, request_seed, config.prompt_salt, p)) % kTokenRange);
       append_int(body, id);
     }
     body += "]";

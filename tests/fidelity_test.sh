@@ -114,6 +114,19 @@ else
   cat "$work/fid.out"
   python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert len(j['rows']) == 13" "$work/fid.json" \
     && ok || fail "fidelity --result-json"
+  # Every probe and every real run sent prompts new to the server (salted), so its prefix cache
+  # never hit: a hit would have timed a shortened prefill (calibrate) or a run the replay cannot
+  # know of (fidelity's second run finding the first one's prompts).
+  python3 - "$url/metrics" <<'PY' && ok || fail "the server's prefix cache was hit by calibrate or fidelity"
+import sys, urllib.request
+text = urllib.request.urlopen(sys.argv[1], timeout=10).read().decode()
+def total(name):
+    return sum(float(l.rsplit(" ", 1)[1]) for l in text.splitlines()
+               if l.startswith(name + "{") or l.startswith(name + " "))
+queries, hits = total("vllm:prefix_cache_queries_total"), total("vllm:prefix_cache_hits_total")
+assert queries > 0, "no prefix-cache queries counted"
+assert hits == 0, f"{hits:g} of {queries:g} prompt tokens hit the prefix cache"
+PY
 fi
 
 echo "$passed passed, $failed failed"

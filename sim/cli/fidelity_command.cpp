@@ -145,11 +145,14 @@ nlohmann::ordered_json table_json(const std::vector<FidelityRow>& rows) {
   return j;
 }
 
-// The server's vllm:num_preemptions_total (0 when it has no /metrics).
-double server_preemptions(const loadgen::BenchConfig& target) {
+// The server's /metrics text ("" when it has none).
+std::string server_metrics(const loadgen::BenchConfig& target) {
   const loadgen::HttpGetResult r = loadgen::http_get(target, "/metrics");
-  if (r.status != 200) return 0;
-  return metric_total(r.body, "vllm:num_preemptions_total").value_or(0);
+  return r.status == 200 ? r.body : "";
+}
+
+double preemptions_in(const std::string& metrics) {
+  return metric_total(metrics, "vllm:num_preemptions_total").value_or(0);
 }
 
 }  // namespace
@@ -229,9 +232,14 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
     for (int i = 0; i < o.real_runs; ++i) {
       err << "llmsim fidelity: real run " << i + 1 << " of " << o.real_runs << " ("
           << trace.requests.size() << " requests)\n";
-      const double preempted_before = server_preemptions(target);
-      const loadgen::BenchRun run = loadgen::run_benchmark(trace, target);
-      real_preemptions += (server_preemptions(target) - preempted_before) / o.real_runs;
+      const std::string before = server_metrics(target);
+      // Each run's prompts are new to the server: a run must not find the previous run's (or
+      // an earlier command's) prompts in the prefix cache, which the prediction knows nothing of.
+      loadgen::BenchConfig run_target = target;
+      run_target.prompt_salt = fresh_prompt_salt(before, static_cast<uint64_t>(i));
+      const loadgen::BenchRun run = loadgen::run_benchmark(trace, run_target);
+      real_preemptions +=
+          (preemptions_in(server_metrics(target)) - preemptions_in(before)) / o.real_runs;
       if (run.report.failed > 0) {
         err << "llmsim fidelity: " << run.report.failed << " requests failed"
             << (run.report.errors.empty() ? "" : ": " + run.report.errors.front()) << "\n";

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Prints the markdown tables of docs/fidelity.md from the --result-json files that
+ci/fidelity-runs.sh leaves in OUT_DIR (TRACE-LOAD-PROFILE.json).
+
+Usage: ci/fidelity-table.py OUT_DIR [PROFILE]     (PROFILE: cpu (default) or url)
+
+One column per trace and load; each cell is the signed error of the prediction against the mean
+of the real runs, then the real runs' spread in brackets, marked ** when it misses its goal
+(p50/p90 10%, p99 and throughput 20%) by more than the spread.
+"""
+import json
+import pathlib
+import sys
+
+
+def load_runs(out_dir, profile):
+    runs = []
+    for path in sorted(pathlib.Path(out_dir).glob(f"*-{profile}.json")):
+        trace, load, _ = path.stem.split("-")
+        runs.append((trace, int(load), json.loads(path.read_text())))
+    runs.sort(key=lambda r: (r[0] != "chat", r[1]))
+    return runs
+
+
+def cell(row):
+    text = f"{100 * row['error']:+.1f}% ({100 * row['spread']:.0f}%)"
+    return f"**{text}**" if row["verdict"] == "MISS" else text
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    profile = sys.argv[2] if len(sys.argv) == 3 else "cpu"
+    runs = load_runs(sys.argv[1], profile)
+    if not runs:
+        sys.exit(f"no *-{profile}.json in {sys.argv[1]}")
+    print("| figure | " + " | ".join(f"{t} {l}%" for t, l, _ in runs) + " |")
+    print("| --- |" + " --- |" * len(runs))
+    for i, row in enumerate(runs[0][2]["rows"]):
+        cells = [cell(r[2]["rows"][i]) for r in runs]
+        print(f"| {row['figure']} | " + " | ".join(cells) + " |")
+    print("| median abs error (goal 5%) | " +
+          " | ".join(f"{100 * r[2]['median_abs_error']:.1f}%" for r in runs) + " |")
+    print("| misses outside the spread | " +
+          " | ".join(str(sum(x["verdict"] == "MISS" for x in r[2]["rows"])) for r in runs) + " |")
+    print("| preemptions real / predicted | " +
+          " | ".join(f"{r[2]['real_preemptions_per_run']:g} / {r[2]['predicted_preemptions']:g}"
+                     for r in runs) + " |")
+    print("| requests | " + " | ".join(r[2]["trace"].split(",")[0].split("=")[1] for r in runs) +
+          " |")
+
+
+if __name__ == "__main__":
+    main()
