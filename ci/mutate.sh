@@ -16,6 +16,7 @@
 #   --rev REV    mutate the committed tree of REV (git archive) instead of the working tree
 #   --keep       keep the temporary copy (its path is printed) instead of deleting it
 #   --check      only check that every mutant's original snippet is still in the tree; no build
+#                (ctest runs this as mutants_apply, so a change that moves a snippet updates the list)
 #
 # What it does:
 #   1. Reads the mutant list (format in ci/mutants.txt: per mutant an id, a file, a one-line
