@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fidelity measurement of docs/fidelity.md (not in CI; about 40 minutes on 2 cores, run on a
+# The fidelity measurement of docs/fidelity.md (not in CI; about 70 minutes on 2 cores, run on a
 # quiet machine): the 124.7M-parameter f32 model of the issue, llmserve --backend cpu on both
 # cores, the profile from llmsim calibrate (in-process, and from outside with --url), then llmsim
 # fidelity at three loads (30%, 60% and 90% of the engine's measured capacity) for two traces:
