@@ -7,6 +7,7 @@
 
 #include "calibrate/prometheus_text.h"
 #include "loadgen/http_get.h"
+#include "sim/sample_stats.h"
 
 namespace llm {
 namespace {
@@ -86,12 +87,6 @@ std::optional<double> histogram_mean_delta(const std::string& before, const std:
   return (*s1 - *s0) / (*c1 - *c0);
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 class Prober {
  public:
   Prober(const HttpProbeOptions& o, const ServerFacts& facts) : o_(o), facts_(facts) {
@@ -119,7 +114,7 @@ class Prober {
     for (const auto& r : run.results) ttft.push_back(static_cast<double>(r.ttft_ns));
     StepSample s;
     s.cost.add(0, prompt, true);
-    s.ns = engine_s ? *engine_s * 1e9 : median(ttft);
+    s.ns = engine_s ? *engine_s * 1e9 : quantile(ttft, 0.5);
     return s;
   }
 
@@ -141,7 +136,7 @@ class Prober {
         for (int64_t gap : res.itl_ns) itl.push_back(static_cast<double>(gap));
       }
       if (!itl.empty()) {
-        per_token.push_back(median(itl));
+        per_token.push_back(quantile(itl, 0.5));
         continue;
       }
       const std::optional<double> engine_s =
@@ -156,7 +151,7 @@ class Prober {
     }
     StepSample s;
     for (int64_t i = 0; i < batch; ++i) s.cost.add(context + kDecodeOutputs / 2, 1, true);
-    s.ns = median(per_token);
+    s.ns = quantile(per_token, 0.5);
     return s;
   }
 

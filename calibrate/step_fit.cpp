@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/sample_stats.h"
+
 namespace llm {
 namespace {
 
@@ -86,14 +88,6 @@ std::vector<double> knee_grid(double largest) {
   std::vector<double> grid = {0};
   for (double k = 1; k <= largest; k = std::max(k + 1, std::round(k * 1.25))) grid.push_back(k);
   return grid;
-}
-
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  const double rank = q * static_cast<double>(v.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (rank - static_cast<double>(lo));
 }
 
 // The weighted least-squares problem of one pair of knees.
@@ -205,8 +199,8 @@ StepFit fit_step_model(const std::vector<StepSample>& samples) {
     absolute.push_back(std::abs(best.relative_errors.back()));
   }
   best.quality.steps = static_cast<int64_t>(samples.size());
-  best.quality.median_abs_error = percentile(absolute, 0.5);
-  best.quality.p90_abs_error = percentile(absolute, 0.9);
+  best.quality.median_abs_error = quantile(absolute, 0.5);
+  best.quality.p90_abs_error = quantile(absolute, 0.9);
   best.quality.max_abs_error = *std::max_element(absolute.begin(), absolute.end());
   return best;
 }

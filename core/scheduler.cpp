@@ -90,12 +90,11 @@ void Scheduler::schedule_running(SchedulerOutput& out, int64_t& budget) {
 
 // A finished request's last scheduled step under async scheduling: one decode token whose output
 // nobody uses, without preempting anyone for it.
-bool Scheduler::schedule_seat_holder(Request& r, SchedulerOutput& out, int64_t& budget) {
+void Scheduler::schedule_seat_holder(Request& r, SchedulerOutput& out, int64_t& budget) {
   r.holds_seat = false;  // whether or not it fits, it leaves after this step
-  if (!kv_.allocate_slots(r, 1)) return false;
+  if (!kv_.allocate_slots(r, 1)) return;
   out.seqs.push_back({&r, r.num_computed_tokens, 1, false});
   budget -= 1;
-  return true;
 }
 
 void Scheduler::schedule_waiting(Nanos now, Nanos admit_queued_until, SchedulerOutput& out,

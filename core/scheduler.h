@@ -58,8 +58,9 @@ class Scheduler {
   // ran (the caller applies outputs before the next schedule()). Only waiting requests queued at
   // or before `admit_queued_until` are admitted (async scheduling: the decision was taken when the
   // previous step began, before later arrivals; the queue is not searched past the first later
-  // one), and their scheduled time is that decision's, min(now, admit_queued_until). A finished request that holds its seat is scheduled for one decode token, if the budget
-  // and a KV slot allow without preempting anyone, and then leaves at drop_finished().
+  // one), and their scheduled time is that decision's, min(now, admit_queued_until). A finished
+  // request that holds its seat is scheduled for one decode token, if the budget and a KV slot
+  // allow without preempting anyone, and then leaves at drop_finished().
   void schedule(Nanos now, SchedulerOutput& out, Nanos admit_queued_until = kForever);
 
   // Takes finished requests out of the running set and releases their blocks.
@@ -78,7 +79,7 @@ class Scheduler {
  private:
   void schedule_running(SchedulerOutput& out, int64_t& budget);
   void schedule_waiting(Nanos now, Nanos admit_queued_until, SchedulerOutput& out, int64_t& budget);
-  bool schedule_seat_holder(Request& request, SchedulerOutput& out, int64_t& budget);
+  void schedule_seat_holder(Request& request, SchedulerOutput& out, int64_t& budget);
   size_t pick_victim() const;  // index into running_
   void preempt(size_t index, SchedulerOutput& out, int64_t& budget);
   int64_t cap_chunk(int64_t wanted, int64_t budget) const;

@@ -11,14 +11,20 @@ constexpr double kMin = 1e-9;
 constexpr double kGamma = 1.001;
 constexpr int kBuckets = 32300;
 
-double interpolate(const std::vector<double>& sorted, double q) {
+}  // namespace
+
+double sorted_quantile(const std::vector<double>& sorted, double q) {
   const double rank = q * static_cast<double>(sorted.size() - 1);
   const size_t lo = static_cast<size_t>(std::floor(rank));
   const size_t hi = std::min(lo + 1, sorted.size() - 1);
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - static_cast<double>(lo));
 }
 
-}  // namespace
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return sorted_quantile(values, q);
+}
 
 Distribution ExactSamples::summarize() {
   Distribution d;
@@ -28,9 +34,9 @@ Distribution ExactSamples::summarize() {
   double sum = 0;
   for (double v : values_) sum += v;
   d.mean = sum / static_cast<double>(values_.size());
-  d.p50 = interpolate(values_, 0.50);
-  d.p90 = interpolate(values_, 0.90);
-  d.p99 = interpolate(values_, 0.99);
+  d.p50 = sorted_quantile(values_, 0.50);
+  d.p90 = sorted_quantile(values_, 0.90);
+  d.p99 = sorted_quantile(values_, 0.99);
   d.max = values_.back();
   return d;
 }

@@ -20,6 +20,13 @@ struct Distribution {
   double max = 0;
 };
 
+// The q-quantile (0 <= q <= 1) of `sorted` (ascending, not empty), interpolated linearly between
+// the closest ranks as numpy's default does.
+double sorted_quantile(const std::vector<double>& sorted, double q);
+
+// The same of values in any order; 0 when there are none.
+double quantile(std::vector<double> values, double q);
+
 class ExactSamples {
  public:
   void add(double value) { values_.push_back(value); }

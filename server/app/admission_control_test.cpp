@@ -123,7 +123,9 @@ void expect_completed(Connection& c, bool stream) {
   const testing::Response r = c.read_response();
   EXPECT_EQ(r.status, 200) << r.body;
   EXPECT_NE(r.body.find(R"("finish_reason":"length")"), std::string::npos) << r.body;
-  if (stream) EXPECT_EQ(r.body.substr(r.body.size() - 14), "data: [DONE]\n\n");
+  if (stream) {
+    EXPECT_EQ(r.body.substr(r.body.size() - 14), "data: [DONE]\n\n");
+  }
 }
 
 TEST(AdmissionControl, AFullQueueRefusesWith503RetryAfterAndCountsEachRefusal) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <utility>
 
 #include "backends/sim/engine_args.h"
 #include "calibrate/prometheus_text.h"
@@ -16,6 +17,7 @@
 #include "sim/cli/pending_file.h"
 #include "sim/cli/replay_command.h"
 #include "sim/replay_report.h"
+#include "sim/sample_stats.h"
 #include "sim/trace_io.h"
 
 namespace llm {
@@ -183,9 +185,7 @@ std::string FidelityRow::verdict() const {
 double median_abs_error(const std::vector<FidelityRow>& rows) {
   std::vector<double> e;
   for (const FidelityRow& r : rows) e.push_back(std::abs(r.error()));
-  if (e.empty()) return 0;
-  std::sort(e.begin(), e.end());
-  return e.size() % 2 ? e[e.size() / 2] : (e[e.size() / 2 - 1] + e[e.size() / 2]) / 2;
+  return quantile(std::move(e), 0.5);
 }
 
 std::string format_fidelity_table(const std::vector<FidelityRow>& rows) {
@@ -229,17 +229,18 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
   try {
     std::vector<loadgen::BenchReport> real;
     double real_preemptions = 0;
+    std::string before = server_metrics(target);  // then each run's "after" is the next "before"
     for (int i = 0; i < o.real_runs; ++i) {
       err << "llmsim fidelity: real run " << i + 1 << " of " << o.real_runs << " ("
           << trace.requests.size() << " requests)\n";
-      const std::string before = server_metrics(target);
       // Each run's prompts are new to the server: a run must not find the previous run's (or
       // an earlier command's) prompts in the prefix cache, which the prediction knows nothing of.
       loadgen::BenchConfig run_target = target;
       run_target.prompt_salt = fresh_prompt_salt(before, static_cast<uint64_t>(i));
       const loadgen::BenchRun run = loadgen::run_benchmark(trace, run_target);
-      real_preemptions +=
-          (preemptions_in(server_metrics(target)) - preemptions_in(before)) / o.real_runs;
+      std::string after = server_metrics(target);
+      real_preemptions += (preemptions_in(after) - preemptions_in(before)) / o.real_runs;
+      before = std::move(after);
       if (run.report.failed > 0) {
         err << "llmsim fidelity: " << run.report.failed << " requests failed"
             << (run.report.errors.empty() ? "" : ": " + run.report.errors.front()) << "\n";
