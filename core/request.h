@@ -53,6 +53,10 @@ struct Request {
   std::vector<uint64_t> prefix_hash_ids;  // see TraceRequest: ids of hash_block_size-token blocks
   int32_t hash_block_size = 0;
   uint64_t prompt_salt = 0;  // identity of prompt content not covered by tokens or hash ids
+  // vLLM's extra block-hash keys: requests that differ only here share no KV blocks. cache_salt
+  // (a request field) keys the first block; lora_name keys every block ("" for the base model).
+  std::string cache_salt;
+  std::string lora_name;
 
   SamplingParams params;
   int32_t priority = 0;
