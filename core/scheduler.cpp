@@ -38,11 +38,11 @@ bool Scheduler::remove(Request* r) {
   return found;
 }
 
-int64_t Scheduler::cap_chunk(int64_t wanted, int64_t budget) const {
+int64_t Scheduler::cap_at_threshold(int64_t wanted) const {
   if (config_.long_prefill_token_threshold > 0) {
     wanted = std::min(wanted, config_.long_prefill_token_threshold);
   }
-  return std::min(wanted, budget);
+  return wanted;
 }
 
 void Scheduler::schedule(Nanos now, SchedulerOutput& out, Nanos admit_queued_until) {
@@ -67,7 +67,7 @@ void Scheduler::schedule_running(SchedulerOutput& out, int64_t& budget) {
       ++i;
       continue;
     }
-    int64_t wanted = cap_chunk(r->num_tokens() - r->num_computed_tokens, budget);
+    int64_t wanted = std::min(cap_at_threshold(r->num_tokens() - r->num_computed_tokens), budget);
     wanted = std::min(wanted, config_.max_model_len - 1 - r->num_computed_tokens);
     if (wanted <= 0) {
       ++i;
@@ -104,9 +104,10 @@ void Scheduler::schedule_waiting(Nanos now, Nanos admit_queued_until, SchedulerO
     Request* r = waiting_.front();
     if (r->timeline.queued > admit_queued_until) break;
     int64_t hit_tokens = kv_.find_cached_prefix(*r, hit_blocks_);
-    int64_t wanted = r->num_tokens() - r->num_computed_tokens - hit_tokens;
+    int64_t wanted = cap_at_threshold(r->num_tokens() - r->num_computed_tokens - hit_tokens);
+    // vLLM compares with the budget after the threshold cap.
     if (!config_.enable_chunked_prefill && wanted > budget) break;
-    wanted = cap_chunk(wanted, budget);
+    wanted = std::min(wanted, budget);
     if (!kv_.can_admit(*r, hit_blocks_)) break;
     if (!kv_.allocate_slots(*r, wanted, hit_blocks_)) break;
 
@@ -125,14 +126,16 @@ void Scheduler::schedule_waiting(Nanos now, Nanos admit_queued_until, SchedulerO
   }
 }
 
+// vLLM: FCFS pops the running set's tail; priority takes max() over (priority, arrival), which
+// among equals is the first in running order.
 size_t Scheduler::pick_victim() const {
   if (config_.policy == SchedulingPolicy::kFcfs) return running_.size() - 1;
   size_t victim = 0;
   for (size_t i = 1; i < running_.size(); ++i) {
     const Request* a = running_[i];
     const Request* b = running_[victim];
-    if (std::tuple(a->priority, a->timeline.arrival, a->id) >
-        std::tuple(b->priority, b->timeline.arrival, b->id)) {
+    if (std::tuple(a->priority, a->timeline.arrival) >
+        std::tuple(b->priority, b->timeline.arrival)) {
       victim = i;
     }
   }

@@ -2,7 +2,8 @@
 // requests (admission order: a decode token each, or their next prefill chunk), then, if nothing
 // was preempted, on waiting requests in queue order (chunked prefill, prefix-cache hits, a
 // whole-sequence admission gate, head-of-line blocking). When a running request cannot get KV
-// slots, the newest running request (FCFS) or the lowest-priority one is preempted by recompute.
+// slots, the newest running request (FCFS) or the lowest-priority one (the earliest admitted
+// among equals) is preempted by recompute.
 // See docs/scheduler.md for the rules and their sources; core/scheduler_test.cpp pins them down
 // step by step.
 // Thread-safety: none; driven by the engine thread.
@@ -82,7 +83,7 @@ class Scheduler {
   void schedule_seat_holder(Request& request, SchedulerOutput& out, int64_t& budget);
   size_t pick_victim() const;  // index into running_
   void preempt(size_t index, SchedulerOutput& out, int64_t& budget);
-  int64_t cap_chunk(int64_t wanted, int64_t budget) const;
+  int64_t cap_at_threshold(int64_t wanted) const;  // long_prefill_token_threshold, when set
 
   SchedulerConfig config_;
   KvCacheManager kv_;

@@ -16,6 +16,7 @@ namespace {
 
 using testing::Finished;
 using testing::make;
+using testing::StepRow;
 using testing::table_config;
 using testing::TableEngine;
 
@@ -96,6 +97,29 @@ TEST(SchedulerTable, WithoutChunkedPrefillOnlyTheUncachedPromptTokensCountAgains
   EXPECT_EQ(t.finished("Q").cached, 4);
 }
 
+// Chunked prefill off with long_prefill_token_threshold 2,048: as in vLLM, a prompt is first capped
+// at the threshold, and only that capped chunk must fit in the budget left.
+TEST(SchedulerTable, WithoutChunkedPrefillTheThresholdCapsAPromptBeforeItIsComparedWithTheBudget) {
+  SchedulerConfig config = table_config(4096, 8192, 8192);
+  config.max_num_seqs = 8;
+  config.enable_chunked_prefill = false;
+  config.long_prefill_token_threshold = 2048;
+  ASSERT_EQ(validate(config), "");
+  TableEngine t(config);
+  t.engine.add_request(make("A", 2048, 1, 1));
+  t.engine.add_request(make("B", 2048, 1, 2));
+  t.engine.add_request(make("C", 96, 1, 3));
+  t.engine.add_request(make("D", 6000, 1, 4));  // 4,000 budget left: admitted for 2,048
+  t.engine.add_request(make("E", 3000, 1, 5));  // 1,952 left: its 2,048-token chunk waits
+  t.expect({
+      {"A:2048 B:2048 C:96 D:2048", "ABCD", "E"},
+      {"D:2048 E:2048", "DE", ""},
+      {"D:1904 E:952", "DE", ""},
+  });
+  EXPECT_EQ(t.finished("D").timeline.scheduled, 0);
+  EXPECT_EQ(t.finished("D").outputs, 1);
+}
+
 // Room for 3 blocks of 4 tokens, a context of 8 (2 blocks): two requests fill the cache.
 SchedulerConfig three_usable_blocks() {
   SchedulerConfig config = table_config(4, 16, 8);
@@ -147,7 +171,9 @@ TEST(SchedulerTable, NothingIsAdmittedInAStepThatPreempted) {
   config.policy = SchedulingPolicy::kPriority;
   TableEngine t(config);
   t.engine.add_request(make("R", 4, 3, 1, /*priority=*/5));
-  t.engine.add_request(make("L", 4, 2, 2, /*priority=*/5));
+  auto later = make("L", 4, 2, 2, /*priority=*/5);
+  later->timeline.arrival = 1;  // so that L, not R, is the victim
+  t.engine.add_request(std::move(later));
   t.expect({{"R:4 L:4", "RL", ""}}, false);
   t.engine.add_request(make("S", 3, 1, 3, /*priority=*/0));  // one block, ahead of L in the queue
   t.expect({
@@ -159,6 +185,33 @@ TEST(SchedulerTable, NothingIsAdmittedInAStepThatPreempted) {
   });
   EXPECT_EQ(t.rec.preempted, Ids{"L"});
   EXPECT_EQ(t.finished("S").timeline.scheduled, 20);
+}
+
+// vLLM's victim: FCFS pops the running set's tail; priority takes max() over (priority, arrival),
+// which among equals is the first in running order, here the requester's predecessor A.
+TEST(SchedulerTable, AmongEqualPriorityAndArrivalThePriorityVictimIsTheFirstInRunningOrder) {
+  struct Case {
+    SchedulingPolicy policy;
+    StepRow second_step;
+    const char* preempted;
+  };
+  const std::vector<Case> cases = {
+      // A takes the last block; B cannot grow and is the tail: B is preempted.
+      {SchedulingPolicy::kFcfs, {"A:1", "A", "B"}, "B"},
+      // A takes the last block; B cannot grow; A and B tie on (5, 0), so A, first in running
+      // order, is the victim. It gives back its token and blocks, and B grows into them.
+      {SchedulingPolicy::kPriority, {"B:1", "B", "A"}, "A"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.policy == SchedulingPolicy::kFcfs ? "fcfs" : "priority");
+    SchedulerConfig config = three_usable_blocks();
+    config.policy = c.policy;
+    TableEngine t(config);
+    t.engine.add_request(make("A", 4, 4, 1, /*priority=*/5));
+    t.engine.add_request(make("B", 4, 4, 2, /*priority=*/5));
+    t.expect({{"A:4 B:4", "AB", ""}, c.second_step}, false);
+    EXPECT_EQ(t.rec.preempted, Ids{c.preempted});
+  }
 }
 
 TEST(SchedulerTable, APreemptedRequestIsNotCountedAgainInThePrefixCacheCountersWhenReadmitted) {

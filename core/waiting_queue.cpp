@@ -5,9 +5,11 @@
 
 namespace llm {
 
+// vLLM's Request.__lt__: priority, arrival, then the request-id string; the engine id (unique)
+// makes the order total.
 bool WaitingQueue::PriorityOrder::operator()(const Request* a, const Request* b) const {
-  return std::tuple(a->priority, a->timeline.arrival, a->id) <
-         std::tuple(b->priority, b->timeline.arrival, b->id);
+  return std::tie(a->priority, a->timeline.arrival, a->external_id, a->id) <
+         std::tie(b->priority, b->timeline.arrival, b->external_id, b->id);
 }
 
 Request* WaitingQueue::front() const {

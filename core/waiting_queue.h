@@ -1,5 +1,6 @@
 // The scheduler's queue of waiting requests. FCFS: arrival order, with preempted requests put back
-// at the front. Priority: ordered by (priority, arrival, id), preempted ones re-enter in order.
+// at the front. Priority: ordered by (priority, arrival, request-id string) as vLLM orders them,
+// preempted ones re-enter in order.
 // Thread-safety: none; owned by the Scheduler.
 #pragma once
 

@@ -57,6 +57,42 @@ TEST(WaitingQueue, PriorityServesTheSmallestPriorityThenArrivalAndAPreemptedOneR
   EXPECT_EQ(order(q), "DAC");
 }
 
+// vLLM's Request.__lt__ orders on (priority, arrival, request-id string): each row queues requests
+// in engine order (their engine ids grow) and lists the queue from its head.
+TEST(WaitingQueue, PriorityBreaksTiesOnTheRequestIdStringAfterPriorityAndArrival) {
+  struct Entry {
+    const char* id;
+    int32_t priority;
+    Nanos arrival;
+  };
+  struct Row {
+    SchedulingPolicy policy;
+    std::vector<Entry> entries;
+    std::string order;
+  };
+  const std::vector<Row> rows = {
+      {SchedulingPolicy::kPriority,
+       {{"b", 0, 0}, {"a", 0, 0}, {"9", 0, 0}, {"1_x", 0, 0}, {"10", 0, 0}, {"0_x", 0, 0}},
+       "0_x 10 1_x 9 a b"},  // byte order, as Python compares str: "10" < "1_x" < "9"
+      {SchedulingPolicy::kPriority, {{"b", 0, 0}, {"a", 0, 1}, {"c", -1, 2}}, "c b a"},
+      {SchedulingPolicy::kFcfs, {{"b", 0, 0}, {"a", 0, 0}, {"c", -1, 0}}, "b a c"},
+  };
+  for (const Row& row : rows) {
+    std::vector<Request> rs(row.entries.size());
+    WaitingQueue q(row.policy);
+    for (size_t i = 0; i < rs.size(); ++i) {
+      rs[i].id = i;
+      rs[i].external_id = row.entries[i].id;
+      rs[i].priority = row.entries[i].priority;
+      rs[i].timeline.arrival = row.entries[i].arrival;
+      q.push_back(&rs[i]);
+    }
+    std::string got;
+    q.for_each([&got](const Request* r) { got += (got.empty() ? "" : " ") + r->external_id; });
+    EXPECT_EQ(got, row.order);
+  }
+}
+
 TEST(WaitingQueue, RemoveTakesARequestFromAnywhereAndReportsAnAbsentOne) {
   for (SchedulingPolicy policy : {SchedulingPolicy::kFcfs, SchedulingPolicy::kPriority}) {
     std::vector<Request> rs = requests("ABC");

@@ -358,9 +358,13 @@ void EngineChecker::check_admission(const SchedulerOutput& b, const Scheduler& s
   const Request* head = s.waiting().front();
   if (c.async_scheduling && head->timeline.queued > admit_until_) return;  // not yet seen
   const int64_t hit_tokens = s.kv().peek_cached_prefix(*head, hits_);
-  const int64_t uncached = head->num_tokens() - head->num_computed_tokens - hit_tokens;
+  int64_t wanted = head->num_tokens() - head->num_computed_tokens - hit_tokens;
+  // vLLM caps at the threshold before comparing with the budget.
+  if (c.long_prefill_token_threshold > 0) {
+    wanted = std::min(wanted, c.long_prefill_token_threshold);
+  }
   const bool over_budget =
-      !c.enable_chunked_prefill && uncached > c.max_num_batched_tokens - b.total_tokens;
+      !c.enable_chunked_prefill && wanted > c.max_num_batched_tokens - b.total_tokens;
   require(over_budget || !s.kv().can_admit(*head, hits_), "ADMISSION", [&] {
     return cat(head->external_id, " heads the queue, fits and has budget, but was not admitted");
   });
@@ -368,10 +372,11 @@ void EngineChecker::check_admission(const SchedulerOutput& b, const Scheduler& s
 
 // The step's admissions (the batch's last num_admitted sequences) came from the queue's head: under
 // FCFS preempted sequences first, then new ones in queueing order (engine ids); under the priority
-// policy in (priority, arrival, id) order. So none of those still waiting comes before them.
+// policy in (priority, arrival, request-id string) order, as vLLM orders them. So none of those
+// still waiting comes before them.
 void EngineChecker::check_admission_order(const SchedulerOutput& b, const Scheduler& s) {
   const auto key = [](const Request* r) {
-    return std::tuple(r->priority, r->timeline.arrival, r->id);
+    return std::tie(r->priority, r->timeline.arrival, r->external_id, r->id);
   };
   const bool fcfs = run_.config.scheduler.policy == SchedulingPolicy::kFcfs;
   const Request* last_new = nullptr;  // FCFS: the newest admitted sequence never scheduled before
