@@ -1,7 +1,13 @@
-// The prefix cache's index from a full block's chained hash to the block holding it: an
-// open-addressing table with linear probing and backward-shift deletion, sized once for the pool
-// (it never holds more entries than there are blocks), so lookups, inserts and erases allocate
-// nothing and touch one or two cache lines.
+// The prefix cache's index from a full block's chained hash to every block holding it. As in
+// vLLM, several blocks may hold one hash (requests that computed the same block at the same time
+// each keep their own copy, since block tables only grow); find() gives the oldest copy still
+// held, so a lookup still hits after one copy is evicted.
+//
+// Representation: an open-addressing table (linear probing, backward-shift deletion) from a hash
+// to the oldest block holding it, and per block a circular list of the other blocks holding the
+// same hash, in insertion order. Both are sized once for the pool (values are block ids below
+// max_values), so find, insert and erase allocate nothing and take O(1) steps (the table touches
+// one or two cache lines).
 // Thread-safety: none; owned by a BlockPool.
 #pragma once
 
@@ -15,71 +21,61 @@ class BlockHashMap {
  public:
   static constexpr int32_t kAbsent = -1;
 
-  explicit BlockHashMap(size_t max_entries) {
+  // Values (block ids) must lie in [0, max_values); the table holds at most max_values hashes.
+  explicit BlockHashMap(size_t max_values) : holders_(max_values) {
     size_t capacity = 16;
-    while (capacity < 2 * max_entries) capacity *= 2;
+    while (capacity < 2 * max_values) capacity *= 2;
     slots_.resize(capacity);
     mask_ = capacity - 1;
   }
 
-  size_t size() const { return size_; }
+  size_t size() const { return size_; }  // distinct hashes
 
+  // The oldest value holding the key, or kAbsent.
   int32_t find(uint64_t key) const {
-    for (size_t i = home(key);; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.value == kAbsent) return kAbsent;
-      if (s.key == key) return s.value;
-    }
+    const size_t i = find_slot(key);
+    return i == kNoSlot ? kAbsent : slots_[i].value;
   }
 
-  // Inserts unless the key is present; returns false when it was.
-  bool insert(uint64_t key, int32_t value) {
-    for (size_t i = home(key);; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
-      if (s.value == kAbsent) {
-        s = {key, value};
-        ++size_;
-        return true;
-      }
-      if (s.key == key) return false;
-    }
-  }
+  // Adds `value` as the newest holder of `key`. A value holds at most one key at a time.
+  void insert(uint64_t key, int32_t value);
 
-  // Erases the key if it maps to `value`; returns whether it did.
-  bool erase(uint64_t key, int32_t value) {
-    size_t i = home(key);
-    for (;; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.value == kAbsent) return false;
-      if (s.key == key) break;
-    }
-    if (slots_[i].value != value) return false;
-    // Backward-shift: move later entries of the probe run into the hole when that keeps them
-    // reachable from their home slot.
-    size_t hole = i;
-    for (size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
-      Slot& s = slots_[j];
-      if (s.value == kAbsent) break;
-      const size_t h = home(s.key);
-      const bool movable = hole <= j ? (h <= hole || h > j) : (h <= hole && h > j);
-      if (movable) {
-        slots_[hole] = s;
-        hole = j;
-      }
-    }
-    slots_[hole].value = kAbsent;
-    --size_;
-    return true;
-  }
+  // Removes `value` from the holders of `key`; returns false (changing nothing) when it is not one.
+  bool erase(uint64_t key, int32_t value);
 
  private:
+  static constexpr size_t kNoSlot = SIZE_MAX;
+
   struct Slot {
     uint64_t key = 0;
-    int32_t value = kAbsent;
+    int32_t value = kAbsent;  // the oldest holder
   };
+  // One per value: the hash it holds and its neighbours among that hash's holders.
+  struct Holder {
+    uint64_t key = 0;
+    int32_t next = kAbsent;  // the next newer holder (the newest's next is the oldest)
+    int32_t prev = kAbsent;  // the next older holder (the oldest's prev is the newest)
+    bool held = false;
+  };
+
   size_t home(uint64_t key) const { return static_cast<size_t>(key) & mask_; }
 
+  Holder& holder(int32_t value);  // throws std::logic_error when out of range
+
+  size_t find_slot(uint64_t key) const {
+    for (size_t i = home(key);; i = (i + 1) & mask_) {
+      const Slot& s = slots_[i];
+      if (s.value == kAbsent) return kNoSlot;
+      if (s.key == key) return i;
+    }
+  }
+
+  // Backward-shift deletion: later entries of the probe run move into the hole when that keeps
+  // them reachable from their home slot.
+  void erase_slot(size_t i);
+
   std::vector<Slot> slots_;
+  std::vector<Holder> holders_;
   size_t mask_ = 0;
   size_t size_ = 0;
 };

@@ -109,7 +109,7 @@ void BlockPool::push_tail(int32_t b) {
 void BlockPool::evict_hash(int32_t b) {
   Block& block = blocks_[b];
   if (!block.hashed) return;
-  by_hash_.erase(block.hash, b);
+  if (!by_hash_.erase(block.hash, b)) throw std::logic_error("BlockPool: hashed block not indexed");
   block.hashed = false;
   block.hash = 0;
 }

@@ -1,5 +1,7 @@
 // The pool of paged KV blocks with its prefix cache: reference counts, a free queue ordered for LRU
-// eviction, and the map from a full block's chained hash to the block that holds it.
+// eviction, and the map from a full block's chained hash to every block that holds it (as in vLLM,
+// requests that computed the same block concurrently each keep their copy; a lookup gives the
+// oldest copy still cached, so it hits until the last copy is evicted).
 //
 // Block 0 is the reserved null block and never handed out, so usable = total - 1. A free block
 // with a hash is still a cache entry: it is reused (and its hash evicted) only when it reaches the
@@ -30,9 +32,9 @@ class BlockPool {
 
   int32_t ref_count(int32_t block) const { return blocks_[block].ref_count; }
   bool has_hash(int32_t block) const { return blocks_[block].hashed; }
-  size_t num_cached_hashes() const { return by_hash_.size(); }
+  size_t num_cached_hashes() const { return by_hash_.size(); }  // distinct hashes
 
-  // The block caching this hash, or kNone.
+  // The oldest block caching this hash, or kNone.
   int32_t lookup(uint64_t hash) const;
   // Takes one reference on each block (a cache hit); unreferenced blocks leave the free queue.
   void take(std::span<const int32_t> blocks);
@@ -41,8 +43,9 @@ class BlockPool {
   bool allocate(int32_t n, std::vector<int32_t>& out);
   // Drops one reference from each block, walking from the last to the first.
   void release(std::span<const int32_t> blocks);
-  // Registers a full block's hash. If another block already caches the same content the mapping
-  // keeps the older block; this one is still marked hashed (it holds that content too).
+  // Registers a full block's hash. If other blocks already cache the same content this one is
+  // added as the newest copy (lookups keep finding the oldest). A block hashed already is left as
+  // it is.
   void cache(int32_t block, uint64_t hash);
 
   // Free-queue order from the head (next to reuse) to the tail; for tests.

@@ -54,6 +54,28 @@ TEST(BlockPool, ReusingACachedBlockEvictsItsHash) {
   EXPECT_FALSE(pool.has_hash(1));
 }
 
+// vLLM keeps every block holding a hash: evicting the oldest copy leaves the hash cached.
+TEST(BlockPool, ALookupFindsTheOldestCopyOfAHashAndStillHitsAfterItIsEvicted) {
+  BlockPool pool(4);
+  std::vector<int32_t> a;
+  ASSERT_TRUE(pool.allocate(2, a));  // 1 2
+  pool.cache(1, 55);
+  pool.cache(2, 55);  // the same content computed twice
+  EXPECT_EQ(pool.lookup(55), 1);
+  EXPECT_EQ(pool.num_cached_hashes(), 1u);
+  pool.release(std::vector<int32_t>{1});  // free queue: 3, 1
+  std::vector<int32_t> b;
+  ASSERT_TRUE(pool.allocate(2, b));  // reuses 3, then 1: its copy of 55 is evicted
+  EXPECT_EQ(b, (std::vector<int32_t>{3, 1}));
+  EXPECT_FALSE(pool.has_hash(1));
+  EXPECT_EQ(pool.lookup(55), 2);
+  pool.release(std::vector<int32_t>{2});
+  std::vector<int32_t> c;
+  ASSERT_TRUE(pool.allocate(1, c));  // the last copy goes
+  EXPECT_EQ(pool.lookup(55), BlockPool::kNone);
+  EXPECT_EQ(pool.num_cached_hashes(), 0u);
+}
+
 TEST(BlockPool, TakingAFreeCachedBlockRemovesItFromTheFreeQueue) {
   BlockPool pool(4);
   std::vector<int32_t> a;

@@ -99,6 +99,32 @@ TEST(PrefixCache, MooncakeStyleHashIdsDriveHitsAcrossBlockSizes) {
   EXPECT_EQ(admit(kv, b), 1024);  // two shared 512-token hash blocks = 64 KV blocks
 }
 
+// Two requests compute the same blocks at the same time (A in chunks, B admitted between them),
+// so blocks 1 and 2 are held twice. As in vLLM both copies stay cached: the lookup gives the older
+// copy (B's), and once those are evicted it finds A's.
+TEST(PrefixCache, ALookupStillHitsAfterOneCopyOfADuplicatedBlockIsEvicted) {
+  KvCacheManager kv(7, 4, true);  // 6 usable blocks
+  Request a = with_tokens(iota_tokens(12, 0), 1);
+  ASSERT_TRUE(kv.allocate_slots(a, 4));  // A's first chunk: block 0 hashed
+  a.num_computed_tokens = 4;
+  Request b = with_tokens(iota_tokens(12, 0), 2);
+  EXPECT_EQ(admit(kv, b), 4);            // B hits A's block 0, computes blocks 1 and 2 itself
+  ASSERT_TRUE(kv.allocate_slots(a, 8));  // A's second chunk: its own copies of blocks 1 and 2
+  a.num_computed_tokens = 12;
+  std::vector<int32_t> c_tokens = iota_tokens(16, 0);  // the same 12 tokens, then more
+  Request c = with_tokens(c_tokens, 3);
+  std::vector<int32_t> hits;
+  ASSERT_EQ(kv.find_cached_prefix(c, hits), 12);
+  EXPECT_EQ(hits, (std::vector<int32_t>{a.block_ids[0], b.block_ids[1], b.block_ids[2]}));
+
+  kv.release(b);  // B's copies go to the free queue's tail, behind the one empty block
+  Request x = with_tokens(iota_tokens(12, 500), 4);
+  admit(kv, x);  // takes the empty block and B's two copies: evicted
+  Request c2 = with_tokens(c_tokens, 5);
+  EXPECT_EQ(kv.find_cached_prefix(c2, hits), 12);  // mapping a hash to one block would give 4
+  EXPECT_EQ(hits, (std::vector<int32_t>{a.block_ids[0], a.block_ids[1], a.block_ids[2]}));
+}
+
 TEST(PrefixCache, DisabledCachingNeverHits) {
   KvCacheManager kv(32, 4, false);
   Request a = with_tokens(iota_tokens(12, 0), 1);
