@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "core/rng.h"
 
@@ -12,6 +13,18 @@ constexpr uint64_t kRootHash = 0x6c6c6d7365727665ULL;  // parent hash of a reque
 constexpr uint64_t kTokenDomain = 1;
 constexpr uint64_t kHashIdDomain = 2;
 constexpr uint64_t kSaltDomain = 3;
+constexpr uint64_t kLoraDomain = 4;
+constexpr uint64_t kCacheSaltDomain = 5;
+
+// FNV-1a over the bytes, in its own domain: a key for a string extra key.
+uint64_t string_key(uint64_t domain, const std::string& text) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return hash_combine(domain, h);
+}
 
 }  // namespace
 
@@ -59,7 +72,13 @@ uint64_t KvCacheManager::block_hash(Request& r, int64_t index) const {
 }
 
 uint64_t KvCacheManager::chain(uint64_t parent, const Request& r, int64_t index) const {
-  return hash_combine(parent, content_key(r, index));
+  uint64_t hash = hash_combine(parent, content_key(r, index));
+  // vLLM's extra keys, only when present (so that other requests hash as they always did).
+  if (!r.lora_name.empty()) hash = hash_combine(hash, string_key(kLoraDomain, r.lora_name));
+  if (index == 0 && !r.cache_salt.empty()) {
+    hash = hash_combine(hash, string_key(kCacheSaltDomain, r.cache_salt));
+  }
+  return hash;
 }
 
 template <typename HashOf>

@@ -2,9 +2,11 @@
 // admission check for waiting requests, and release. Owns the BlockPool and the prefix-cache
 // counters (in tokens).
 //
-// A full block's identity is a chained hash: hash(previous block's hash, the block's content key).
-// The content key comes from the token ids when the request has them, else from the trace's prefix
-// hash ids, else from a per-request salt (content nobody else shares).
+// A full block's identity is a chained hash: hash(previous block's hash, the block's content key,
+// vLLM's extra keys). The content key comes from the token ids when the request has them, else
+// from the trace's prefix hash ids, else from a per-request salt (content nobody else shares). The
+// extra keys are the LoRA name (every block) and cache_salt (the first block, hence the whole
+// chain); a request with neither hashes without them.
 // Thread-safety: none; owned by one engine.
 #pragma once
 

@@ -125,6 +125,62 @@ TEST(PrefixCache, ALookupStillHitsAfterOneCopyOfADuplicatedBlockIsEvicted) {
   EXPECT_EQ(hits, (std::vector<int32_t>{a.block_ids[0], a.block_ids[1], a.block_ids[2]}));
 }
 
+// vLLM's extra keys: cache_salt keys the first block (and so the whole chain), the LoRA name
+// every block. The second request of each row, with the same 12 tokens, hits the first's blocks
+// only when both keys are equal (at most 2 blocks: the last prompt token is never a hit).
+TEST(PrefixCache, RequestsDifferingOnlyInCacheSaltOrLoraNameShareNoBlocks) {
+  struct Row {
+    const char* salt_a;
+    const char* lora_a;
+    const char* salt_b;
+    const char* lora_b;
+    int64_t hit_tokens;
+  };
+  const std::vector<Row> rows = {
+      {"", "", "", "", 8},
+      {"tenant-1", "", "tenant-1", "", 8},
+      {"tenant-1", "", "tenant-2", "", 0},
+      {"tenant-1", "", "", "", 0},
+      {"", "", "tenant-1", "", 0},
+      {"", "sql-lora", "", "sql-lora", 8},
+      {"", "sql-lora", "", "chat-lora", 0},
+      {"", "sql-lora", "", "", 0},
+      {"tenant-1", "sql-lora", "tenant-1", "sql-lora", 8},
+      {"tenant-1", "sql-lora", "tenant-1", "chat-lora", 0},
+      {"tenant-1", "sql-lora", "tenant-2", "sql-lora", 0},
+  };
+  for (const Row& row : rows) {
+    KvCacheManager kv(32, 4, true);
+    Request a = with_tokens(iota_tokens(12, 0), 1);
+    a.cache_salt = row.salt_a;
+    a.lora_name = row.lora_a;
+    admit(kv, a);
+    Request b = with_tokens(iota_tokens(12, 0), 2);
+    b.cache_salt = row.salt_b;
+    b.lora_name = row.lora_b;
+    EXPECT_EQ(admit(kv, b), row.hit_tokens) << "salt " << row.salt_a << "/" << row.salt_b
+                                            << ", lora " << row.lora_a << "/" << row.lora_b;
+  }
+}
+
+// The salt changes block 0's hash, and through the chain every later one; the LoRA name keys each
+// block itself.
+TEST(PrefixCache, ExtraKeysChangeEveryBlockHashAndAreAbsentWithoutThem) {
+  KvCacheManager kv(32, 4, true);
+  Request plain = with_tokens(iota_tokens(12, 0), 1);
+  Request plain_again = with_tokens(iota_tokens(12, 0), 2);
+  Request salted = with_tokens(iota_tokens(12, 0), 3);
+  salted.cache_salt = "s";
+  Request lora = with_tokens(iota_tokens(12, 0), 4);
+  lora.lora_name = "l";
+  for (int64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(kv.block_hash(plain, i), kv.block_hash(plain_again, i)) << i;
+    EXPECT_NE(kv.block_hash(plain, i), kv.block_hash(salted, i)) << i;
+    EXPECT_NE(kv.block_hash(plain, i), kv.block_hash(lora, i)) << i;
+    EXPECT_NE(kv.block_hash(salted, i), kv.block_hash(lora, i)) << i;
+  }
+}
+
 TEST(PrefixCache, DisabledCachingNeverHits) {
   KvCacheManager kv(32, 4, false);
   Request a = with_tokens(iota_tokens(12, 0), 1);

@@ -363,6 +363,7 @@ std::unique_ptr<Request> make_request(const TraceRequest& e, size_t index) {
   r->params.max_tokens = e.max_tokens;
   r->params.n = e.n;
   r->priority = e.priority;
+  r->cache_salt = e.cache_salt;
   r->scripted_output_len = e.output_len;
   r->timeline.arrival = e.arrival_ns;
   return r;

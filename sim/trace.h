@@ -24,6 +24,8 @@ struct TraceRequest {
   int32_t n = 1;                // parallel sequences (OpenAI's n)
   int64_t max_tokens = -1;      // -1: the client did not set it
   int32_t priority = 0;         // smaller is served first under the priority policy
+  // vLLM's cache_salt: requests with different salts share no KV blocks; "" for none.
+  std::string cache_salt;
 };
 
 struct Trace {

@@ -1,7 +1,7 @@
 // Reads and writes our JSON trace format: one object with an optional "metadata" object and a
 // "requests" array (arrival, prompt_len or prompt_tokens, output_len, optional prefix hashes, n,
-// max_tokens, priority). The fields and the validation rules are in traces/README.md, "Our JSON
-// trace format".
+// max_tokens, priority, cache_salt). The fields and the validation rules are in traces/README.md,
+// "Our JSON trace format".
 #include <algorithm>
 #include <istream>
 #include <limits>
@@ -105,10 +105,13 @@ void parse_request_field(const std::string& key, const json& value, const Field&
   } else if (key == "priority") {
     r.priority =
         static_cast<int32_t>(get_int(value, f, std::numeric_limits<int32_t>::min(), kInt32Max));
+  } else if (key == "cache_salt") {
+    r.cache_salt = get_string(value, f);
+    if (r.cache_salt.empty()) fail(f.where, f.name, "must not be empty (leave it out for none)");
   } else {
     fail(f.where, f.name,
          "unknown field (expected id, arrival, prompt_len, prompt_tokens, output_len, "
-         "prefix_hash_ids, hash_block_size, n, max_tokens, priority)");
+         "prefix_hash_ids, hash_block_size, n, max_tokens, priority, cache_salt)");
   }
 }
 
@@ -283,6 +286,7 @@ void write_request(std::ostream& out, const TraceRequest& r, bool seconds) {
   if (r.n != 1) out << ", \"n\": " << r.n;
   if (r.max_tokens != -1) out << ", \"max_tokens\": " << r.max_tokens;
   if (r.priority != 0) out << ", \"priority\": " << r.priority;
+  if (!r.cache_salt.empty()) out << ", \"cache_salt\": " << json_string(r.cache_salt);
   out << '}';
 }
 

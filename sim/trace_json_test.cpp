@@ -29,7 +29,8 @@ TEST(TraceJson, ParsesAllFieldsAndDefaults) {
     "requests": [
       {"arrival": 1.5, "prompt_len": 3, "output_len": 2},
       {"id": "b", "arrival": 2, "prompt_tokens": [5, 6, 7], "prompt_len": 3, "output_len": 4,
-       "prefix_hash_ids": [9, 10], "hash_block_size": 2, "n": 3, "max_tokens": 8, "priority": -1},
+       "prefix_hash_ids": [9, 10], "hash_block_size": 2, "n": 3, "max_tokens": 8, "priority": -1,
+       "cache_salt": "tenant-7"},
       {"id": "c", "arrival": 2, "prompt_tokens": [1], "output_len": 1,
        "prefix_hash_ids": [], "hash_block_size": 16}
     ]})",
@@ -49,6 +50,7 @@ TEST(TraceJson, ParsesAllFieldsAndDefaults) {
   EXPECT_EQ(a.n, 1);
   EXPECT_EQ(a.max_tokens, -1);
   EXPECT_EQ(a.priority, 0);
+  EXPECT_EQ(a.cache_salt, "");
   EXPECT_EQ(a.hash_block_size, 0);
   const TraceRequest& b = t.requests[1];
   EXPECT_EQ(b.arrival_ns, 2'000'000);
@@ -58,6 +60,7 @@ TEST(TraceJson, ParsesAllFieldsAndDefaults) {
   EXPECT_EQ(b.n, 3);
   EXPECT_EQ(b.max_tokens, 8);
   EXPECT_EQ(b.priority, -1);
+  EXPECT_EQ(b.cache_salt, "tenant-7");
   EXPECT_EQ(t.requests[2].prompt_len, 1);
   EXPECT_EQ(t.requests[2].hash_block_size, 0);  // no ids: no block size
 }
@@ -139,6 +142,10 @@ TEST(TraceJson, ReportsEveryErrorWithRequestAndField) {
        "t.json: requests[0].max_tokens: must be >= 1"},
       {"string priority", one(base + ", \"priority\": \"high\""),
        "t.json: requests[0].priority: must be an integer"},
+      {"number cache_salt", one(base + ", \"cache_salt\": 5"),
+       "t.json: requests[0].cache_salt: must be a string"},
+      {"empty cache_salt", one(base + ", \"cache_salt\": \"\""),
+       "t.json: requests[0].cache_salt: must not be empty"},
       {"id not string", one(base + ", \"id\": 5"), "t.json: requests[0].id: must be a string"},
       {"empty id", one(base + ", \"id\": \"\""), "t.json: requests[0].id: must not be empty"},
       {"ids without block size", one(base + ", \"prefix_hash_ids\": [1]"),
@@ -182,6 +189,7 @@ TEST(TraceJson, RoundTripsEveryField) {
   a.n = 4;
   a.max_tokens = 100;
   a.priority = -7;
+  a.cache_salt = "salt \"with\" quotes";
   TraceRequest b;
   b.id = "b";
   b.arrival_ns = 3'600'123'456'789;
@@ -240,6 +248,7 @@ RC_GTEST_PROP(TraceJson, WriteThenParseIsIdentity, ()) {
     r.n = *rc::gen::inRange<int32_t>(1, 64);
     r.max_tokens = *rc::gen::element<int64_t>(-1, 1, 4096);
     r.priority = *rc::gen::arbitrary<int32_t>();
+    r.cache_salt = *rc::gen::container<std::string>(rc::gen::inRange<char>(' ', '~' + 1));
     t.requests.push_back(r);
   }
   std::ostringstream out;

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "backends/sim/presets.h"
+#include "core/rng.h"
 
 namespace llm {
 namespace {
@@ -50,8 +51,13 @@ int64_t random_prompt(Rng& rng, int64_t max_model_len) {
 }
 
 // Prompt identity shared between requests: leading blocks (or whole prompts) from one of two
-// families, as trace hash ids or as real token ids.
+// families, as trace hash ids or as real token ids, sometimes behind a cache_salt.
 void share_prefix(Rng& rng, size_t k, TraceRequest& r) {
+  // One in four carries one of two tenants' cache_salt, so that equal prefixes sometimes must not
+  // share blocks. Derived from k rather than drawn, which leaves the seeds' other draws as they
+  // were.
+  const uint64_t tenant = mix64(k) % 8;
+  if (tenant < 2) r.cache_salt = "tenant-" + std::to_string(tenant);
   const uint64_t family = rng.below(2);
   const bool whole = chance(rng, 0.3);
   if (chance(rng, 0.3)) {

@@ -60,7 +60,8 @@ inline bool same_request(const TraceRequest& a, const TraceRequest& b) {
   return a.id == b.id && a.arrival_ns == b.arrival_ns && a.prompt_len == b.prompt_len &&
          a.prompt_tokens == b.prompt_tokens && a.output_len == b.output_len &&
          a.prefix_hash_ids == b.prefix_hash_ids && a.hash_block_size == b.hash_block_size &&
-         a.n == b.n && a.max_tokens == b.max_tokens && a.priority == b.priority;
+         a.n == b.n && a.max_tokens == b.max_tokens && a.priority == b.priority &&
+         a.cache_salt == b.cache_salt;
 }
 
 inline void expect_same_requests(const Trace& a, const Trace& b) {
