@@ -39,7 +39,8 @@ bool same_requests(const llm::Trace& a, const llm::Trace& b) {
     if (x.id != y.id || x.arrival_ns != y.arrival_ns || x.prompt_len != y.prompt_len ||
         x.prompt_tokens != y.prompt_tokens || x.output_len != y.output_len ||
         x.prefix_hash_ids != y.prefix_hash_ids || x.hash_block_size != y.hash_block_size ||
-        x.n != y.n || x.max_tokens != y.max_tokens || x.priority != y.priority) {
+        x.n != y.n || x.max_tokens != y.max_tokens || x.priority != y.priority ||
+        x.cache_salt != y.cache_salt) {
       return false;
     }
   }
