@@ -60,6 +60,13 @@ HttpResponse not_json(std::string_view content_type) {
       "Content-Type");
 }
 
+// vLLM warns the same way about the fields it ignored: the names only, never the values.
+void log_ignored_fields(const std::string& request_id, const std::vector<std::string>& fields) {
+  if (!fields.empty()) {
+    std::fprintf(stderr, "%s\n", ignored_fields_log_line(request_id, fields).c_str());
+  }
+}
+
 ModelInfo model_info(const ServerContext& context) {
   return ModelInfo{context.setup.served_model_name, context.setup.scheduler.max_model_len,
                    context.setup.scheduler.policy == SchedulingPolicy::kPriority};
@@ -168,8 +175,11 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
     if (!is_json_media_type(req.content_type)) return finish(not_json(req.content_type));
     try {
       const ModelInfo model = model_info(context_);
-      r.body = path == "/tokenize" ? tokenize_response(req.body, *context_.codec, model)
-                                   : detokenize_response(req.body, *context_.codec, model);
+      std::vector<std::string> ignored;
+      r.body = path == "/tokenize"
+                   ? tokenize_response(req.body, *context_.codec, model, &ignored)
+                   : detokenize_response(req.body, *context_.codec, model, &ignored);
+      log_ignored_fields(request_id, ignored);
     } catch (const ApiException& e) {
       r.status = e.error().status;
       r.body = error_body(e.error());
@@ -201,11 +211,7 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
           responses ? parse_responses_request(req.body, *context_.codec, model)
                     : parse_completion_request(chat ? Endpoint::kChat : Endpoint::kCompletions,
                                                req.body, *context_.codec, model);
-      if (!parsed.ignored_fields.empty()) {
-        // vLLM warns the same way; the names only, never the values.
-        std::fprintf(stderr, "%s\n",
-                     ignored_fields_log_line(request_id, parsed.ignored_fields).c_str());
-      }
+      log_ignored_fields(request_id, parsed.ignored_fields);
       if (limit >= 0) {
         const int64_t sequences = static_cast<int64_t>(parsed.prompts.size()) * parsed.n;
         std::optional<WaitingReservation> place =

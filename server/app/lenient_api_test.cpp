@@ -77,6 +77,34 @@ TEST(LenientApi, UnknownFieldsAreServedAndLoggedByNameOnce) {
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << log;
 }
 
+TEST(LenientApi, TheTokenizerRoutesIgnoreAndNameUnknownFieldsToo) {
+  auto server = start_server(test_options());
+  const uint16_t port = server->port();
+  const std::string plain = request(port, "POST", "/tokenize", R"({"prompt":"Hello there"})").body;
+  ::testing::internal::CaptureStderr();
+  const testing::Response t = request(
+      port, "POST", "/tokenize", R"({"prompt":"Hello there","x_new":1})", {{"X-Request-Id", "t1"}});
+  const testing::Response c =
+      request(port, "POST", "/tokenize", R"({"messages":[{"role":"user","content":"a","x_m":2}]})",
+              {{"X-Request-Id", "t2"}});
+  const testing::Response d =
+      request(port, "POST", "/detokenize", R"({"tokens":[1],"x_d":3})", {{"X-Request-Id", "t3"}});
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(t.status, 200);
+  EXPECT_EQ(t.body, plain) << "an ignored field changes nothing";
+  EXPECT_EQ(c.status, 200);
+  EXPECT_EQ(d.status, 200);
+  EXPECT_NE(log.find("request \"t1\": ignored fields the server does not know: \"x_new\"\n"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("\"t2\": ignored fields the server does not know: \"messages[0].x_m\"\n"),
+            std::string::npos)
+      << log;
+  EXPECT_NE(log.find("\"t3\": ignored fields the server does not know: \"x_d\"\n"),
+            std::string::npos)
+      << log;
+}
+
 TEST(LenientApi, CacheSaltAndACustomRoleAreServed) {
   auto server = start_server(test_options());
   const testing::Response r = request(
