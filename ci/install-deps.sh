@@ -31,7 +31,8 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm packages of the end-to-end tests (the official openai client), exactly as the lockfile says.
+# npm packages of the end-to-end tests (the official openai client, the Vercel AI SDK, LangChain JS),
+# exactly as the lockfile says.
 e2e="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/e2e"
 if [[ -f $e2e/package-lock.json ]]; then
   if ! command -v npm >/dev/null; then

@@ -39,7 +39,7 @@ put("http_request", "close", sel(0, sel(0, "DELETE /v1/x HTTP/1.1\r\nConnection:
     "Content-Length: 0\r\n\r\nGET / HTTP/1.1\r\n\r\n")))
 
 # 2. openai_request: byte 0 bits 0-1 route (chat, completions, tokenize, detokenize), bits 2-3
-# chat template (sim, llama2, llama3, chatml).
+# chat template (sim, llama2, llama3, chatml), bit 4 /v1/responses, bit 5 the priority policy.
 chat = {"model": "sim-model", "messages": [{"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Hello"}], "max_tokens": 16, "stream": True,
         "stream_options": {"include_usage": True, "continuous_usage_stats": False}}
@@ -58,6 +58,16 @@ put("openai_request", "tokenize", sel(2, json.dumps({"model": "sim-model", "prom
     "return_token_strs": True, "add_special_tokens": True})))
 put("openai_request", "tokenize_chat", sel(10, json.dumps({"messages": [{"role": "assistant",
     "content": None}, {"role": "tool", "content": "x"}], "add_generation_prompt": True})))
+put("openai_request", "chat_lenient", sel(32, json.dumps({"messages": [{"role": "critic",
+    "content": "a", "x_extra": 1}], "priority": -2, "cache_salt": "salt", "x_new": [1],
+    "stop": ["a", "b", "c", "d"], "n": 3, "skip_special_tokens": True})))
+put("openai_request", "responses", sel(16, json.dumps({"model": "sim-model", "input": "Hello",
+    "instructions": "Be brief.", "max_output_tokens": 8, "temperature": 0.5, "top_p": 0.9,
+    "stream": True, "metadata": {"k": "v"}, "store": False, "tools": [], "tool_choice": "auto"})))
+put("openai_request", "responses_items", sel(24, json.dumps({"input": [{"role": "user",
+    "content": [{"type": "input_text", "text": "a"}]}, {"type": "message", "role": "assistant",
+    "content": [{"type": "output_text", "text": "b"}]}], "text": {"format": {"type": "text"}},
+    "reasoning": {"effort": None}, "truncation": "disabled", "include": []})))
 put("openai_request", "detokenize", sel(3, json.dumps({"model": "sim-model", "tokens": [1, 2,
     31999]})))
 

@@ -1,11 +1,15 @@
 #include "server/api/api_router.h"
 
+#include <cctype>
+#include <cstdio>
 #include <ctime>
 #include <optional>
 #include <random>
 
 #include "core/exposition.h"
+#include "server/api/json_text.h"
 #include "server/api/openai_response.h"
+#include "server/api/responses_request.h"
 #include "server/api/tokenize_api.h"
 
 namespace llm {
@@ -34,6 +38,38 @@ HttpResponse admission_rejected(AdmissionMetrics* metrics) {
                                   "Please try again later or on a different instance.");
   r.headers.emplace_back("Retry-After", std::to_string(kAdmissionRetryAfterS));
   return r;
+}
+
+// vLLM's validate_json_request: the media type (before any ';' parameter, case-insensitive) must
+// be application/json; a missing header fails too. vLLM answers 400, as we do.
+bool is_json_media_type(std::string_view content_type) {
+  const std::string_view media = content_type.substr(0, content_type.find(';'));
+  constexpr std::string_view kJson = "application/json";
+  if (media.size() != kJson.size()) return false;
+  for (size_t i = 0; i < media.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(media[i])) != kJson[i]) return false;
+  }
+  return true;
+}
+
+HttpResponse not_json(std::string_view content_type) {
+  return error_response(
+      400,
+      "Unsupported Media Type: Only 'application/json' is allowed (Content-Type: " +
+          (content_type.empty() ? std::string("absent") : json_string_literal(content_type)) + ")",
+      "Content-Type");
+}
+
+// vLLM warns the same way about the fields it ignored: the names only, never the values.
+void log_ignored_fields(const std::string& request_id, const std::vector<std::string>& fields) {
+  if (!fields.empty()) {
+    std::fprintf(stderr, "%s\n", ignored_fields_log_line(request_id, fields).c_str());
+  }
+}
+
+ModelInfo model_info(const ServerContext& context) {
+  return ModelInfo{context.setup.served_model_name, context.setup.scheduler.max_model_len,
+                   context.setup.scheduler.policy == SchedulingPolicy::kPriority};
 }
 
 HttpResponse unauthorized() {
@@ -136,11 +172,14 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
   }
   if (tokenizer_path) {
     if (!need("POST")) return finish(std::move(r));
+    if (!is_json_media_type(req.content_type)) return finish(not_json(req.content_type));
     try {
-      const ModelInfo model{context_.setup.served_model_name,
-                            context_.setup.scheduler.max_model_len};
-      r.body = path == "/tokenize" ? tokenize_response(req.body, *context_.codec, model)
-                                   : detokenize_response(req.body, *context_.codec, model);
+      const ModelInfo model = model_info(context_);
+      std::vector<std::string> ignored;
+      r.body = path == "/tokenize"
+                   ? tokenize_response(req.body, *context_.codec, model, &ignored)
+                   : detokenize_response(req.body, *context_.codec, model, &ignored);
+      log_ignored_fields(request_id, ignored);
     } catch (const ApiException& e) {
       r.status = e.error().status;
       r.body = error_body(e.error());
@@ -148,8 +187,10 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
     return finish(std::move(r));
   }
   const bool chat = path == "/v1/chat/completions";
-  if (chat || path == "/v1/completions") {
+  const bool responses = path == "/v1/responses";
+  if (chat || responses || path == "/v1/completions") {
     if (!need("POST")) return finish(std::move(r));
+    if (!is_json_media_type(req.content_type)) return finish(not_json(req.content_type));
     if (context_.draining.load()) {
       return finish(
           error_response(503, "The server is shutting down and accepts no new requests."));
@@ -165,9 +206,12 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
       return finish(admission_rejected(context_.admission_metrics));
     }
     try {
-      ModelInfo model{context_.setup.served_model_name, context_.setup.scheduler.max_model_len};
-      CompletionRequest parsed = parse_completion_request(
-          chat ? Endpoint::kChat : Endpoint::kCompletions, req.body, *context_.codec, model);
+      const ModelInfo model = model_info(context_);
+      CompletionRequest parsed =
+          responses ? parse_responses_request(req.body, *context_.codec, model)
+                    : parse_completion_request(chat ? Endpoint::kChat : Endpoint::kCompletions,
+                                               req.body, *context_.codec, model);
+      log_ignored_fields(request_id, parsed.ignored_fields);
       if (limit >= 0) {
         const int64_t sequences = static_cast<int64_t>(parsed.prompts.size()) * parsed.n;
         std::optional<WaitingReservation> place =

@@ -1,8 +1,11 @@
 // Routing of one parsed HTTP request: auth (API key under /v1, /v2, /inference, /cohere and on
 // /tokenize, /detokenize; the optional metrics key on /metrics), request ids, the simple routes
 // (/health, /version, /v1/models, /metrics, /tokenize, /detokenize) answered at once, and the
-// completion routes turned into a CompletionJob for the session to run. Unknown routes 404 and
-// wrong methods 405, in the error envelope. With --max-waiting-requests, a completion that would
+// generation routes (/v1/chat/completions, /v1/completions, /v1/responses) turned into a
+// CompletionJob for the session to run. Unknown routes 404 and wrong methods 405, in the error
+// envelope; a POST to a JSON route whose Content-Type is not application/json is a 400, as in
+// vLLM. Fields a request carried that the parser does not know go to stderr, one line per
+// request, names only. With --max-waiting-requests, a completion that would
 // make more sequences wait than the limit is refused with 503, Retry-After and vLLM's message, and
 // counted in vllm:admission_rejections_total; /health is not affected.
 // Thread-safety: route() may be called from any I/O thread concurrently.

@@ -18,9 +18,17 @@ CompletionJob::CompletionJob(ServerContext& context, CompletionRequest request,
       traceparent_(valid_traceparent(http.traceparent) ? http.traceparent : ""),
       headers_(std::move(headers)) {
   head_.endpoint = request_.endpoint;
-  head_.id = (request_.endpoint == Endpoint::kChat ? "chatcmpl-" : "cmpl-") + request_id;
+  const char* id_prefix = request_.endpoint == Endpoint::kChat        ? "chatcmpl-"
+                          : request_.endpoint == Endpoint::kResponses ? "resp_"
+                                                                      : "cmpl-";
+  head_.id = id_prefix + request_id;
   head_.created = static_cast<int64_t>(std::time(nullptr));
   head_.model = request_.model;
+  if (request_.endpoint == Endpoint::kResponses) {
+    responses_head_ =
+        ResponsesHead{head_.id, "msg_" + request_id, head_.created, head_.model, &request_};
+    responses_.emplace(responses_head_);
+  }
   chunk_prefix_ = render_chunk_prefix(head_);
   include_usage_ =
       request_.stream && (request_.include_usage || context_.options.enable_force_include_usage);
@@ -51,6 +59,7 @@ CompletionJob::~CompletionJob() {
 
 bool CompletionJob::start(Post post, std::function<void()> progress) {
   auto self = shared_from_this();
+  if (responses_ && request_.stream) responses_->append_start(output_);
   for (size_t p = 0; p < prompts_.size(); ++p) {
     GenerateRequest g;
     g.request_id = prompts_[p].engine_id;
@@ -74,6 +83,8 @@ bool CompletionJob::start(Post post, std::function<void()> progress) {
     g.params.temperature = request_.temperature;
     g.params.top_p = request_.top_p;
     g.params.top_k = request_.top_k;
+    g.priority = request_.priority;
+    g.cache_salt = request_.cache_salt;
     auto sink = [self, p, post, progress](const SequenceUpdate& u) {
       if (self->enqueue(p, u)) {
         post([self, progress] {
@@ -144,6 +155,7 @@ void CompletionJob::abort_in_engine() {
 void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
   Prompt& prompt = prompts_[p];
   if (u.finished) ++prompt.engine_finished;
+  prompt.cached_tokens = std::max(prompt.cached_tokens, u.cached_tokens);
   if (cancelled_ || done_) return;
   Choice& c = choices_[p * static_cast<size_t>(request_.n) + static_cast<size_t>(u.child_index)];
   if (c.done) return;  // finished here by a stop string; the engine's finish arrives later
@@ -199,7 +211,9 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
     return;
   }
   c.text += delta;
-  if (request_.stream && !delta.empty()) {
+  if (responses_ && request_.stream && !delta.empty()) {
+    responses_->append_text_delta(output_, delta);
+  } else if (request_.stream && !delta.empty()) {
     ChoiceResult r;
     r.index = c.index;
     r.text = std::move(delta);
@@ -215,7 +229,9 @@ void CompletionJob::finish_choice(Choice& c, const std::string& tail) {
   --choices_left_;
   Prompt& prompt = prompts_[c.prompt];
   ++prompt.local_done;
-  if (request_.stream) {
+  if (responses_ && request_.stream) {
+    if (!tail.empty()) responses_->append_text_delta(output_, tail);
+  } else if (request_.stream) {
     ChoiceResult r = c.result;
     r.text = tail;
     Usage cumulative = usage();
@@ -227,7 +243,15 @@ void CompletionJob::finish_choice(Choice& c, const std::string& tail) {
 
 void CompletionJob::complete() {
   done_ = true;
-  if (request_.stream) {
+  if (responses_ && request_.stream) {
+    const std::optional<PerRequestMetrics> m = metrics();
+    const bool with_metrics = context_.options.enable_per_request_metrics;
+    if (error_) {
+      responses_->append_error(output_, *error_);
+    } else {
+      responses_->append_finish(output_, responses_outcome(), with_metrics ? &m : nullptr);
+    }
+  } else if (request_.stream) {
     if (error_) {
       output_ += build_error_frame(*error_);
     } else if (include_usage_) {
@@ -266,6 +290,10 @@ HttpResponse CompletionJob::response() const {
     r.body = error_body(*error_);
     return r;
   }
+  if (responses_) {
+    r.body = build_responses_body(responses_head_, responses_outcome(), metrics());
+    return r;
+  }
   std::vector<ChoiceResult> results;
   results.reserve(choices_.size());
   for (const Choice& c : choices_) {
@@ -274,6 +302,16 @@ HttpResponse CompletionJob::response() const {
   }
   r.body = build_completion_body(head_, results, usage(), metrics());
   return r;
+}
+
+ResponsesOutcome CompletionJob::responses_outcome() const {
+  ResponsesOutcome o;
+  o.text = choices_[0].text;
+  o.incomplete = choices_[0].result.finish_reason == "length";
+  o.input_tokens = prompts_[0].length;
+  o.cached_tokens = prompts_[0].cached_tokens;
+  o.output_tokens = choices_[0].completion_tokens;
+  return o;
 }
 
 void CompletionJob::write_log() const {

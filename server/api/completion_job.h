@@ -1,7 +1,8 @@
-// One /v1/chat/completions or /v1/completions request in flight: submits its prompts to the
-// engine, turns the engine's sequence updates into text (the context's TextCodec, one streaming
-// detokenizer per choice, stop strings on the detokenized text),
-// and produces either the streaming SSE frames or the final JSON response, the per-request
+// One /v1/chat/completions, /v1/completions or /v1/responses request in flight: submits its
+// prompts to the engine, turns the engine's sequence updates into text (the context's TextCodec,
+// one streaming detokenizer per choice, stop strings on the detokenized text),
+// and produces either the streaming SSE frames (the Responses API's typed events for
+// /v1/responses, server/api/responses_response.h) or the final JSON response, the per-request
 // metrics and the request-log line.
 //
 // Stop strings are applied here, on the detokenized text: when one matches, the choice finishes
@@ -25,6 +26,7 @@
 
 #include "server/api/openai_request.h"
 #include "server/api/openai_response.h"
+#include "server/api/responses_response.h"
 #include "server/api/stop_matcher.h"
 #include "server/app/server_context.h"
 #include "server/http/http_message.h"
@@ -73,6 +75,7 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
     int64_t length = 0;
     int32_t engine_finished = 0;  // children the engine reported finished
     int32_t local_done = 0;       // choices finished here (engine finish or stop string)
+    int64_t cached_tokens = 0;    // prompt tokens the prefix cache held (the engine's count)
   };
 
   // One engine update waiting for the strand (an intrusive lock-free stack, newest first).
@@ -92,6 +95,7 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   std::optional<PerRequestMetrics> metrics() const;
   void abort_in_engine();  // cancelled_, and the engine aborts what still runs
   void write_log() const;
+  ResponsesOutcome responses_outcome() const;  // /v1/responses: its only choice, as a result
 
   ServerContext& context_;
   CompletionRequest request_;
@@ -110,6 +114,9 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   bool done_ = false;
   bool cancelled_ = false;
   std::optional<ApiError> error_;
+  // /v1/responses only: the response's ids and echoed parameters, and its event stream.
+  ResponsesHead responses_head_;
+  std::optional<ResponsesEventWriter> responses_;
 };
 
 }  // namespace llm

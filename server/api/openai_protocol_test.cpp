@@ -73,7 +73,6 @@ TEST(OpenAiRequest, ErrorsNameTheField) {
   EXPECT_EQ(error_of(Endpoint::kChat, chat + R"("response_format":{"type":"text"}})").status, 0);
   EXPECT_EQ(error_of(Endpoint::kCompletions, R"({"prompt":"a","echo":true})").param, "echo");
   EXPECT_EQ(error_of(Endpoint::kCompletions, R"({"prompt":"a","best_of":3})").param, "best_of");
-  EXPECT_EQ(error_of(Endpoint::kCompletions, R"({"prompt":"a","whatever":1})").param, "whatever");
   EXPECT_EQ(error_of(Endpoint::kCompletions, R"({"prompt":"a","n":0})").param, "n");
   EXPECT_EQ(error_of(Endpoint::kCompletions, R"({"prompt":"a","max_tokens":"3"})").param,
             "max_tokens");
@@ -82,8 +81,8 @@ TEST(OpenAiRequest, ErrorsNameTheField) {
   EXPECT_EQ(error_of(Endpoint::kCompletions, R"({"prompt":""})").param, "prompt");
   EXPECT_EQ(error_of(Endpoint::kCompletions, R"({})").param, "prompt");
   EXPECT_EQ(error_of(Endpoint::kChat, R"({"messages":[]})").param, "messages");
-  EXPECT_EQ(error_of(Endpoint::kChat, R"({"messages":[{"role":"robot","content":"a"}]})").param,
-            "messages[0].role");
+  EXPECT_EQ(error_of(Endpoint::kChat, R"({"messages":[{"role":7,"content":"a"}]})").param,
+            "messages[0]");
 }
 
 // Found by fuzz/openai_request_fuzz.cpp: fields of the wrong type inside objects that are read

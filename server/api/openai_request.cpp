@@ -26,8 +26,11 @@ std::optional<int64_t> get_int(const json& body, const char* key, int64_t min_va
   auto it = body.find(key);
   if (it == body.end() || it->is_null()) return std::nullopt;
   if (!it->is_number_integer()) bad(key, std::string("'") + key + "' must be an integer");
-  const int64_t v =
-      it->is_number_unsigned() && it->get<uint64_t>() > INT64_MAX ? INT64_MAX : it->get<int64_t>();
+  if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(max_value)) {
+    bad(key, std::string("'") + key + "' must be at most " + std::to_string(max_value) + ", got " +
+                 std::to_string(it->get<uint64_t>()));
+  }
+  const int64_t v = it->get<int64_t>();
   if (v < min_value) {
     bad(key, std::string("'") + key + "' must be at least " + std::to_string(min_value) + ", got " +
                  std::to_string(v));
@@ -98,7 +101,57 @@ void refuse_unsupported(const json& body, Endpoint endpoint) {
   }
 }
 
-void check_known_fields(const json& body, Endpoint endpoint) {
+// vLLM's own request fields that would change the result and that we do not implement: accepted
+// only at their neutral value (absent, null, the default, or an empty list or object).
+struct NeutralField {
+  const char* key;
+  const char* neutral;  // the default as JSON text
+};
+constexpr NeutralField kUnimplementedVllmFields[] = {{"chat_template", "null"},
+                                                     {"chat_template_kwargs", "null"},
+                                                     {"continue_final_message", "false"},
+                                                     {"include_stop_str_in_output", "false"},
+                                                     {"skip_special_tokens", "true"},
+                                                     {"spaces_between_special_tokens", "true"},
+                                                     {"truncate_prompt_tokens", "null"},
+                                                     {"use_beam_search", "false"},
+                                                     {"length_penalty", "1.0"},
+                                                     {"bad_words", "null"},
+                                                     {"allowed_token_ids", "null"},
+                                                     {"prompt_embeds", "null"},
+                                                     {"return_tokens_as_token_ids", "false"},
+                                                     {"return_token_ids", "false"},
+                                                     {"logits_processors", "null"},
+                                                     {"vllm_xargs", "null"},
+                                                     {"kv_transfer_params", "null"},
+                                                     {"documents", "null"},
+                                                     {"mm_processor_kwargs", "null"},
+                                                     {"repetition_detection", "null"},
+                                                     {"thinking_token_budget", "null"}};
+
+void refuse_unimplemented_vllm_fields(const json& body) {
+  for (const NeutralField& f : kUnimplementedVllmFields) {
+    const auto it = body.find(f.key);
+    if (it == body.end() || it->is_null() || *it == json::parse(f.neutral)) continue;
+    if ((it->is_object() || it->is_array()) && it->empty()) continue;
+    bad(f.key, std::string("'") + f.key + "' is not supported by this server");
+  }
+}
+
+// Fields read by parse_scheduling_fields, refused unless neutral, or neutral options of guided
+// decoding (which itself is refused): known, so never listed as ignored.
+bool is_handled_vllm_field(const std::string& key) {
+  for (const NeutralField& f : kUnimplementedVllmFields) {
+    if (key == f.key) return true;
+  }
+  return key == "priority" || key == "cache_salt" || key == "guided_decoding_backend" ||
+         key == "guided_whitespace_pattern";
+}
+
+// Fields that are neither known nor refused are accepted and ignored, as vLLM does; their names
+// go to `ignored` for the request's log line.
+void collect_unknown_fields(const json& body, Endpoint endpoint,
+                            std::vector<std::string>& ignored) {
   static const char* const kCommon[] = {"model",
                                         "max_tokens",
                                         "n",
@@ -134,7 +187,7 @@ void check_known_fields(const json& body, Endpoint endpoint) {
                                         "min_tokens",
                                         "reasoning_effort"};
   for (const auto& [key, value] : body.items()) {
-    bool known = is_accepted_noop(key);
+    bool known = is_accepted_noop(key) || is_handled_vllm_field(key);
     for (const char* k : kCommon) known = known || key == k;
     known = known || key == "top_k" || key == "add_special_tokens";
     if (endpoint == Endpoint::kChat) {
@@ -142,7 +195,7 @@ void check_known_fields(const json& body, Endpoint endpoint) {
               key == "add_generation_prompt";
     }
     if (endpoint == Endpoint::kCompletions) known = known || key == "prompt";
-    if (!known) bad(key, "unrecognized field '" + key + "'");
+    if (!known) ignored.push_back(key);
   }
 }
 
@@ -187,6 +240,18 @@ bool optional_bool(const json& body, const char* key, bool fallback) {
   return get_bool(body, key, fallback);
 }
 
+std::optional<int64_t> optional_int(const json& body, const char* key, int64_t min_value,
+                                    int64_t max_value) {
+  return get_int(body, key, min_value, max_value);
+}
+
+void parse_temperature_and_top_p(const json& body, CompletionRequest& r) {
+  r.temperature = get_number(body, "temperature", 1.0);
+  if (r.temperature < 0) bad("temperature", "'temperature' must be at least 0");
+  r.top_p = get_number(body, "top_p", 1.0);
+  if (!(r.top_p > 0 && r.top_p <= 1)) bad("top_p", "'top_p' must be in (0, 1]");
+}
+
 json parse_json_body(std::string_view text) {
   if (const std::optional<std::string> field = invalid_utf8_field(text)) {
     if (field->empty()) {
@@ -216,7 +281,7 @@ std::string checked_model(const json& body, const ModelInfo& model) {
   return name;
 }
 
-std::vector<ChatMessage> parse_chat_messages(const json& body) {
+std::vector<ChatMessage> parse_chat_messages(const json& body, std::vector<std::string>* ignored) {
   auto it = body.find("messages");
   if (it == body.end() || !it->is_array() || it->empty()) {
     bad("messages", "'messages' must be a non-empty list");
@@ -228,29 +293,79 @@ std::vector<ChatMessage> parse_chat_messages(const json& body) {
     if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
       bad(p, "'" + p + "' must be an object with a string 'role'");
     }
+    // Any role is the chat template's to render or refuse (vLLM passes custom roles through).
     const std::string role = m["role"].get<std::string>();
-    if (role != "system" && role != "user" && role != "assistant" && role != "developer" &&
-        role != "tool") {
-      bad(p + ".role", "unknown role '" + role + "' in '" + p + "'");
+    if (auto calls = m.find("tool_calls");
+        calls != m.end() && !calls->is_null() && !(calls->is_array() && calls->empty())) {
+      bad(p + ".tool_calls", "'" + p + ".tool_calls' is not supported by this server");
+    }
+    for (const auto& [key, value] : m.items()) {
+      if (ignored && key != "role" && key != "content" && key != "name" && key != "tool_calls") {
+        ignored->push_back(p + "." + key);
+      }
     }
     messages.push_back({role, message_content(m.value("content", json()), i)});
   }
   return messages;
 }
 
+void parse_scheduling_fields(const json& body, const ModelInfo& model, CompletionRequest& r) {
+  r.priority = static_cast<int32_t>(get_int(body, "priority", INT32_MIN, INT32_MAX).value_or(0));
+  if (r.priority != 0 && !model.priority_scheduling) {
+    // vLLM's processor refuses it the same way rather than ignoring it.
+    bad("priority",
+        "Got priority " + std::to_string(r.priority) + " but Priority scheduling is not enabled.");
+  }
+  if (auto it = body.find("cache_salt"); it != body.end() && !it->is_null()) {
+    if (!it->is_string() || it->get<std::string>().empty()) {
+      bad("cache_salt", "Parameter 'cache_salt' must be a non-empty string if provided.");
+    }
+    r.cache_salt = it->get<std::string>();
+  }
+}
+
+void add_chat_prompt(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
+                     bool add_special_tokens, const TextCodec& codec, CompletionRequest& r,
+                     const char* param) {
+  try {
+    r.prompt_texts.push_back(codec.render_chat(messages, add_generation_prompt));
+  } catch (const std::invalid_argument& e) {
+    bad(param, e.what());
+  }
+  r.prompts.push_back(codec.encode(r.prompt_texts.back(), add_special_tokens));
+}
+
+std::string ignored_fields_log_line(const std::string& request_id,
+                                    const std::vector<std::string>& fields) {
+  if (fields.empty()) return {};
+  constexpr size_t kMaxNames = 16;
+  constexpr size_t kMaxNameBytes = 64;
+  std::string line = "llmserve: request " + json_string_literal(request_id) +
+                     ": ignored fields the server does not know:";
+  for (size_t i = 0; i < fields.size() && i < kMaxNames; ++i) {
+    line += i == 0 ? " " : ", ";
+    line += json_string_literal(std::string_view(fields[i]).substr(0, kMaxNameBytes));
+  }
+  if (fields.size() > kMaxNames) {
+    line += " and " + std::to_string(fields.size() - kMaxNames) + " more";
+  }
+  return line;
+}
+
 void check_context_length(int64_t prompt_len, std::optional<int64_t> max_tokens,
                           int64_t max_model_len, Endpoint endpoint) {
-  const std::string what = endpoint == Endpoint::kChat ? "messages" : "prompt";
+  const std::string what = endpoint == Endpoint::kChat        ? "messages"
+                           : endpoint == Endpoint::kResponses ? "input"
+                                                              : "prompt";
   if (prompt_len == 0) bad(what, "The " + what + " is empty (0 tokens).");
   if (prompt_len >= max_model_len) {
     bad(what, "This model's maximum context length is " + std::to_string(max_model_len) +
                   " tokens. However, your request has " + std::to_string(prompt_len) +
-                  " input tokens. Please reduce the length of the input " +
-                  (endpoint == Endpoint::kChat ? "messages." : "prompt."));
+                  " input tokens. Please reduce the length of the input " + what + ".");
   }
   if (max_tokens && *max_tokens > max_model_len - prompt_len) {
-    const std::string field = "max_tokens";
-    bad(field, "'max_tokens' is too large: " + std::to_string(*max_tokens) +
+    const std::string field = endpoint == Endpoint::kResponses ? "max_output_tokens" : "max_tokens";
+    bad(field, "'" + field + "' is too large: " + std::to_string(*max_tokens) +
                    ". This model's maximum context length is " + std::to_string(max_model_len) +
                    " tokens and your request has " + std::to_string(prompt_len) +
                    " input tokens (" + std::to_string(*max_tokens) + " > " +
@@ -264,20 +379,24 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   CompletionRequest r;
   r.endpoint = endpoint;
   r.model = checked_model(body, model);
-  check_known_fields(body, endpoint);
+  collect_unknown_fields(body, endpoint, r.ignored_fields);
   refuse_unsupported(body, endpoint);
+  refuse_unimplemented_vllm_fields(body);
+  parse_scheduling_fields(body, model, r);
 
   // Sampling parameters.
-  r.n = static_cast<int32_t>(get_int(body, "n", 1, 128).value_or(1));
+  const int64_t n = get_int(body, "n", 1, kVllmMaxN).value_or(1);
+  if (n > kMaxN) {
+    bad("n", "'n' must be at most " + std::to_string(kMaxN) + " on this server, got " +
+                 std::to_string(n));
+  }
+  r.n = static_cast<int32_t>(n);
   r.max_tokens = get_int(body, "max_tokens", 1, INT64_MAX);
   if (endpoint == Endpoint::kChat) {
     if (auto m = get_int(body, "max_completion_tokens", 1, INT64_MAX)) r.max_tokens = m;
   }
   r.seed = get_int(body, "seed", INT64_MIN, INT64_MAX);
-  r.temperature = get_number(body, "temperature", 1.0);
-  if (r.temperature < 0) bad("temperature", "'temperature' must be at least 0");
-  r.top_p = get_number(body, "top_p", 1.0);
-  if (!(r.top_p > 0 && r.top_p <= 1)) bad("top_p", "'top_p' must be in (0, 1]");
+  parse_temperature_and_top_p(body, r);
   if (auto k = get_int(body, "top_k", -1, INT32_MAX)) r.top_k = static_cast<int32_t>(*k);
   r.ignore_eos = get_bool(body, "ignore_eos", false);
   if (auto it = body.find("user"); it != body.end() && !it->is_null()) {
@@ -298,6 +417,10 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
     for (const std::string& s : r.stop) {
       if (s.empty()) bad("stop", "'stop' strings must not be empty");
     }
+    if (r.stop.size() > kMaxStopStrings) {
+      bad("stop", "'stop' may hold at most " + std::to_string(kMaxStopStrings) + " strings, got " +
+                      std::to_string(r.stop.size()));
+    }
   }
   if (auto it = body.find("stop_token_ids"); it != body.end() && !it->is_null()) {
     r.stop_token_ids = parse_token_ids(*it, tok, "stop_token_ids");
@@ -310,7 +433,7 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
     if (!it->is_object()) bad("stream_options", "'stream_options' must be an object");
     for (const auto& [key, value] : it->items()) {
       if (key != "include_usage" && key != "continuous_usage_stats") {
-        bad("stream_options", "unrecognized field 'stream_options." + key + "'");
+        r.ignored_fields.push_back("stream_options." + key);  // e.g. include_obfuscation
       }
     }
     r.include_usage = get_bool(*it, "include_usage", false);
@@ -319,19 +442,18 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
 
   // Prompts.
   if (endpoint == Endpoint::kChat) {
-    const std::vector<ChatMessage> messages = parse_chat_messages(body);
-    try {
-      r.prompt_texts.push_back(
-          tok.render_chat(messages, get_bool(body, "add_generation_prompt", true)));
-    } catch (const std::invalid_argument& e) {
-      bad("messages", e.what());
-    }
-    r.prompts.push_back(
-        tok.encode(r.prompt_texts.back(), get_bool(body, "add_special_tokens", false)));
+    const std::vector<ChatMessage> messages = parse_chat_messages(body, &r.ignored_fields);
+    add_chat_prompt(messages, get_bool(body, "add_generation_prompt", true),
+                    get_bool(body, "add_special_tokens", false), tok, r);
   } else {
     auto it = body.find("prompt");
     if (it == body.end() || it->is_null()) bad("prompt", "'prompt' is required");
     const json& p = *it;
+    if (p.is_array() && !p.empty() && !p[0].is_number_integer() && p.size() > kMaxPrompts) {
+      bad("prompt", "prompt list length " + std::to_string(p.size()) +
+                        " exceeds the maximum allowed count of " + std::to_string(kMaxPrompts) +
+                        ".");
+    }
     const bool add_special = get_bool(body, "add_special_tokens", true);
     auto add_text = [&](const std::string& s) {
       r.prompt_texts.push_back(s);

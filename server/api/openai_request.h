@@ -1,6 +1,10 @@
 // Parsing and validation of /v1/chat/completions and /v1/completions bodies into a
 // CompletionRequest: tokenized prompts and sampling parameters, or an ApiException (400 naming the
-// field, 404 for an unknown model). Unsupported OpenAI features are refused, never ignored.
+// field, 404 for an unknown model). As vLLM: fields we do not know (top-level and per message) are
+// accepted and listed in ignored_fields for one log line, and chat roles are the template's to
+// judge; but features that would change the result and that we do not implement are refused,
+// never ignored. vLLM's limits apply: n <= 16384 (and our own kMaxN), at most 4 stop strings,
+// seed within int64, at most 1024 prompts, priority only under --scheduling-policy priority.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -17,11 +21,26 @@
 
 namespace llm {
 
-enum class Endpoint { kChat, kCompletions };
+// kResponses: OpenAI's Responses API (server/api/responses_request.h), run as a chat request.
+enum class Endpoint { kChat, kCompletions, kResponses };
 
 struct ModelInfo {
   std::string served_name;
   int64_t max_model_len = 0;
+  bool priority_scheduling = false;  // --scheduling-policy priority: "priority" may be non-zero
+};
+
+// vLLM's request limits (VLLM_MAX_N_SEQUENCES, VLLM_MAX_STOP_STRINGS,
+// VLLM_MAX_COMPLETION_PROMPTS at their defaults) and our own, lower cap on n.
+inline constexpr int64_t kVllmMaxN = 16384;
+inline constexpr int64_t kMaxN = 128;
+inline constexpr size_t kMaxStopStrings = 4;
+inline constexpr size_t kMaxPrompts = 1024;
+
+// What a Responses API response echoes from its request (endpoint kResponses only).
+struct ResponsesEcho {
+  std::optional<std::string> instructions;
+  std::string metadata_json = "{}";  // the request's metadata object, as JSON text
 };
 
 struct CompletionRequest {
@@ -42,6 +61,11 @@ struct CompletionRequest {
   bool stream = false;
   bool include_usage = false;
   bool continuous_usage_stats = false;
+  int32_t priority = 0;    // lower runs first (--scheduling-policy priority)
+  std::string cache_salt;  // keys the prefix cache: requests with different salts share no blocks
+  // Fields we accepted without knowing them, as paths ("foo", "messages[1].name"), for the log.
+  std::vector<std::string> ignored_fields;
+  ResponsesEcho responses;
 };
 
 // Throws ApiException. Token-id prompts must lie in [0, codec.vocab_size()). Text prompts are
@@ -55,11 +79,32 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view b
 // the "messages" list; a list of token ids in the vocabulary.
 nlohmann::json parse_json_body(std::string_view body);
 std::string checked_model(const nlohmann::json& body, const ModelInfo& model);
-std::vector<ChatMessage> parse_chat_messages(const nlohmann::json& body);
+// Unknown fields of each message are appended to `ignored` (when given) as "messages[i].key".
+std::vector<ChatMessage> parse_chat_messages(const nlohmann::json& body,
+                                             std::vector<std::string>* ignored = nullptr);
 std::vector<int32_t> parse_token_ids(const nlohmann::json& list, const TextCodec& codec,
                                      const std::string& param);
 // A boolean field; `fallback` when absent or null.
 bool optional_bool(const nlohmann::json& body, const char* key, bool fallback);
+// An integer field within [min_value, max_value]; nullopt when absent or null.
+std::optional<int64_t> optional_int(const nlohmann::json& body, const char* key, int64_t min_value,
+                                    int64_t max_value);
+// "temperature" (>= 0) and "top_p" (in (0, 1]) into r; 1.0 each when absent.
+void parse_temperature_and_top_p(const nlohmann::json& body, CompletionRequest& r);
+
+// The fields every generation endpoint shares (chat, completions, responses), read into `r`:
+// "priority" (checked against model.priority_scheduling) and "cache_salt".
+void parse_scheduling_fields(const nlohmann::json& body, const ModelInfo& model,
+                             CompletionRequest& r);
+// The chat prompt of `messages` (the codec's chat template, then encoded) appended to r.prompts
+// and r.prompt_texts; a template that cannot express them is a 400 on `param`.
+void add_chat_prompt(const std::vector<ChatMessage>& messages, bool add_generation_prompt,
+                     bool add_special_tokens, const TextCodec& codec, CompletionRequest& r,
+                     const char* param = "messages");
+// The one log line naming a request's ignored fields (no content), or "" when there are none:
+// at most 16 names, each cut to 64 bytes and JSON-quoted so that the line stays one line.
+std::string ignored_fields_log_line(const std::string& request_id,
+                                    const std::vector<std::string>& fields);
 
 // The per-prompt context check (also used by parse_completion_request): throws the vLLM-style 400
 // when the prompt is empty, fills the context, or prompt + max_tokens exceeds it.

@@ -129,6 +129,14 @@ std::string metrics_json(const std::optional<PerRequestMetrics>& m) {
   return dump_json(metrics_object(m));
 }
 
+std::string metrics_json_without_nulls(const PerRequestMetrics& m) {
+  json j = metrics_object(m);
+  for (auto it = j.begin(); it != j.end();) {
+    it = it->is_null() ? j.erase(it) : std::next(it);
+  }
+  return dump_json(j);
+}
+
 std::string build_completion_body(const ResponseHead& head,
                                   const std::vector<ChoiceResult>& choices, const Usage& usage,
                                   const std::optional<PerRequestMetrics>& metrics) {
@@ -216,7 +224,7 @@ void append_usage_chunk(std::string& out, std::string_view prefix, const Usage& 
   append_usage(out, usage);
   if (metrics) {
     out += ",\"metrics\":";
-    out += dump_json(metrics_object(*metrics));
+    out += metrics->has_value() ? metrics_json_without_nulls(**metrics) : std::string("null");
   }
   out += "}\n\n";
 }

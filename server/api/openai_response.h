@@ -47,7 +47,8 @@ std::string build_role_chunk(const ResponseHead& head, int32_t index, const Usag
 // A content chunk, or (finish_reason non-empty) the choice's finish chunk with stop_reason.
 std::string build_delta_chunk(const ResponseHead& head, const ChoiceResult& choice,
                               const Usage* usage);
-// The final usage chunk ("choices": []); metrics only when given (enabled and attributable).
+// The final usage chunk ("choices": []); metrics only when given (enabled and attributable),
+// without its null fields.
 std::string build_usage_chunk(const ResponseHead& head, const Usage& usage,
                               const std::optional<PerRequestMetrics>* metrics);
 std::string build_error_frame(const ApiError& error);
@@ -72,5 +73,8 @@ std::string build_models_body(const std::string& served_name, int64_t max_model_
 
 // The `metrics` object as JSON text ("null" for nullopt; null fields as JSON null).
 std::string metrics_json(const std::optional<PerRequestMetrics>& metrics);
+// The `metrics` object without its null fields, as a stream's final usage chunk carries it (vLLM
+// drops them there; non-streaming bodies keep them as null).
+std::string metrics_json_without_nulls(const PerRequestMetrics& metrics);
 
 }  // namespace llm

@@ -14,18 +14,19 @@ using json = nlohmann::json;
   throw ApiException(ApiError{400, message, param, ""});
 }
 
-void check_fields(const json& body, std::initializer_list<const char*> allowed) {
+void collect_unknown(const json& body, std::initializer_list<const char*> known_fields,
+                     std::vector<std::string>* ignored) {
   for (const auto& [key, value] : body.items()) {
     bool known = false;
-    for (const char* k : allowed) known = known || key == k;
-    if (!known) bad(key, "unrecognized field '" + key + "'");
+    for (const char* k : known_fields) known = known || key == k;
+    if (!known && ignored) ignored->push_back(key);
   }
 }
 
 }  // namespace
 
-std::string tokenize_response(std::string_view text, const TextCodec& codec,
-                              const ModelInfo& model) {
+std::string tokenize_response(std::string_view text, const TextCodec& codec, const ModelInfo& model,
+                              std::vector<std::string>* ignored) {
   const json body = parse_json_body(text);
   checked_model(body, model);
   const bool has_prompt = body.contains("prompt") && !body["prompt"].is_null();
@@ -35,14 +36,16 @@ std::string tokenize_response(std::string_view text, const TextCodec& codec,
   }
   std::vector<int32_t> ids;
   if (has_prompt) {
-    check_fields(body, {"model", "prompt", "add_special_tokens", "return_token_strs"});
+    collect_unknown(body, {"model", "prompt", "add_special_tokens", "return_token_strs"}, ignored);
     if (!body["prompt"].is_string()) bad("prompt", "'prompt' must be a string");
     ids = codec.encode(body["prompt"].get<std::string>(),
                        optional_bool(body, "add_special_tokens", true));
   } else {
-    check_fields(body, {"model", "messages", "add_generation_prompt", "add_special_tokens",
-                        "return_token_strs"});
-    const std::vector<ChatMessage> messages = parse_chat_messages(body);
+    collect_unknown(
+        body,
+        {"model", "messages", "add_generation_prompt", "add_special_tokens", "return_token_strs"},
+        ignored);
+    const std::vector<ChatMessage> messages = parse_chat_messages(body, ignored);
     std::string rendered;
     try {
       rendered = codec.render_chat(messages, optional_bool(body, "add_generation_prompt", true));
@@ -66,10 +69,10 @@ std::string tokenize_response(std::string_view text, const TextCodec& codec,
 }
 
 std::string detokenize_response(std::string_view text, const TextCodec& codec,
-                                const ModelInfo& model) {
+                                const ModelInfo& model, std::vector<std::string>* ignored) {
   const json body = parse_json_body(text);
   checked_model(body, model);
-  check_fields(body, {"model", "tokens"});
+  collect_unknown(body, {"model", "tokens"}, ignored);
   auto it = body.find("tokens");
   if (it == body.end() || it->is_null()) bad("tokens", "'tokens' is required");
   const std::vector<int32_t> ids = parse_token_ids(*it, codec, "tokens");

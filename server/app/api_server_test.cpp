@@ -141,7 +141,8 @@ TEST(ApiServer, TextThatIsNotUtf8IsRefusedNamingTheFieldOrCarriedAsReplacementCh
   Connection c(port);
   c.send(
       "POST /v1/completions HTTP/1.1\r\nHost: x\r\nX-Request-Id: id\xff\r\n"
-      "Content-Length: 29\r\nConnection: close\r\n\r\n{\"prompt\":\"a\",\"max_tokens\":2}");
+      "Content-Type: application/json\r\nContent-Length: 29\r\nConnection: close\r\n\r\n"
+      "{\"prompt\":\"a\",\"max_tokens\":2}");
   const testing::Response echoed = c.read_response();
   EXPECT_EQ(echoed.status, 200);
   EXPECT_EQ(parse(echoed.body)["id"], "cmpl-id\xef\xbf\xbd");

@@ -221,6 +221,7 @@ void EngineService::apply(Command& c) {
       proto.prompt_len = static_cast<int64_t>(proto.prompt_tokens.size());
       proto.params = c.request.params;
       proto.priority = c.request.priority;
+      proto.cache_salt = std::move(c.request.cache_salt);
       proto.keep_output_tokens = true;
       // Output identity follows the prompt's content (and the seed), not the request id, so the
       // same request gives the same text whatever X-Request-Id the client sends.

@@ -36,6 +36,7 @@ struct GenerateRequest {
   std::vector<int32_t> prompt_tokens;
   SamplingParams params;  // max_tokens already defaulted/validated by the API layer
   int32_t priority = 0;
+  std::string cache_salt;   // Request::cache_salt ("" = none)
   Nanos arrival = kNoTime;  // steady-clock time the whole HTTP body was read; now if unset
 };
 

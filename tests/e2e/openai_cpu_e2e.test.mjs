@@ -1,7 +1,8 @@
 // End-to-end test of the real model path: `llmsim make-model` writes a tiny random Llama with a
 // real Llama 3 vocabulary and its chat template, `llmserve --backend cpu --model DIR/model.gguf`
 // serves it (the template from the model's metadata, no --chat-template), and the
-// official `openai` npm client reads chat and completions, streaming and not: usage counts equal
+// official `openai` npm client reads chat and completions, streaming and not (and, with the Vercel
+// AI SDK and LangChain JS, the checks of client_checks.mjs): usage counts equal
 // /tokenize's, greedy streaming equals greedy non-streaming, stop strings cut across token
 // boundaries, finish reasons and the per-request `metrics` object.
 // Run: LLMSERVE=path/to/llmserve LLMSIM=path/to/llmsim node --test tests/e2e/
@@ -14,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
+import { registerClientTests } from './client_checks.mjs';
 
 const llmserve = process.env.LLMSERVE;
 const llmsim = process.env.LLMSIM;
@@ -83,6 +85,9 @@ after(async () => {
   }
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
+
+// The openai client's Responses API, the Vercel AI SDK and LangChain JS on the real model path.
+registerClientTests(() => ({ baseURL: `${root}/v1`, model }), skip);
 
 test('usage.prompt_tokens equals /tokenize, for completions and chat', { skip }, async () => {
   const t = await post('/tokenize', { model, prompt });

@@ -142,3 +142,20 @@ test('api key: the right key works, a wrong one is a 401', async () => {
     await stopServer(secured);
   }
 });
+
+test('responses: per-request metrics in the body and in the stream\'s final response', async () => {
+  const r = await client.responses.create({
+    model: 'test-model', input: 'What is the capital of France?', max_output_tokens: 6,
+  });
+  assert.equal(r.usage.output_tokens, 6);
+  for (const f of metricFields) assert.equal(typeof r.metrics[f], 'number', f);
+  const stream = await client.responses.create({
+    model: 'test-model', input: 'What is the capital of France?', max_output_tokens: 6,
+    stream: true,
+  });
+  let last;
+  for await (const event of stream) last = event;
+  assert.equal(last.type, 'response.incomplete');
+  assert.equal(last.response.usage.output_tokens, 6);
+  for (const f of metricFields) assert.equal(typeof last.response.metrics[f], 'number', f);
+});

@@ -32,6 +32,14 @@ VALID = [
                                            {"role": "user", "content": "Hi ünïcødé 漢字"}]}),
     ("/v1/chat/completions", {"messages": [{"role": "user", "content": "stream me"}],
                               "max_tokens": 3, "stream": True, "ignore_eos": True}),
+    ("/v1/chat/completions", {"messages": [{"role": "critic", "content": "be harsh", "x": 1}],
+                              "max_tokens": 2, "priority": 0, "cache_salt": "s1",
+                              "x_future_field": {"a": [1]}}),
+    ("/v1/responses", {"model": "m", "input": "Hello there", "max_output_tokens": 4,
+                       "instructions": "Be brief.", "temperature": 0, "metadata": {"k": "v"}}),
+    ("/v1/responses", {"input": [{"role": "user", "content": [{"type": "input_text", "text": "a"}]},
+                                 {"type": "message", "role": "assistant", "content": "b"}],
+                       "max_output_tokens": 3, "stream": True, "store": False, "tools": []}),
     ("/tokenize", {"model": "m", "prompt": "Hello world"}),
     ("/tokenize", {"messages": [{"role": "user", "content": "hi"}]}),
     ("/detokenize", {"model": "m", "tokens": [1, 2, 3]}),
@@ -45,12 +53,19 @@ class Failure(Exception):
     pass
 
 
-def http_request(method, path, body, headers=None, close=True):
+CONTENT_TYPES = [b"application/json", b"application/json; charset=utf-8", b"APPLICATION/JSON",
+                 b"text/plain", b"application/x-www-form-urlencoded", b"application/jsonx",
+                 b"", b";", b"application/json;;;", b"\xff/json", b"multipart/form-data; boundary=x"]
+
+
+def http_request(method, path, body, headers=None, close=True, content_type=b"application/json"):
     head = f"{method} {path} HTTP/1.1\r\nHost: fuzz\r\n".encode()
     for k, v in (headers or {}).items():
         head += k.encode() + b": " + v + b"\r\n"
     if body is not None:
-        head += b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(body)
+        if content_type is not None:
+            head += b"Content-Type: " + content_type + b"\r\n"
+        head += b"Content-Length: %d\r\n" % len(body)
     head += b"Connection: close\r\n" if close else b""
     return head + b"\r\n" + (body or b"")
 
@@ -99,7 +114,8 @@ def make_case(rng):
     """Returns (description, bytes to send, expectation) for one random case."""
     path, valid = rng.choice(VALID)
     kind = rng.choice(["flip", "mutate", "mutate", "mutate2", "huge", "deep", "utf8", "utf8",
-                       "truncated", "pipelined", "request_line", "header", "empty", "method"])
+                       "truncated", "pipelined", "request_line", "header", "empty", "method",
+                       "content_type"])
     body = json.dumps(valid, ensure_ascii=False).encode()
     if kind == "flip":
         body = bytearray(body)
@@ -163,6 +179,9 @@ def make_case(rng):
         junk = junk.replace(b"\r", b"").replace(b"\n", b"")
         raw = http_request("POST", path, body, headers={"X-Junk": junk})
         return kind, raw, "maybe"
+    if kind == "content_type":
+        ctype = rng.choice(CONTENT_TYPES + [None])  # None: no Content-Type header at all
+        return kind, http_request("POST", path, body, content_type=ctype), "one"
     if kind == "empty":
         return kind, http_request("POST", path, rng.choice([b"", b"null", b"{}", b"[]", b"{"])), "one"
     # method
@@ -234,8 +253,18 @@ def check_envelope(status, body):
 
 def check_success(status, headers, body):
     ctype = headers.get("content-type", "")
+    text = body.decode("utf-8") if "text/event-stream" in ctype else ""
+    if text.startswith("event: "):
+        # The Responses API's typed events: no [DONE]; numbered in order; a final state.
+        events = [json.loads(line[6:]) for line in text.split("\n") if line.startswith("data: ")]
+        if [e.get("sequence_number") for e in events] != list(range(len(events))):
+            raise Failure(f"responses events out of sequence: {text[:300]!r}")
+        if not events or events[-1].get("type") not in ("response.completed",
+                                                         "response.incomplete", "error"):
+            raise Failure(f"responses stream without a final event: {text[-300:]!r}")
+        return
     if "text/event-stream" in ctype:
-        frames = [line[6:] for line in body.decode("utf-8").split("\n") if line.startswith("data: ")]
+        frames = [line[6:] for line in text.split("\n") if line.startswith("data: ")]
         if not frames or frames[-1] != "[DONE]":
             raise Failure(f"stream does not end with [DONE]: {body[-200:]!r}")
         for frame in frames[:-1]:
@@ -246,7 +275,7 @@ def check_success(status, headers, body):
     except ValueError:
         raise Failure(f"{status} body is not JSON: {body[:200]!r}")
     if not isinstance(j, dict) or not ({"choices"} <= set(j) or {"tokens"} <= set(j) or
-                                       {"prompt"} <= set(j)):
+                                       {"prompt"} <= set(j) or j.get("object") == "response"):
         raise Failure(f"unexpected success body {body[:200]!r}")
 
 

@@ -1,0 +1,212 @@
+// Lenient parsing as vLLM does it (unknown fields ignored and named, custom roles, priority and
+// cache_salt) and vLLM's request limits, table by table; refusals of what we do not implement.
+#include "server/api/openai_request.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "server/text/sim_text_codec.h"
+
+namespace llm {
+namespace {
+
+const SimTextCodec kTok(128256);
+const ModelInfo kFcfs{"m", 100};
+const ModelInfo kPriority{"m", 100, true};
+const std::string kChat = R"({"messages":[{"role":"user","content":"a"}])";
+
+ApiError error_of(Endpoint e, const std::string& body, const ModelInfo& model = kFcfs) {
+  try {
+    parse_completion_request(e, body, kTok, model);
+  } catch (const ApiException& ex) {
+    return ex.error();
+  }
+  return ApiError{0, "no error", "", ""};
+}
+
+TEST(LenientRequest, UnknownTopLevelAndMessageFieldsAreIgnoredAndNamed) {
+  const CompletionRequest r = parse_completion_request(
+      Endpoint::kChat,
+      R"({"messages":[{"role":"user","content":"a","name":"x","cache_control":{}},
+                      {"role":"assistant","content":"b","refusal":null}],
+          "verbosity":"low","prompt_cache_key":"k","temperature":0})",
+      kTok, kFcfs);
+  EXPECT_EQ(r.ignored_fields,
+            (std::vector<std::string>{"prompt_cache_key", "verbosity", "messages[0].cache_control",
+                                      "messages[1].refusal"}));
+  // Known fields, and fields refused unless neutral but sent neutral, are not listed.
+  const CompletionRequest known = parse_completion_request(
+      Endpoint::kCompletions,
+      R"({"prompt":"a","max_tokens":2,"skip_special_tokens":true,"bad_words":[],"priority":0})",
+      kTok, kFcfs);
+  EXPECT_TRUE(known.ignored_fields.empty());
+}
+
+TEST(LenientRequest, UnknownStreamOptionsAreIgnoredAndNamed) {
+  const CompletionRequest r = parse_completion_request(Endpoint::kCompletions,
+                                                       R"({"prompt":"a","stream":true,
+          "stream_options":{"include_usage":true,"include_obfuscation":false}})",
+                                                       kTok, kFcfs);
+  EXPECT_TRUE(r.include_usage);
+  EXPECT_EQ(r.ignored_fields, std::vector<std::string>{"stream_options.include_obfuscation"});
+}
+
+TEST(LenientRequest, IgnoringAFieldDoesNotChangeThePrompt) {
+  const auto plain = parse_completion_request(Endpoint::kChat, kChat + "}", kTok, kFcfs);
+  const auto extra =
+      parse_completion_request(Endpoint::kChat, kChat + R"(,"x_new_field":[1]})", kTok, kFcfs);
+  EXPECT_EQ(plain.prompts, extra.prompts);
+  EXPECT_EQ(extra.ignored_fields, std::vector<std::string>{"x_new_field"});
+}
+
+TEST(LenientRequest, CustomRolesGoToTheChatTemplate) {
+  const auto r = parse_completion_request(
+      Endpoint::kChat, R"({"messages":[{"role":"critic","content":"Be harsh."}]})", kTok, kFcfs);
+  EXPECT_EQ(r.prompt_texts[0], "<|critic|>\nBe harsh.\n<|assistant|>\n");
+  // A template that cannot express the role refuses it, naming messages.
+  const SimTextCodec llama2(128256, chat_template_for(ChatTemplateKind::kLlama2));
+  try {
+    parse_completion_request(Endpoint::kChat, R"({"messages":[{"role":"critic","content":"a"}]})",
+                             llama2, kFcfs);
+    FAIL() << "llama2 accepted a custom role";
+  } catch (const ApiException& e) {
+    EXPECT_EQ(e.error().param, "messages");
+    EXPECT_NE(e.error().message.find("critic"), std::string::npos) << e.error().message;
+  }
+}
+
+TEST(LenientRequest, IgnoredFieldsLogLineNamesOnlyAndStaysOneLine) {
+  EXPECT_EQ(ignored_fields_log_line("r1", {}), "");
+  EXPECT_EQ(ignored_fields_log_line("r1", {"foo", "messages[0].bar"}),
+            "llmserve: request \"r1\": ignored fields the server does not know: \"foo\", "
+            "\"messages[0].bar\"");
+  std::vector<std::string> many(20, "k");
+  many[0] = "line\nbreak" + std::string(100, 'x');
+  const std::string line = ignored_fields_log_line("r2", many);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_NE(line.find("and 4 more"), std::string::npos) << line;
+  EXPECT_EQ(line.find(std::string(70, 'x')), std::string::npos) << "a name is cut to 64 bytes";
+}
+
+TEST(LenientRequest, PriorityIsReadUnderThePriorityPolicyAndRefusedOtherwiseAsVllmDoes) {
+  struct Case {
+    std::string priority;
+    const ModelInfo* model;
+    int status;
+    int32_t value;
+  };
+  const Case cases[] = {
+      {"0", &kFcfs, 0, 0},         {"null", &kFcfs, 0, 0},
+      {"5", &kFcfs, 400, 0},       {"-3", &kPriority, 0, -3},
+      {"7", &kPriority, 0, 7},     {"\"1\"", &kPriority, 400, 0},
+      {"1.5", &kPriority, 400, 0}, {"3000000000", &kPriority, 400, 0},
+  };
+  for (const Case& c : cases) {
+    const std::string body = kChat + R"(,"priority":)" + c.priority + "}";
+    const ApiError e = error_of(Endpoint::kChat, body, *c.model);
+    EXPECT_EQ(e.status, c.status) << c.priority << ": " << e.message;
+    if (c.status == 0) {
+      EXPECT_EQ(parse_completion_request(Endpoint::kChat, body, kTok, *c.model).priority, c.value);
+    } else {
+      EXPECT_EQ(e.param, "priority");
+    }
+  }
+  EXPECT_EQ(error_of(Endpoint::kChat, kChat + R"(,"priority":5})").message,
+            "Got priority 5 but Priority scheduling is not enabled.");
+}
+
+TEST(LenientRequest, CacheSaltMustBeANonEmptyString) {
+  const auto r = parse_completion_request(Endpoint::kCompletions,
+                                          R"({"prompt":"a","cache_salt":"tenant-7"})", kTok, kFcfs);
+  EXPECT_EQ(r.cache_salt, "tenant-7");
+  for (const char* salt : {R"("")", "3", "[]", "{}"}) {
+    const ApiError e = error_of(Endpoint::kChat, kChat + R"(,"cache_salt":)" + salt + "}");
+    EXPECT_EQ(e.param, "cache_salt") << salt;
+    EXPECT_EQ(e.message, "Parameter 'cache_salt' must be a non-empty string if provided.");
+  }
+  EXPECT_EQ(error_of(Endpoint::kChat, kChat + R"(,"cache_salt":null})").status, 0);
+}
+
+TEST(RequestLimits, VllmsLimitsAndOurCapOnN) {
+  struct Case {
+    Endpoint endpoint;
+    std::string body;
+    std::string param;  // "" = accepted
+    std::string message_part;
+  };
+  const std::string stops5 = R"(["a","b","c","d","e"])";
+  const Case cases[] = {
+      {Endpoint::kCompletions, R"({"prompt":"a","n":128})", "", ""},
+      {Endpoint::kCompletions, R"({"prompt":"a","n":129})", "n", "at most 128 on this server"},
+      {Endpoint::kCompletions, R"({"prompt":"a","n":16385})", "n", "at most 16384"},
+      {Endpoint::kChat, kChat + R"(,"stop":["a","b","c","d"]})", "", ""},
+      {Endpoint::kChat, kChat + R"(,"stop":)" + stops5 + "}", "stop", "at most 4 strings, got 5"},
+      {Endpoint::kChat, kChat + R"(,"seed":9223372036854775807})", "", ""},
+      {Endpoint::kChat, kChat + R"(,"seed":-9223372036854775808})", "", ""},
+      {Endpoint::kChat, kChat + R"(,"seed":9223372036854775808})", "seed",
+       "at most 9223372036854775807"},
+      {Endpoint::kChat, kChat + R"(,"seed":18446744073709551615})", "seed", "got 1844674"},
+  };
+  for (const Case& c : cases) {
+    const ApiError e = error_of(c.endpoint, c.body);
+    EXPECT_EQ(e.param, c.param) << c.body << ": " << e.message;
+    EXPECT_NE(e.message.find(c.message_part), std::string::npos) << e.message;
+    EXPECT_EQ(e.status, c.param.empty() ? 0 : 400) << c.body;
+  }
+}
+
+TEST(RequestLimits, AtMost1024PromptsInOneCompletionsRequest) {
+  auto prompts = [](size_t n, const std::string& one) {
+    std::string list = "[";
+    for (size_t i = 0; i < n; ++i) list += (i ? "," : "") + one;
+    return R"({"max_tokens":1,"prompt":)" + list + "]}";
+  };
+  EXPECT_EQ(error_of(Endpoint::kCompletions, prompts(1024, R"("a")")).status, 0);
+  const ApiError strings = error_of(Endpoint::kCompletions, prompts(1025, R"("a")"));
+  EXPECT_EQ(strings.param, "prompt");
+  EXPECT_EQ(strings.message, "prompt list length 1025 exceeds the maximum allowed count of 1024.");
+  EXPECT_EQ(error_of(Endpoint::kCompletions, prompts(1025, "[1]")).param, "prompt");
+  // One prompt of 1025 token ids is one prompt (it fails the context check, not this one).
+  const ApiError ids = error_of(Endpoint::kCompletions, prompts(1025, "1"));
+  EXPECT_NE(ids.message.find("maximum context length"), std::string::npos) << ids.message;
+}
+
+TEST(RequestLimits, FeaturesThatWouldChangeTheResultAreRefusedUnlessNeutral) {
+  struct Case {
+    std::string field;
+    std::string refused;  // a value that would change the result
+    std::string neutral;  // accepted
+  };
+  const Case cases[] = {
+      {"chat_template", R"("{{ x }}")", "null"},
+      {"chat_template_kwargs", R"({"enable_thinking":true})", "{}"},
+      {"continue_final_message", "true", "false"},
+      {"include_stop_str_in_output", "true", "false"},
+      {"skip_special_tokens", "false", "true"},
+      {"use_beam_search", "true", "false"},
+      {"length_penalty", "2.0", "1.0"},
+      {"bad_words", R"(["x"])", "[]"},
+      {"allowed_token_ids", "[1,2]", "null"},
+      {"truncate_prompt_tokens", "5", "null"},
+      {"tools", R"([{"type":"function"}])", "null"},
+      {"response_format", R"({"type":"json_schema"})", R"({"type":"text"})"},
+      {"guided_json", "{}", "null"},
+      {"structured_outputs", R"({"regex":"a"})", "null"},
+  };
+  for (const Case& c : cases) {
+    const ApiError e = error_of(Endpoint::kChat, kChat + ",\"" + c.field + "\":" + c.refused + "}");
+    EXPECT_EQ(e.status, 400) << c.field;
+    EXPECT_EQ(e.param, c.field);
+    EXPECT_EQ(error_of(Endpoint::kChat, kChat + ",\"" + c.field + "\":" + c.neutral + "}").status,
+              0)
+        << c.field;
+  }
+  const ApiError calls =
+      error_of(Endpoint::kChat,
+               R"({"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c"}]}]})");
+  EXPECT_EQ(calls.param, "messages[0].tool_calls");
+}
+
+}  // namespace
+}  // namespace llm
