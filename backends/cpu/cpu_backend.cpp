@@ -5,6 +5,7 @@
 #include <string>
 
 #include "backends/cpu/attention.h"
+#include "backends/cpu/logprobs.h"
 #include "backends/cpu/matmul.h"
 #include "backends/cpu/paged_kv_cache.h"
 #include "backends/cpu/rope.h"
@@ -66,7 +67,13 @@ struct CpuBackend::Impl {
   std::vector<float> x, xn, q, k, v, attn, tmp, gate, up, rope_cos, rope_sin;
   std::vector<int64_t> sample_rows;  // [S] token index of each sampling sequence's last token
   std::vector<size_t> sample_seq;    // [S] index into batch.seqs
+  // Prompt logprobs: token index of each prompt row (a position whose next token is the prompt's,
+  // for requests that ask), its sequence and the position it predicts.
+  std::vector<int64_t> prompt_rows;
+  std::vector<size_t> prompt_seq;
+  std::vector<int64_t> prompt_pos;
   std::vector<float> final_x, logits;
+  StepLogprobs step_logprobs;  // what the latest execute() computed (empty unless asked)
 
   Impl(std::shared_ptr<const ModelWeights> w, const CpuBackendOptions& o)
       : weights(std::move(w)), options(o), pool(o.threads) {}
@@ -74,6 +81,9 @@ struct CpuBackend::Impl {
   void forward(const SchedulerOutput& batch, std::vector<int32_t>& sampled);
   void gather(const SchedulerOutput& batch);
   void layer(int64_t index, const SchedulerOutput& batch);
+  void head(int64_t row, int64_t out_row);  // final norm of x[row] into final_x[out_row]
+  SeqLogprobs& entry(size_t seq);           // step_logprobs' entry of batch.seqs[seq]
+  void prompt_logprobs(const SchedulerOutput& batch, int64_t first_row);
 };
 
 CpuBackend::CpuBackend(std::shared_ptr<const ModelWeights> weights,
@@ -91,6 +101,8 @@ CpuBackend::~CpuBackend() = default;
 
 const ModelWeights& CpuBackend::weights() const { return *impl_->weights; }
 
+const StepLogprobs& CpuBackend::logprobs() const { return impl_->step_logprobs; }
+
 int32_t CpuBackend::eos_token_id() const {
   const auto& eos = impl_->weights->config.eos_token_ids;
   return eos.empty() ? -1 : eos[0];
@@ -100,6 +112,7 @@ void CpuBackend::release(const Request&) {}  // no per-request state: K/V live i
 
 Nanos CpuBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) {
   sampled.assign(batch.seqs.size(), -1);
+  impl_->step_logprobs.clear();
   if (batch.seqs.empty()) return 0;
   impl_->forward(batch, sampled);
   return 0;
@@ -113,6 +126,9 @@ void CpuBackend::Impl::gather(const SchedulerOutput& batch) {
   tok_seq.clear();
   sample_rows.clear();
   sample_seq.clear();
+  prompt_rows.clear();
+  prompt_seq.clear();
+  prompt_pos.clear();
   for (size_t i = 0; i < batch.seqs.size(); ++i) {
     const ScheduledSeq& s = batch.seqs[i];
     const Request& r = *s.request;
@@ -139,6 +155,11 @@ void CpuBackend::Impl::gather(const SchedulerOutput& batch) {
       tok_id.push_back(t);
       tok_pos.push_back(p);
       tok_seq.push_back(static_cast<int32_t>(i));
+      if (r.params.prompt_logprobs >= 0 && p + 1 < r.prompt_len) {
+        prompt_rows.push_back(static_cast<int64_t>(tok_id.size()) - 1);
+        prompt_seq.push_back(i);
+        prompt_pos.push_back(p + 1);
+      }
     }
     if (s.samples) {
       sample_rows.push_back(static_cast<int64_t>(tok_id.size()) - 1);
@@ -237,24 +258,59 @@ void CpuBackend::Impl::forward(const SchedulerOutput& batch, std::vector<int32_t
   const ModelConfig& c = weights->config;
   gather(batch);
   for (int64_t li = 0; li < c.num_hidden_layers; ++li) layer(li, batch);
+  // Logit rows: the sampling sequences' last tokens, then the prompt rows (none unless asked;
+  // every row's logits are the same whatever other rows there are).
   const int64_t S = static_cast<int64_t>(sample_rows.size());
-  if (S == 0) return;
+  const int64_t R = S + static_cast<int64_t>(prompt_rows.size());
+  if (R == 0) return;
   const int64_t h = c.hidden_size, vocab = c.vocab_size;
-  final_x.resize(static_cast<size_t>(S * h));
-  for (int64_t s = 0; s < S; ++s) {
-    rms_norm(x.data() + sample_rows[static_cast<size_t>(s)] * h, weights->final_norm.data(), h,
-             c.rms_norm_eps, final_x.data() + s * h);
-  }
-  logits.resize(static_cast<size_t>(S * vocab));
-  const MatmulPart head[] = {
+  final_x.resize(static_cast<size_t>(R * h));
+  for (int64_t s = 0; s < S; ++s) head(sample_rows[static_cast<size_t>(s)], s);
+  for (int64_t j = S; j < R; ++j) head(prompt_rows[static_cast<size_t>(j - S)], j);
+  logits.resize(static_cast<size_t>(R * vocab));
+  const MatmulPart lm_head[] = {
       {weights->output_matrix().data(), vocab, nullptr, logits.data(), vocab}};
-  matmul(&pool, final_x.data(), S, h, head);
+  matmul(&pool, final_x.data(), R, h, lm_head);
   for (int64_t s = 0; s < S; ++s) {
     const size_t i = sample_seq[static_cast<size_t>(s)];
     const Request& r = *batch.seqs[i].request;
     const std::span<const float> row(logits.data() + s * vocab, static_cast<size_t>(vocab));
     if (options.on_logits) options.on_logits(r, row);
     sampled[i] = sample_token(row, r.params, sampling_seed(r.params, r.num_output_tokens));
+    if (r.params.logprobs >= 0) {
+      entry(i).sampled = position_logprobs(row, sampled[i], r.params.logprobs);
+    }
+  }
+  if (R > S) prompt_logprobs(batch, S);
+}
+
+void CpuBackend::Impl::head(int64_t row, int64_t out_row) {
+  const ModelConfig& c = weights->config;
+  rms_norm(x.data() + row * c.hidden_size, weights->final_norm.data(), c.hidden_size,
+           c.rms_norm_eps, final_x.data() + out_row * c.hidden_size);
+}
+
+SeqLogprobs& CpuBackend::Impl::entry(size_t seq) {
+  for (SeqLogprobs& e : step_logprobs.seqs) {
+    if (e.seq == seq) return e;
+  }
+  step_logprobs.seqs.emplace_back();
+  step_logprobs.seqs.back().seq = seq;
+  return step_logprobs.seqs.back();
+}
+
+// The log-probability of each prompt row's next prompt token, from logit rows first_row on.
+void CpuBackend::Impl::prompt_logprobs(const SchedulerOutput& batch, int64_t first_row) {
+  const int64_t vocab = weights->config.vocab_size;
+  for (size_t j = 0; j < prompt_rows.size(); ++j) {
+    const size_t i = prompt_seq[j];
+    const Request& r = *batch.seqs[i].request;
+    const int64_t row_index = first_row + static_cast<int64_t>(j);
+    const std::span<const float> row(logits.data() + row_index * vocab, static_cast<size_t>(vocab));
+    SeqLogprobs& e = entry(i);
+    if (e.prompt.empty()) e.first_prompt_position = prompt_pos[j];
+    e.prompt.push_back(
+        position_logprobs(row, token_at(r, prompt_pos[j]), r.params.prompt_logprobs));
   }
 }
 
