@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -82,8 +83,9 @@ struct CpuBackend::Impl {
   void gather(const SchedulerOutput& batch);
   void layer(int64_t index, const SchedulerOutput& batch);
   void head(int64_t row, int64_t out_row);  // final norm of x[row] into final_x[out_row]
+  void lm_head(int64_t rows);               // logits of final_x's first `rows` rows
   SeqLogprobs& entry(size_t seq);           // step_logprobs' entry of batch.seqs[seq]
-  void prompt_logprobs(const SchedulerOutput& batch, int64_t first_row);
+  void prompt_logprobs(const SchedulerOutput& batch);
 };
 
 CpuBackend::CpuBackend(std::shared_ptr<const ModelWeights> weights,
@@ -258,30 +260,32 @@ void CpuBackend::Impl::forward(const SchedulerOutput& batch, std::vector<int32_t
   const ModelConfig& c = weights->config;
   gather(batch);
   for (int64_t li = 0; li < c.num_hidden_layers; ++li) layer(li, batch);
-  // Logit rows: the sampling sequences' last tokens, then the prompt rows (none unless asked;
-  // every row's logits are the same whatever other rows there are).
   const int64_t S = static_cast<int64_t>(sample_rows.size());
-  const int64_t R = S + static_cast<int64_t>(prompt_rows.size());
-  if (R == 0) return;
-  const int64_t h = c.hidden_size, vocab = c.vocab_size;
-  final_x.resize(static_cast<size_t>(R * h));
-  for (int64_t s = 0; s < S; ++s) head(sample_rows[static_cast<size_t>(s)], s);
-  for (int64_t j = S; j < R; ++j) head(prompt_rows[static_cast<size_t>(j - S)], j);
-  logits.resize(static_cast<size_t>(R * vocab));
-  const MatmulPart lm_head[] = {
-      {weights->output_matrix().data(), vocab, nullptr, logits.data(), vocab}};
-  matmul(&pool, final_x.data(), R, h, lm_head);
-  for (int64_t s = 0; s < S; ++s) {
-    const size_t i = sample_seq[static_cast<size_t>(s)];
-    const Request& r = *batch.seqs[i].request;
-    const std::span<const float> row(logits.data() + s * vocab, static_cast<size_t>(vocab));
-    if (options.on_logits) options.on_logits(r, row);
-    sampled[i] = sample_token(row, r.params, sampling_seed(r.params, r.num_output_tokens));
-    if (r.params.logprobs >= 0) {
-      entry(i).sampled = position_logprobs(row, sampled[i], r.params.logprobs);
+  if (S > 0) {
+    const int64_t h = c.hidden_size, vocab = c.vocab_size;
+    final_x.resize(static_cast<size_t>(S * h));
+    for (int64_t s = 0; s < S; ++s) head(sample_rows[static_cast<size_t>(s)], s);
+    logits.resize(static_cast<size_t>(S * vocab));
+    lm_head(S);
+    for (int64_t s = 0; s < S; ++s) {
+      const size_t i = sample_seq[static_cast<size_t>(s)];
+      const Request& r = *batch.seqs[i].request;
+      const std::span<const float> row(logits.data() + s * vocab, static_cast<size_t>(vocab));
+      if (options.on_logits) options.on_logits(r, row);
+      sampled[i] = sample_token(row, r.params, sampling_seed(r.params, r.num_output_tokens));
+      if (r.params.logprobs >= 0) {
+        entry(i).sampled = position_logprobs(row, sampled[i], r.params.logprobs);
+      }
     }
   }
-  if (R > S) prompt_logprobs(batch, S);
+  if (!prompt_rows.empty()) prompt_logprobs(batch);
+}
+
+void CpuBackend::Impl::lm_head(int64_t rows) {
+  const int64_t vocab = weights->config.vocab_size;
+  const MatmulPart part[] = {
+      {weights->output_matrix().data(), vocab, nullptr, logits.data(), vocab}};
+  matmul(&pool, final_x.data(), rows, weights->config.hidden_size, part);
 }
 
 void CpuBackend::Impl::head(int64_t row, int64_t out_row) {
@@ -299,18 +303,28 @@ SeqLogprobs& CpuBackend::Impl::entry(size_t seq) {
   return step_logprobs.seqs.back();
 }
 
-// The log-probability of each prompt row's next prompt token, from logit rows first_row on.
-void CpuBackend::Impl::prompt_logprobs(const SchedulerOutput& batch, int64_t first_row) {
-  const int64_t vocab = weights->config.vocab_size;
-  for (size_t j = 0; j < prompt_rows.size(); ++j) {
-    const size_t i = prompt_seq[j];
-    const Request& r = *batch.seqs[i].request;
-    const int64_t row_index = first_row + static_cast<int64_t>(j);
-    const std::span<const float> row(logits.data() + row_index * vocab, static_cast<size_t>(vocab));
-    SeqLogprobs& e = entry(i);
-    if (e.prompt.empty()) e.first_prompt_position = prompt_pos[j];
-    e.prompt.push_back(
-        position_logprobs(row, token_at(r, prompt_pos[j]), r.params.prompt_logprobs));
+// The log-probability of each prompt row's next prompt token. The rows go through the LM head
+// kPromptRowsPerPass at a time, so a long prompt needs no logits buffer of its length; a row's
+// logits do not depend on the other rows of the pass.
+void CpuBackend::Impl::prompt_logprobs(const SchedulerOutput& batch) {
+  constexpr size_t kPromptRowsPerPass = 64;
+  const int64_t h = weights->config.hidden_size, vocab = weights->config.vocab_size;
+  for (size_t first = 0; first < prompt_rows.size(); first += kPromptRowsPerPass) {
+    const size_t n = std::min(kPromptRowsPerPass, prompt_rows.size() - first);
+    final_x.resize(n * static_cast<size_t>(h));
+    for (size_t j = 0; j < n; ++j) head(prompt_rows[first + j], static_cast<int64_t>(j));
+    logits.resize(n * static_cast<size_t>(vocab));
+    lm_head(static_cast<int64_t>(n));
+    for (size_t j = 0; j < n; ++j) {
+      const size_t i = prompt_seq[first + j];
+      const Request& r = *batch.seqs[i].request;
+      const std::span<const float> row(logits.data() + static_cast<int64_t>(j) * vocab,
+                                       static_cast<size_t>(vocab));
+      SeqLogprobs& e = entry(i);
+      const int64_t position = prompt_pos[first + j];
+      if (e.prompt.empty()) e.first_prompt_position = position;
+      e.prompt.push_back(position_logprobs(row, token_at(r, position), r.params.prompt_logprobs));
+    }
   }
 }
 

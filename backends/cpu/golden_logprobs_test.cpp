@@ -122,6 +122,57 @@ TEST(GoldenLogprobs, PromptAndSampledLogprobsMatchNumpy) {
   expect_matches(*sampled, ref[tokens.size() - 1], sampled_token, "sampled");
 }
 
+// The prompt logprobs of one request, prefilled in chunks of `chunk` tokens.
+std::vector<PositionLogprobs> prompt_logprobs(CpuBackend& backend,
+                                              const std::vector<int32_t>& tokens, int64_t chunk) {
+  Request r;
+  r.external_id = "chunked";
+  r.prompt_tokens = tokens;
+  r.prompt_len = static_cast<int64_t>(tokens.size());
+  r.params.temperature = 0;
+  r.params.prompt_logprobs = 3;
+  for (int32_t b = 0; b < 40; ++b) r.block_ids.push_back(b);
+  std::vector<PositionLogprobs> got;
+  std::vector<int32_t> out;
+  for (int64_t done = 0; done < r.prompt_len; done += chunk) {
+    SchedulerOutput batch;
+    ScheduledSeq s;
+    s.request = &r;
+    s.num_computed_before = done;
+    s.num_new_tokens = std::min(chunk, r.prompt_len - done);
+    s.samples = done + s.num_new_tokens == r.prompt_len;
+    batch.seqs.push_back(s);
+    backend.execute(batch, out);
+    for (const SeqLogprobs& e : backend.logprobs().seqs) {
+      got.insert(got.end(), e.prompt.begin(), e.prompt.end());
+    }
+  }
+  return got;
+}
+
+TEST(GoldenLogprobs, ALongPromptGivesTheSameValuesInOneStepAsInChunks) {
+  // 150 prompt rows in one step take three LM-head passes; chunks of 7 take one each.
+  const ModelConfig config = cpu_testing::tiny_llama();
+  auto w = std::make_shared<const ModelWeights>(random_model_weights(config, 21, true));
+  CpuBackendOptions options;
+  options.num_blocks = 40;
+  options.block_size = 4;
+  const std::vector<int32_t> tokens = cpu_testing::prompt(9, 151, config.vocab_size);
+  CpuBackend whole(w, options), chunked(w, options);
+  const std::vector<PositionLogprobs> a = prompt_logprobs(whole, tokens, 151);
+  const std::vector<PositionLogprobs> b = prompt_logprobs(chunked, tokens, 7);
+  ASSERT_EQ(a.size(), 150u);
+  ASSERT_EQ(b.size(), 150u);
+  for (size_t p = 0; p < a.size(); ++p) {
+    EXPECT_EQ(a[p].token, tokens[p + 1]);
+    EXPECT_EQ(a[p].token, b[p].token);
+    EXPECT_EQ(a[p].logprob, b[p].logprob) << "position " << p + 1;  // bit-identical
+    EXPECT_EQ(a[p].rank, b[p].rank);
+    ASSERT_EQ(a[p].top.size(), 3u);
+    for (size_t k = 0; k < 3; ++k) EXPECT_EQ(a[p].top[k].token, b[p].top[k].token);
+  }
+}
+
 TEST(GoldenLogprobs, AStepWhereNobodyAsksComputesNone) {
   const ModelConfig config = cpu_testing::tiny_llama();
   auto w = std::make_shared<const ModelWeights>(random_model_weights(config, 21, true));
