@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/logprobs.h"
 #include "core/scheduler.h"
 
 namespace llm {
@@ -43,6 +44,14 @@ class Backend {
   // else -1. Returns the modelled step duration in ns, or 0 when the step ran for real. Throws
   // StepFailed when only this batch failed (see above).
   virtual Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) = 0;
+  // The log-probabilities the latest execute() computed, valid until the next one: an entry for
+  // each sequence of its batch whose request asks (SamplingParams::logprobs, prompt_logprobs),
+  // none when no request does (which must cost the step nothing). Backends that compute none
+  // keep this default (the client then gets no log-probabilities).
+  virtual const StepLogprobs& logprobs() const {
+    static const StepLogprobs kNone;
+    return kNone;
+  }
   // The id the model uses to end a sequence.
   virtual int32_t eos_token_id() const = 0;
   // Forget any per-request state (a request finished or was aborted).

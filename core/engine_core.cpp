@@ -127,6 +127,7 @@ void EngineCore::end_step(Nanos end_time) {
   if (step_failed_) {
     fail_batch(end_time);
   } else {
+    attach_logprobs();
     apply_outputs(end_time);
   }
   if (!finished_.empty() || !seat_holders_.empty()) scheduler_.drop_finished();
@@ -170,6 +171,20 @@ void EngineCore::apply_outputs(Nanos end_time) {
     } else {
       finished_.push_back(&r);
     }
+  }
+}
+
+void EngineCore::attach_logprobs() {
+  for (const SeqLogprobs& s : backend_.logprobs().seqs) {
+    Request& r = *batch_.seqs[s.seq].request;
+    // Position p is entry p - 1; a prompt recomputed after preemption is not scored twice.
+    for (size_t j = 0; j < s.prompt.size(); ++j) {
+      const int64_t position = s.first_prompt_position + static_cast<int64_t>(j);
+      if (position == static_cast<int64_t>(r.prompt_logprobs.size()) + 1) {
+        r.prompt_logprobs.push_back(s.prompt[j]);
+      }
+    }
+    if (s.sampled) r.last_logprobs = s.sampled;
   }
 }
 

@@ -76,6 +76,7 @@ class EngineCore {
  private:
   void schedule(Nanos admit_queued_until);  // into batch_, again after a preemption-only step
   void apply_outputs(Nanos end_time);       // tokens, stop checks
+  void attach_logprobs();                   // the backend's log-probabilities into the requests
   void release_seat_holders();              // those whose held step is over join left_
   void collect_seat_holders();              // between steps: drops and destroys them
   void fail_batch(Nanos end_time);  // StepFailed: every sequence of the batch ends with kError

@@ -85,7 +85,9 @@ template <typename HashOf>
 int64_t KvCacheManager::walk_cached_prefix(const Request& r, HashOf&& hash_of,
                                            std::vector<int32_t>& hit_blocks) const {
   hit_blocks.clear();
-  if (!caching_ || r.num_computed_tokens != 0) return 0;
+  // vLLM: a request that asks for prompt logprobs reads no cached blocks (it needs the logits of
+  // every prompt position).
+  if (!caching_ || r.num_computed_tokens != 0 || r.params.prompt_logprobs >= 0) return 0;
   const int64_t max_blocks = (r.num_tokens() - 1) / block_size_;
   for (int64_t i = 0; i < max_blocks; ++i) {
     const int32_t block = pool_.lookup(hash_of(i));

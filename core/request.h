@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
+#include "core/logprobs.h"
 
 namespace llm {
 
@@ -28,6 +30,10 @@ struct SamplingParams {
   double temperature = 1.0;
   double top_p = 1.0;
   int32_t top_k = 0;  // 0 or -1: no top-k cut
+  // Log-probabilities to return (core/logprobs.h): -1 none, else the number of most likely tokens
+  // to list beside the chosen one, for each sampled token / each prompt token from position 1.
+  int32_t logprobs = -1;
+  int32_t prompt_logprobs = -1;
 };
 
 // Engine timestamps in integer nanoseconds of the engine's Clock; kNoTime until they happen.
@@ -80,6 +86,11 @@ struct Request {
   std::vector<int32_t> block_ids;        // KV blocks in sequence order
   std::vector<uint64_t> block_hashes;    // chained hashes of full blocks, grown lazily
   int64_t num_hashed_blocks_cached = 0;  // leading blocks registered in the prefix cache
+  // Log-probabilities, only when params ask (set by EngineCore from the backend's StepLogprobs):
+  // of prompt positions 1, 2, ... as far as the prefill has scored them (a recomputed prompt is
+  // not scored twice), and of the latest output token.
+  std::vector<PositionLogprobs> prompt_logprobs;
+  std::optional<PositionLogprobs> last_logprobs;
   Timeline timeline;
 
   int64_t num_tokens() const { return prompt_len + num_output_tokens; }

@@ -1,10 +1,12 @@
 #include "backends/cpu/cpu_backend.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 
 #include "backends/cpu/attention.h"
+#include "backends/cpu/logprobs.h"
 #include "backends/cpu/matmul.h"
 #include "backends/cpu/paged_kv_cache.h"
 #include "backends/cpu/rope.h"
@@ -66,7 +68,13 @@ struct CpuBackend::Impl {
   std::vector<float> x, xn, q, k, v, attn, tmp, gate, up, rope_cos, rope_sin;
   std::vector<int64_t> sample_rows;  // [S] token index of each sampling sequence's last token
   std::vector<size_t> sample_seq;    // [S] index into batch.seqs
+  // Prompt logprobs: token index of each prompt row (a position whose next token is the prompt's,
+  // for requests that ask), its sequence and the position it predicts.
+  std::vector<int64_t> prompt_rows;
+  std::vector<size_t> prompt_seq;
+  std::vector<int64_t> prompt_pos;
   std::vector<float> final_x, logits;
+  StepLogprobs step_logprobs;  // what the latest execute() computed (empty unless asked)
 
   Impl(std::shared_ptr<const ModelWeights> w, const CpuBackendOptions& o)
       : weights(std::move(w)), options(o), pool(o.threads) {}
@@ -74,6 +82,10 @@ struct CpuBackend::Impl {
   void forward(const SchedulerOutput& batch, std::vector<int32_t>& sampled);
   void gather(const SchedulerOutput& batch);
   void layer(int64_t index, const SchedulerOutput& batch);
+  void head(int64_t row, int64_t out_row);  // final norm of x[row] into final_x[out_row]
+  void lm_head(int64_t rows);               // logits of final_x's first `rows` rows
+  SeqLogprobs& entry(size_t seq);           // step_logprobs' entry of batch.seqs[seq]
+  void prompt_logprobs(const SchedulerOutput& batch);
 };
 
 CpuBackend::CpuBackend(std::shared_ptr<const ModelWeights> weights,
@@ -91,6 +103,8 @@ CpuBackend::~CpuBackend() = default;
 
 const ModelWeights& CpuBackend::weights() const { return *impl_->weights; }
 
+const StepLogprobs& CpuBackend::logprobs() const { return impl_->step_logprobs; }
+
 int32_t CpuBackend::eos_token_id() const {
   const auto& eos = impl_->weights->config.eos_token_ids;
   return eos.empty() ? -1 : eos[0];
@@ -100,6 +114,7 @@ void CpuBackend::release(const Request&) {}  // no per-request state: K/V live i
 
 Nanos CpuBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) {
   sampled.assign(batch.seqs.size(), -1);
+  impl_->step_logprobs.clear();
   if (batch.seqs.empty()) return 0;
   impl_->forward(batch, sampled);
   return 0;
@@ -113,6 +128,9 @@ void CpuBackend::Impl::gather(const SchedulerOutput& batch) {
   tok_seq.clear();
   sample_rows.clear();
   sample_seq.clear();
+  prompt_rows.clear();
+  prompt_seq.clear();
+  prompt_pos.clear();
   for (size_t i = 0; i < batch.seqs.size(); ++i) {
     const ScheduledSeq& s = batch.seqs[i];
     const Request& r = *s.request;
@@ -139,6 +157,11 @@ void CpuBackend::Impl::gather(const SchedulerOutput& batch) {
       tok_id.push_back(t);
       tok_pos.push_back(p);
       tok_seq.push_back(static_cast<int32_t>(i));
+      if (r.params.prompt_logprobs >= 0 && p + 1 < r.prompt_len) {
+        prompt_rows.push_back(static_cast<int64_t>(tok_id.size()) - 1);
+        prompt_seq.push_back(i);
+        prompt_pos.push_back(p + 1);
+      }
     }
     if (s.samples) {
       sample_rows.push_back(static_cast<int64_t>(tok_id.size()) - 1);
@@ -238,23 +261,70 @@ void CpuBackend::Impl::forward(const SchedulerOutput& batch, std::vector<int32_t
   gather(batch);
   for (int64_t li = 0; li < c.num_hidden_layers; ++li) layer(li, batch);
   const int64_t S = static_cast<int64_t>(sample_rows.size());
-  if (S == 0) return;
-  const int64_t h = c.hidden_size, vocab = c.vocab_size;
-  final_x.resize(static_cast<size_t>(S * h));
-  for (int64_t s = 0; s < S; ++s) {
-    rms_norm(x.data() + sample_rows[static_cast<size_t>(s)] * h, weights->final_norm.data(), h,
-             c.rms_norm_eps, final_x.data() + s * h);
+  if (S > 0) {
+    const int64_t h = c.hidden_size, vocab = c.vocab_size;
+    final_x.resize(static_cast<size_t>(S * h));
+    for (int64_t s = 0; s < S; ++s) head(sample_rows[static_cast<size_t>(s)], s);
+    logits.resize(static_cast<size_t>(S * vocab));
+    lm_head(S);
+    for (int64_t s = 0; s < S; ++s) {
+      const size_t i = sample_seq[static_cast<size_t>(s)];
+      const Request& r = *batch.seqs[i].request;
+      const std::span<const float> row(logits.data() + s * vocab, static_cast<size_t>(vocab));
+      if (options.on_logits) options.on_logits(r, row);
+      sampled[i] = sample_token(row, r.params, sampling_seed(r.params, r.num_output_tokens));
+      if (r.params.logprobs >= 0) {
+        entry(i).sampled = position_logprobs(row, sampled[i], r.params.logprobs);
+      }
+    }
   }
-  logits.resize(static_cast<size_t>(S * vocab));
-  const MatmulPart head[] = {
+  if (!prompt_rows.empty()) prompt_logprobs(batch);
+}
+
+void CpuBackend::Impl::lm_head(int64_t rows) {
+  const int64_t vocab = weights->config.vocab_size;
+  const MatmulPart part[] = {
       {weights->output_matrix().data(), vocab, nullptr, logits.data(), vocab}};
-  matmul(&pool, final_x.data(), S, h, head);
-  for (int64_t s = 0; s < S; ++s) {
-    const size_t i = sample_seq[static_cast<size_t>(s)];
-    const Request& r = *batch.seqs[i].request;
-    const std::span<const float> row(logits.data() + s * vocab, static_cast<size_t>(vocab));
-    if (options.on_logits) options.on_logits(r, row);
-    sampled[i] = sample_token(row, r.params, sampling_seed(r.params, r.num_output_tokens));
+  matmul(&pool, final_x.data(), rows, weights->config.hidden_size, part);
+}
+
+void CpuBackend::Impl::head(int64_t row, int64_t out_row) {
+  const ModelConfig& c = weights->config;
+  rms_norm(x.data() + row * c.hidden_size, weights->final_norm.data(), c.hidden_size,
+           c.rms_norm_eps, final_x.data() + out_row * c.hidden_size);
+}
+
+SeqLogprobs& CpuBackend::Impl::entry(size_t seq) {
+  for (SeqLogprobs& e : step_logprobs.seqs) {
+    if (e.seq == seq) return e;
+  }
+  step_logprobs.seqs.emplace_back();
+  step_logprobs.seqs.back().seq = seq;
+  return step_logprobs.seqs.back();
+}
+
+// The log-probability of each prompt row's next prompt token. The rows go through the LM head
+// kPromptRowsPerPass at a time, so a long prompt needs no logits buffer of its length; a row's
+// logits do not depend on the other rows of the pass.
+void CpuBackend::Impl::prompt_logprobs(const SchedulerOutput& batch) {
+  constexpr size_t kPromptRowsPerPass = 64;
+  const int64_t h = weights->config.hidden_size, vocab = weights->config.vocab_size;
+  for (size_t first = 0; first < prompt_rows.size(); first += kPromptRowsPerPass) {
+    const size_t n = std::min(kPromptRowsPerPass, prompt_rows.size() - first);
+    final_x.resize(n * static_cast<size_t>(h));
+    for (size_t j = 0; j < n; ++j) head(prompt_rows[first + j], static_cast<int64_t>(j));
+    logits.resize(n * static_cast<size_t>(vocab));
+    lm_head(static_cast<int64_t>(n));
+    for (size_t j = 0; j < n; ++j) {
+      const size_t i = prompt_seq[first + j];
+      const Request& r = *batch.seqs[i].request;
+      const std::span<const float> row(logits.data() + static_cast<int64_t>(j) * vocab,
+                                       static_cast<size_t>(vocab));
+      SeqLogprobs& e = entry(i);
+      const int64_t position = prompt_pos[first + j];
+      if (e.prompt.empty()) e.first_prompt_position = position;
+      e.prompt.push_back(position_logprobs(row, token_at(r, position), r.params.prompt_logprobs));
+    }
   }
 }
 

@@ -35,6 +35,8 @@ class CpuBackend final : public Backend {
   ~CpuBackend() override;
 
   Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) override;
+  // The log-softmax of the raw logits (backends/cpu/logprobs.h) for the requests that ask.
+  const StepLogprobs& logprobs() const override;
   int32_t eos_token_id() const override;
   void release(const Request& request) override;
 

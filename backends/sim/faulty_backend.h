@@ -34,6 +34,7 @@ class FaultyBackend final : public Backend {
   FaultyBackend(Backend& inner, const BackendFaults& faults, uint64_t seed);
 
   Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) override;
+  const StepLogprobs& logprobs() const override { return inner_.logprobs(); }
   int32_t eos_token_id() const override { return inner_.eos_token_id(); }
   void release(const Request& request) override { inner_.release(request); }
   int64_t natural_output_len(const Request& request) const override {

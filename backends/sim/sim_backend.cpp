@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backends/sim/sim_logprobs.h"
 #include "backends/sim/sim_tokenizer.h"
 #include "core/rng.h"
 
@@ -12,11 +13,14 @@ SimBackend::SimBackend(const Deployment& deployment, uint64_t seed)
       seed_(seed),
       eos_(static_cast<int32_t>(std::max<int64_t>(deployment.model.vocab, 2) - 1)) {}
 
-int32_t SimBackend::token_for(const Request& r, int64_t index) const {
+uint64_t SimBackend::identity(const Request& r) const {
   uint64_t h = hash_combine(seed_, r.params.seed);
   h = hash_combine(h, r.prompt_salt);
-  h = hash_combine(h, static_cast<uint64_t>(r.child_index));
-  h = hash_combine(h, static_cast<uint64_t>(index));
+  return hash_combine(h, static_cast<uint64_t>(r.child_index));
+}
+
+int32_t SimBackend::token_for(const Request& r, int64_t index) const {
+  const uint64_t h = hash_combine(identity(r), static_cast<uint64_t>(index));
   return static_cast<int32_t>(h % static_cast<uint64_t>(eos_));  // ids 0 .. eos-1
 }
 
@@ -26,6 +30,7 @@ int64_t SimBackend::natural_output_len(const Request& r) const {
 
 Nanos SimBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) {
   sampled.assign(batch.seqs.size(), -1);
+  logprobs_.clear();
   BatchCost cost;
   for (size_t i = 0; i < batch.seqs.size(); ++i) {
     const ScheduledSeq& s = batch.seqs[i];
@@ -35,7 +40,39 @@ Nanos SimBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& sa
     const bool last = r.scripted_output_len > 0 && r.num_output_tokens + 1 >= r.scripted_output_len;
     sampled[i] = last ? eos_ : token_for(r, r.num_output_tokens);
   }
+  for (size_t i = 0; i < batch.seqs.size(); ++i) {
+    const Request& r = *batch.seqs[i].request;
+    if (wants_logprobs(r.params.logprobs, r.params.prompt_logprobs)) {
+      add_logprobs(batch.seqs[i], i, sampled[i]);
+    }
+  }
   return step_time_ns(deployment_, cost);
+}
+
+// Keys: the sequence's identity with the output index (sampled) or the prompt position and token
+// (prompt), so a recomputed step gives the same values.
+void SimBackend::add_logprobs(const ScheduledSeq& s, size_t index, int32_t token) {
+  const Request& r = *s.request;
+  const int64_t vocab = static_cast<int64_t>(eos_) + 1;
+  SeqLogprobs e;
+  e.seq = index;
+  const int64_t end = s.num_computed_before + s.num_new_tokens;
+  const int64_t prompt = static_cast<int64_t>(r.prompt_tokens.size());
+  if (r.params.prompt_logprobs >= 0 && prompt == r.prompt_len) {
+    e.first_prompt_position = s.num_computed_before + 1;
+    for (int64_t pos = e.first_prompt_position; pos < std::min(end + 1, prompt); ++pos) {
+      const int32_t t = r.prompt_tokens[static_cast<size_t>(pos)];
+      if (t < 0 || t >= vocab) break;  // not one of this model's ids
+      const uint64_t key = hash_combine(hash_combine(r.prompt_salt, 0x70726f6d7074ULL),
+                                        hash_combine(static_cast<uint64_t>(pos), seed_));
+      e.prompt.push_back(sim_position_logprobs(key, t, r.params.prompt_logprobs, vocab));
+    }
+  }
+  if (s.samples && r.params.logprobs >= 0) {
+    const uint64_t key = hash_combine(identity(r) ^ 0x6c6f67ULL, r.num_output_tokens);
+    e.sampled = sim_position_logprobs(key, token, r.params.logprobs, vocab);
+  }
+  if (!e.prompt.empty() || e.sampled) logprobs_.seqs.push_back(std::move(e));
 }
 
 }  // namespace llm

@@ -9,6 +9,7 @@
 
 #include "backends/sim/cost_model.h"
 #include "core/backend.h"
+#include "core/logprobs.h"
 
 namespace llm {
 
@@ -18,6 +19,8 @@ class SimBackend final : public Backend {
   SimBackend(const Deployment& deployment, uint64_t seed);
 
   Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) override;
+  // Pseudo-values (backends/sim/sim_logprobs.h) keyed by the request's identity and position.
+  const StepLogprobs& logprobs() const override { return logprobs_; }
   int32_t eos_token_id() const override { return eos_; }
   // SimTokenizer::natural_output_len of the request's prompt (Request::prompt_salt) and seed.
   int64_t natural_output_len(const Request& request) const override;
@@ -27,9 +30,13 @@ class SimBackend final : public Backend {
   int32_t token_for(const Request& request, int64_t index) const;
 
  private:
+  void add_logprobs(const ScheduledSeq& s, size_t index, int32_t sampled);
+  uint64_t identity(const Request& request) const;
+
   Deployment deployment_;
   uint64_t seed_;
   int32_t eos_;
+  StepLogprobs logprobs_;  // the latest execute()'s; empty unless a request asks
 };
 
 }  // namespace llm

@@ -85,6 +85,9 @@ bool CompletionJob::start(Post post, std::function<void()> progress) {
     g.params.top_k = request_.top_k;
     g.priority = request_.priority;
     g.cache_salt = request_.cache_salt;
+    g.params.logprobs = request_.logprobs.value_or(-1);
+    g.params.prompt_logprobs = request_.prompt_logprobs.value_or(-1);
+    if (echo_only()) g.params.max_tokens = 1;  // vLLM generates one token and shows none
     auto sink = [self, p, post, progress](const SequenceUpdate& u) {
       if (self->enqueue(p, u)) {
         post([self, progress] {
@@ -175,6 +178,7 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
     delta += c.stop.feed(c.detok->flush());
   }
   c.timeline = u.timeline;
+  if (shows_logprobs()) take_logprobs(c, u);
   if (!c.role_sent && request_.endpoint == Endpoint::kChat && request_.stream) {
     c.role_sent = true;
     Usage cumulative = usage();
@@ -213,10 +217,11 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
   c.text += delta;
   if (responses_ && request_.stream && !delta.empty()) {
     responses_->append_text_delta(output_, delta);
-  } else if (request_.stream && !delta.empty()) {
+  } else if (request_.stream && (!delta.empty() || has_pending(c))) {
     ChoiceResult r;
     r.index = c.index;
     r.text = std::move(delta);
+    attach_pending(c, r);
     Usage cumulative = usage();
     append_delta_chunk(output_, chunk_prefix_, request_.endpoint, r,
                        continuous_usage_ ? &cumulative : nullptr);
@@ -234,11 +239,61 @@ void CompletionJob::finish_choice(Choice& c, const std::string& tail) {
   } else if (request_.stream) {
     ChoiceResult r = c.result;
     r.text = tail;
+    attach_pending(c, r);
     Usage cumulative = usage();
     append_delta_chunk(output_, chunk_prefix_, request_.endpoint, r,
                        continuous_usage_ ? &cumulative : nullptr);
   }
   if (choices_left_ == 0) complete();
+}
+
+std::string CompletionJob::prompt_text(size_t p) const {
+  const std::string& text = request_.prompt_texts[p];
+  return text.empty() ? context_.codec->decode(request_.prompts[p]) : text;
+}
+
+void CompletionJob::take_logprobs(Choice& c, const SequenceUpdate& u) {
+  const TextCodec& codec = *context_.codec;
+  std::vector<ShownPosition> shown;
+  if (request_.prompt_logprobs && c.prompt_logprobs.empty()) {
+    for (const PositionLogprobs& p : u.prompt_logprobs) {
+      c.prompt_logprobs.push_back(show_position(p, codec));
+    }
+  }
+  if (request_.echo && !c.echoed) {
+    c.echoed = true;
+    if (request_.stream) c.pending_echo = prompt_text(c.prompt);
+    if (request_.logprobs) {
+      shown.push_back(show_unscored(request_.prompts[c.prompt][0], codec));
+      shown.insert(shown.end(), c.prompt_logprobs.begin(), c.prompt_logprobs.end());
+    }
+  }
+  if (request_.logprobs && !echo_only()) {
+    for (const PositionLogprobs& p : u.logprobs) shown.push_back(show_position(p, codec));
+  }
+  auto& into = request_.stream ? c.pending_logprobs : c.logprobs;
+  into.insert(into.end(), std::make_move_iterator(shown.begin()),
+              std::make_move_iterator(shown.end()));
+}
+
+bool CompletionJob::has_pending(const Choice& c) const {
+  return !c.pending_echo.empty() || !c.pending_logprobs.empty();
+}
+
+// A streamed chunk: the echoed prompt before its text (alone under max_tokens 0), its positions.
+void CompletionJob::attach_pending(Choice& c, ChoiceResult& chunk) {
+  if (!shows_logprobs()) return;
+  if (echo_only()) chunk.text.clear();
+  if (!c.pending_echo.empty()) chunk.text = std::exchange(c.pending_echo, {}) + chunk.text;
+  if (request_.logprobs) {
+    if (request_.endpoint == Endpoint::kChat) {
+      append_chat_logprobs(chunk.logprobs, c.pending_logprobs, *request_.logprobs);
+    } else {
+      append_completion_logprobs(chunk.logprobs, c.pending_logprobs, c.text_offset);
+    }
+  }
+  c.pending_logprobs.clear();
+  c.text_offset += code_points(valid_utf8(chunk.text));
 }
 
 void CompletionJob::complete() {
@@ -296,11 +351,25 @@ HttpResponse CompletionJob::response() const {
   }
   std::vector<ChoiceResult> results;
   results.reserve(choices_.size());
+  std::string chat_prompt_logprobs;
   for (const Choice& c : choices_) {
     results.push_back(c.result);
-    results.back().text = c.text;
+    ChoiceResult& out = results.back();
+    out.text = c.text;
+    if (!shows_logprobs()) continue;
+    if (request_.echo) out.text = prompt_text(c.prompt) + (echo_only() ? std::string() : c.text);
+    if (request_.logprobs && request_.endpoint == Endpoint::kChat) {
+      append_chat_logprobs(out.logprobs, c.logprobs, *request_.logprobs);
+    } else if (request_.logprobs) {
+      append_completion_logprobs(out.logprobs, c.logprobs, 0);
+    }
+    if (request_.prompt_logprobs && request_.endpoint == Endpoint::kCompletions) {
+      append_prompt_logprobs(out.prompt_logprobs, c.prompt_logprobs);
+    } else if (request_.prompt_logprobs && chat_prompt_logprobs.empty()) {
+      append_prompt_logprobs(chat_prompt_logprobs, c.prompt_logprobs);
+    }
   }
-  r.body = build_completion_body(head_, results, usage(), metrics());
+  r.body = build_completion_body(head_, results, usage(), metrics(), chat_prompt_logprobs);
   return r;
 }
 

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "server/api/logprobs_json.h"
 #include "server/api/openai_request.h"
 #include "server/api/openai_response.h"
 #include "server/api/responses_response.h"
@@ -68,6 +69,14 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
     ChoiceResult result;
     int64_t completion_tokens = 0;
     Timeline timeline;
+    // Log-probabilities and echo (only when asked): every position shown (non-streaming), the
+    // scored prompt positions (prompt_logprobs), and what the next streamed chunk carries.
+    std::vector<ShownPosition> logprobs;
+    std::vector<ShownPosition> prompt_logprobs;
+    bool echoed = false;
+    std::string pending_echo;  // the prompt's text, for the first chunk
+    std::vector<ShownPosition> pending_logprobs;
+    int64_t text_offset = 0;  // code points streamed so far (completions' text_offset)
   };
   struct Prompt {
     std::string engine_id;
@@ -89,6 +98,16 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   void drain();                                               // strand
   void on_update(size_t prompt, const SequenceUpdate& update);
   void finish_choice(Choice& choice, const std::string& tail);
+  // Echo and log-probabilities: take this update's positions (and, first, the prompt's), and put
+  // what is pending into a streamed chunk.
+  bool shows_logprobs() const {
+    return request_.logprobs || request_.prompt_logprobs || request_.echo;
+  }
+  void take_logprobs(Choice& choice, const SequenceUpdate& update);
+  bool has_pending(const Choice& choice) const;
+  void attach_pending(Choice& choice, ChoiceResult& chunk);
+  bool echo_only() const { return request_.echo && request_.max_tokens == 0; }
+  std::string prompt_text(size_t prompt) const;
   void complete();
   Usage usage() const;
   bool attributable() const { return request_.n == 1 && request_.prompts.size() == 1; }

@@ -66,12 +66,14 @@ TEST(OpenAiRequest, ErrorsNameTheField) {
     EXPECT_NE(e.message.find(field), std::string::npos) << e.message;
   }
   const std::string chat = R"({"messages":[{"role":"user","content":"a"}],)";
-  EXPECT_EQ(error_of(Endpoint::kChat, chat + R"("logprobs":true})").param, "logprobs");
+  EXPECT_EQ(error_of(Endpoint::kChat, chat + R"("logprobs":"yes"})").param, "logprobs");
+  EXPECT_EQ(error_of(Endpoint::kChat, chat + R"("logprobs":true})").status, 0);
   EXPECT_EQ(error_of(Endpoint::kChat, chat + R"("logprobs":false})").status, 0);
   EXPECT_EQ(error_of(Endpoint::kChat, chat + R"("response_format":{"type":"json_object"}})").param,
             "response_format");
   EXPECT_EQ(error_of(Endpoint::kChat, chat + R"("response_format":{"type":"text"}})").status, 0);
-  EXPECT_EQ(error_of(Endpoint::kCompletions, R"({"prompt":"a","echo":true})").param, "echo");
+  EXPECT_EQ(error_of(Endpoint::kChat, chat + R"("echo":true})").param, "echo");
+  EXPECT_EQ(error_of(Endpoint::kCompletions, R"({"prompt":"a","echo":true})").status, 0);
   EXPECT_EQ(error_of(Endpoint::kCompletions, R"({"prompt":"a","best_of":3})").param, "best_of");
   EXPECT_EQ(error_of(Endpoint::kCompletions, R"({"prompt":"a","n":0})").param, "n");
   EXPECT_EQ(error_of(Endpoint::kCompletions, R"({"prompt":"a","max_tokens":"3"})").param,

@@ -58,8 +58,7 @@ std::string string_member(const json& obj, const char* key) {
 // Fields that change nothing for the simulated model and are accepted as vLLM does.
 bool is_accepted_noop(const std::string& key) {
   static const char* const kNoop[] = {
-      "frequency_penalty",  "presence_penalty", "repetition_penalty", "min_p", "metadata", "store",
-      "parallel_tool_calls"};
+      "metadata", "store", "parallel_tool_calls"};
   for (const char* k : kNoop) {
     if (key == k) return true;
   }
@@ -71,21 +70,20 @@ void refuse_unsupported(const json& body, Endpoint endpoint) {
   auto refuse = [](const std::string& key) {
     bad(key, "'" + key + "' is not supported by this server");
   };
-  for (const char* key : {"tools", "tool_choice", "functions", "function_call", "top_logprobs",
-                          "prompt_logprobs", "suffix", "logit_bias", "guided_json", "guided_regex",
-                          "guided_choice", "guided_grammar", "structured_outputs", "audio",
-                          "modalities", "prediction", "min_tokens", "reasoning_effort"}) {
+  for (const char* key :
+       {"tools", "tool_choice", "functions", "function_call", "suffix", "logit_bias", "guided_json",
+        "guided_regex", "guided_choice", "guided_grammar", "structured_outputs", "audio",
+        "modalities", "prediction", "min_tokens", "reasoning_effort"}) {
     auto it = body.find(key);
     if (it == body.end() || it->is_null()) continue;
     if (std::string(key) == "logit_bias" && it->is_object() && it->empty()) continue;
     if (std::string(key) == "tool_choice" && *it == "none") continue;
     refuse(key);
   }
-  for (const char* key : {"logprobs", "echo"}) {
-    auto it = body.find(key);
-    if (it == body.end() || it->is_null() || *it == false) continue;
-    if (endpoint == Endpoint::kCompletions && std::string(key) == "logprobs" && *it == 0) continue;
-    refuse(key);
+  if (endpoint == Endpoint::kChat) {
+    // Chat's echo (prepend the last message) is another feature than completions' echo.
+    auto it = body.find("echo");
+    if (it != body.end() && !it->is_null() && *it != false) refuse("echo");
   }
   if (auto it = body.find("response_format"); it != body.end() && !it->is_null()) {
     if (!it->is_object() || string_member(*it, "type") != "text") {
@@ -127,7 +125,12 @@ constexpr NeutralField kUnimplementedVllmFields[] = {{"chat_template", "null"},
                                                      {"documents", "null"},
                                                      {"mm_processor_kwargs", "null"},
                                                      {"repetition_detection", "null"},
-                                                     {"thinking_token_budget", "null"}};
+                                                     {"thinking_token_budget", "null"},
+                                                     {"logprob_token_ids", "null"},
+                                                     {"frequency_penalty", "0"},
+                                                     {"presence_penalty", "0"},
+                                                     {"repetition_penalty", "1"},
+                                                     {"min_p", "0"}};
 
 void refuse_unimplemented_vllm_fields(const json& body) {
   for (const NeutralField& f : kUnimplementedVllmFields) {
@@ -197,6 +200,49 @@ void collect_unknown_fields(const json& body, Endpoint endpoint,
     if (endpoint == Endpoint::kCompletions) known = known || key == "prompt";
     if (!known) ignored.push_back(key);
   }
+}
+
+// A log-probability count as vLLM validates it: an integer, >= 0 or -1 (the whole vocabulary),
+// at most kMaxLogprobs. `what` names it in the cap's message ("sample", "prompt").
+std::optional<int32_t> get_logprobs_count(const json& body, const char* key, const char* what,
+                                          int64_t vocab_size) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number_integer()) bad(key, std::string("`") + key + "` must be an integer.");
+  const int64_t v =
+      it->is_number_unsigned() && it->get<uint64_t>() > INT64_MAX ? INT64_MAX : it->get<int64_t>();
+  if (v < -1) bad(key, std::string("`") + key + "` must be a positive value or -1.");
+  const int64_t wanted = v == -1 ? vocab_size : v;
+  if (wanted > kMaxLogprobs) {
+    bad(key, std::string("Requested ") + what + " logprobs of " + std::to_string(wanted) +
+                 ", which is greater than max allowed: " + std::to_string(kMaxLogprobs));
+  }
+  return static_cast<int32_t>(wanted);
+}
+
+// logprobs, top_logprobs, prompt_logprobs and echo, with vLLM's rules and messages.
+void parse_logprobs(const json& body, Endpoint endpoint, int64_t vocab_size, CompletionRequest& r) {
+  if (auto it = body.find("prompt_logprobs"); it != body.end() && it->is_number() &&
+                                              get_bool(body, "stream", false) &&
+                                              (*it > 0 || *it == -1)) {
+    bad("prompt_logprobs", "`prompt_logprobs` are not available when `stream=True`.");
+  }
+  r.prompt_logprobs = get_logprobs_count(body, "prompt_logprobs", "prompt", vocab_size);
+  if (endpoint == Endpoint::kCompletions) {
+    r.echo = get_bool(body, "echo", false);
+    r.logprobs = get_logprobs_count(body, "logprobs", "sample", vocab_size);
+    if (r.echo && !r.prompt_logprobs) r.prompt_logprobs = r.logprobs;
+    return;
+  }
+  const bool wanted = get_bool(body, "logprobs", false);
+  auto top = body.find("top_logprobs");
+  if (top != body.end() && top->is_number_integer() && (*top == -1 || *top > 0) && !wanted) {
+    bad("top_logprobs", "when using `top_logprobs`, `logprobs` must be set to true.");
+  }
+  const std::optional<int32_t> k = get_logprobs_count(body, "top_logprobs", "sample", vocab_size);
+  // An explicit "top_logprobs": null asks for none, as in vLLM (its default is 0).
+  const bool explicit_null = top != body.end() && top->is_null();
+  if (wanted && !explicit_null) r.logprobs = k.value_or(0);
 }
 
 std::string message_content(const json& content, size_t index) {
@@ -384,6 +430,8 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   refuse_unimplemented_vllm_fields(body);
   parse_scheduling_fields(body, model, r);
 
+  parse_logprobs(body, endpoint, tok.vocab_size(), r);
+
   // Sampling parameters.
   const int64_t n = get_int(body, "n", 1, kVllmMaxN).value_or(1);
   if (n > kMaxN) {
@@ -391,7 +439,8 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
                  std::to_string(n));
   }
   r.n = static_cast<int32_t>(n);
-  r.max_tokens = get_int(body, "max_tokens", 1, INT64_MAX);
+  // vLLM: completions with echo may ask for no new tokens (to score the prompt).
+  r.max_tokens = get_int(body, "max_tokens", r.echo ? 0 : 1, INT64_MAX);
   if (endpoint == Endpoint::kChat) {
     if (auto m = get_int(body, "max_completion_tokens", 1, INT64_MAX)) r.max_tokens = m;
   }

@@ -66,7 +66,15 @@ struct CompletionRequest {
   // Fields we accepted without knowing them, as paths ("foo", "messages[1].name"), for the log.
   std::vector<std::string> ignored_fields;
   ResponsesEcho responses;
+  // Log-probabilities (server/api/logprobs_json.h), at most kMaxLogprobs top tokens: per output
+  // token (completions `logprobs`, chat `top_logprobs` when `logprobs` is true), per prompt token
+  // (vLLM's `prompt_logprobs`, which completions `echo` with `logprobs` implies).
+  std::optional<int32_t> logprobs;
+  std::optional<int32_t> prompt_logprobs;
+  bool echo = false;  // completions: the text starts with the prompt (max_tokens 0: only it)
 };
+
+inline constexpr int32_t kMaxLogprobs = 20;  // vLLM's default --max-logprobs
 
 // Throws ApiException. Token-id prompts must lie in [0, codec.vocab_size()). Text prompts are
 // encoded with vLLM's add_special_tokens defaults (completions true, chat false), which the body

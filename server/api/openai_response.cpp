@@ -64,6 +64,11 @@ void append_finish(std::string& out, const ChoiceResult& c) {
   }
 }
 
+void append_logprobs(std::string& out, const ChoiceResult& c) {
+  out += ",\"logprobs\":";
+  out += c.logprobs.empty() ? std::string_view("null") : std::string_view(c.logprobs);
+}
+
 void append_stop_reason(std::string& out, const ChoiceResult& c) {
   out += ",\"stop_reason\":";
   if (c.stop_string) {
@@ -139,10 +144,13 @@ std::string metrics_json_without_nulls(const PerRequestMetrics& m) {
 
 std::string build_completion_body(const ResponseHead& head,
                                   const std::vector<ChoiceResult>& choices, const Usage& usage,
-                                  const std::optional<PerRequestMetrics>& metrics) {
+                                  const std::optional<PerRequestMetrics>& metrics,
+                                  std::string_view prompt_logprobs) {
   std::string out;
   size_t text_bytes = 0;
-  for (const ChoiceResult& c : choices) text_bytes += c.text.size();
+  for (const ChoiceResult& c : choices) {
+    text_bytes += c.text.size() + c.logprobs.size() + c.prompt_logprobs.size();
+  }
   out.reserve(256 + head.id.size() + head.model.size() + text_bytes + 128 * choices.size());
   append_head(out, head, false);
   out += "\"choices\":[";
@@ -159,13 +167,21 @@ std::string build_completion_body(const ResponseHead& head,
       out += ",\"text\":";
       append_json_string(out, c.text);
     }
-    out += ",\"logprobs\":null";
+    append_logprobs(out, c);
     append_finish(out, c);
     append_stop_reason(out, c);
+    if (!c.prompt_logprobs.empty()) {
+      out += ",\"prompt_logprobs\":";
+      out += c.prompt_logprobs;
+    }
     out += '}';
   }
   out += "],\"usage\":";
   append_usage(out, usage);
+  if (!prompt_logprobs.empty()) {
+    out += ",\"prompt_logprobs\":";
+    out += prompt_logprobs;
+  }
   out += ",\"metrics\":";
   out += metrics ? dump_json(metrics_object(metrics)) : std::string("null");
   out += '}';
@@ -206,7 +222,7 @@ void append_delta_chunk(std::string& out, std::string_view prefix, Endpoint endp
     out += ",\"text\":";
     append_json_string(out, c.text);
   }
-  out += ",\"logprobs\":null";
+  append_logprobs(out, c);
   append_finish(out, c);
   if (!c.finish_reason.empty()) append_stop_reason(out, c);
   out += "}]";

@@ -27,6 +27,10 @@ struct ChoiceResult {
   std::string finish_reason;               // "stop", "length", "abort", "error"
   std::optional<std::string> stop_string;  // stop_reason when a stop string matched
   std::optional<int32_t> stop_token;       // stop_reason when a stop token id matched
+  // Log-probabilities, rendered (server/api/logprobs_json.h): the choice's "logprobs" object (""
+  // prints null) and, completions only, vLLM's per-choice "prompt_logprobs" list ("" omits it).
+  std::string logprobs;
+  std::string prompt_logprobs;
 };
 
 struct ResponseHead {
@@ -37,9 +41,11 @@ struct ResponseHead {
 };
 
 // The whole non-streaming body. `metrics` nullopt prints "metrics": null (the key is always there).
+// `prompt_logprobs` (chat: vLLM's top-level list, rendered) is printed after usage unless empty.
 std::string build_completion_body(const ResponseHead& head,
                                   const std::vector<ChoiceResult>& choices, const Usage& usage,
-                                  const std::optional<PerRequestMetrics>& metrics);
+                                  const std::optional<PerRequestMetrics>& metrics,
+                                  std::string_view prompt_logprobs = {});
 
 // Streaming frames, each "data: <json>\n\n".
 // The first chat chunk of a choice: delta {"role":"assistant","content":""}.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -30,16 +31,22 @@ class EngineService::Relay final : public EngineObserver {
   void on_state(const StepStats& state) override { waiting_.store(state.num_waiting); }
 
   void on_token(const Request& r, Nanos, Nanos) override {
-    pending_.push_back({&r, r.last_output_token});
+    pending_.push_back({&r, r.last_output_token, std::nullopt});
+    if (r.params.logprobs >= 0) pending_.back().logprobs = r.last_logprobs;
   }
 
   void on_step(const StepStats& stats) override {
     waiting_.store(stats.num_waiting);
     // Several tokens of one sequence never occur in one step (no speculative decoding), so each
     // pending entry is one update.
-    for (const auto& [request, token] : pending_) {
+    for (Pending& p : pending_) {
+      const Request* request = p.request;
       SequenceUpdate u = make_update(*request);
-      u.new_tokens.push_back(token);
+      u.new_tokens.push_back(p.token);
+      if (p.logprobs) u.logprobs.push_back(std::move(*p.logprobs));
+      if (request->params.prompt_logprobs >= 0 && request->num_output_tokens == 1) {
+        u.prompt_logprobs = request->prompt_logprobs;
+      }
       u.finished = request->is_finished();
       if (u.finished) {
         finished_sent_.push_back(request->id);
@@ -95,7 +102,12 @@ class EngineService::Relay final : public EngineObserver {
 
   std::atomic<size_t>& unfinished_;
   std::atomic<int64_t>& waiting_;
-  std::vector<std::pair<const Request*, int32_t>> pending_;
+  struct Pending {
+    const Request* request;
+    int32_t token;
+    std::optional<PositionLogprobs> logprobs;  // only when the request asks
+  };
+  std::vector<Pending> pending_;
   std::vector<uint64_t> finished_sent_;
 };
 

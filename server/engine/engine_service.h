@@ -51,6 +51,11 @@ struct SequenceUpdate {
   int64_t cached_tokens = 0;
   int64_t num_output_tokens = 0;  // total so far
   Timeline timeline;              // final when finished
+  // Only when the request's params ask (SamplingParams::logprobs, prompt_logprobs): one entry per
+  // new token (none if the backend computes none), and, with the first token, the prompt's
+  // positions 1, 2, ... (core/logprobs.h).
+  std::vector<PositionLogprobs> logprobs;
+  std::vector<PositionLogprobs> prompt_logprobs;
 };
 
 using SequenceSink = std::function<void(const SequenceUpdate&)>;

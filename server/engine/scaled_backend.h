@@ -18,6 +18,7 @@ class ScaledBackend final : public Backend {
     const Nanos modelled = inner_.execute(batch, sampled);
     return static_cast<Nanos>(std::llround(static_cast<double>(modelled) * scale_));
   }
+  const StepLogprobs& logprobs() const override { return inner_.logprobs(); }
   int32_t eos_token_id() const override { return inner_.eos_token_id(); }
   void release(const Request& request) override { inner_.release(request); }
   int64_t natural_output_len(const Request& request) const override {

@@ -3,9 +3,11 @@
 
 Reads a Hugging Face checkpoint directory (config.json + model.safetensors; the safetensors header
 is parsed here, with numpy only), runs every prompt through the model in float64 and prints JSON:
-{"logits": [prompt][position][vocab]}.
+{"logits": [prompt][position][vocab]}; with --logprobs also "logprobs", their log-softmax over the
+vocabulary at every position (what the next token's log-probability is, before any sampling).
 
-Usage: numpy_llama.py MODEL_DIR PROMPT [PROMPT...]   where PROMPT is comma-separated token ids.
+Usage: numpy_llama.py [--logprobs] MODEL_DIR PROMPT [PROMPT...]   where PROMPT is comma-separated
+token ids.
 """
 import json
 import math
@@ -118,16 +120,28 @@ def forward(cfg, w, tokens):
     return x @ head.T
 
 
+def log_softmax(logits):
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+
+
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    with_logprobs = bool(args) and args[0] == "--logprobs"
+    if with_logprobs:
+        args = args[1:]
+    if len(args) < 2:
         sys.exit(__doc__)
-    model_dir = sys.argv[1]
+    model_dir = args[0]
     with open(model_dir + "/config.json") as f:
         cfg = json.load(f)
     weights = read_safetensors(model_dir + "/model.safetensors")
-    prompts = [[int(t) for t in arg.split(",")] for arg in sys.argv[2:]]
-    logits = [forward(cfg, weights, p).tolist() for p in prompts]
-    json.dump({"logits": logits}, sys.stdout)
+    prompts = [[int(t) for t in arg.split(",")] for arg in args[1:]]
+    logits = [forward(cfg, weights, p) for p in prompts]
+    out = {"logits": [l.tolist() for l in logits]}
+    if with_logprobs:
+        out["logprobs"] = [log_softmax(l).tolist() for l in logits]
+    json.dump(out, sys.stdout)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,120 @@
+// The simulated backend's log-probabilities through the engine: each sampled token's entry names
+// that token, the prompt's positions arrive in order over prefill chunks, and a request that asks
+// for none gets none.
+#include "backends/sim/sim_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <numeric>
+
+#include "backends/sim/presets.h"
+#include "core/engine_core.h"
+
+namespace llm {
+namespace {
+
+// Records what the engine attached to each request when its tokens arrived.
+struct LogprobsRecorder final : EngineObserver {
+  std::vector<PositionLogprobs> sampled;
+  std::vector<int32_t> tokens;
+  std::vector<PositionLogprobs> prompt;  // as held at the first token
+  int64_t missing = 0;                   // tokens without an entry
+  void on_token(const Request& r, Nanos, Nanos) override {
+    tokens.push_back(r.last_output_token);
+    if (r.last_logprobs) {
+      sampled.push_back(*r.last_logprobs);
+    } else {
+      ++missing;
+    }
+    if (r.num_output_tokens == 1) prompt = r.prompt_logprobs;
+  }
+};
+
+Deployment deployment() {
+  Deployment d;
+  d.gpu = *find_gpu_preset("H200");
+  d.model = *find_model_preset("Llama-3.1-8B");
+  return d;
+}
+
+std::unique_ptr<Request> request(int32_t logprobs, int32_t prompt_logprobs) {
+  auto r = std::make_unique<Request>();
+  r->external_id = r->parent_id = "r";
+  r->prompt_tokens.resize(40);
+  std::iota(r->prompt_tokens.begin(), r->prompt_tokens.end(), 100);
+  r->params.max_tokens = 6;
+  r->params.ignore_eos = true;
+  r->params.logprobs = logprobs;
+  r->params.prompt_logprobs = prompt_logprobs;
+  r->keep_output_tokens = true;
+  return r;
+}
+
+SchedulerConfig chunked() {
+  SchedulerConfig c;
+  c.max_num_batched_tokens = 16;  // the 40-token prompt takes three chunks
+  c.num_gpu_blocks = 64;
+  c.max_model_len = 1024;
+  return c;
+}
+
+TEST(SimBackend, LogprobsFollowTheSampledTokensAndThePromptOverChunks) {
+  SimBackend sim(deployment(), 7);
+  SimClock clock;
+  LogprobsRecorder rec;
+  EngineCore engine(chunked(), sim, clock, &rec);
+  engine.add_request(request(3, 2));
+  while (engine.step()) {
+  }
+  ASSERT_EQ(rec.tokens.size(), 6u);
+  EXPECT_EQ(rec.missing, 0);
+  for (size_t i = 0; i < rec.tokens.size(); ++i) {
+    EXPECT_EQ(rec.sampled[i].token, rec.tokens[i]);
+    EXPECT_EQ(rec.sampled[i].top.size(), 3u);
+  }
+  ASSERT_EQ(rec.prompt.size(), 39u);  // positions 1..39
+  for (size_t p = 0; p < rec.prompt.size(); ++p) {
+    EXPECT_EQ(rec.prompt[p].token, static_cast<int32_t>(100 + p + 1)) << "position " << p + 1;
+    EXPECT_EQ(rec.prompt[p].top.size(), 2u);
+  }
+}
+
+TEST(SimBackend, LogprobsDoNotDependOnChunking) {
+  std::vector<PositionLogprobs> results[2];
+  for (int run = 0; run < 2; ++run) {
+    SimBackend sim(deployment(), 7);
+    SimClock clock;
+    LogprobsRecorder rec;
+    SchedulerConfig c = chunked();
+    if (run == 1) c.max_num_batched_tokens = 8192;
+    EngineCore engine(c, sim, clock, &rec);
+    engine.add_request(request(1, 1));
+    while (engine.step()) {
+    }
+    results[run] = rec.prompt;
+    results[run].insert(results[run].end(), rec.sampled.begin(), rec.sampled.end());
+  }
+  ASSERT_EQ(results[0].size(), results[1].size());
+  for (size_t i = 0; i < results[0].size(); ++i) {
+    EXPECT_EQ(results[0][i].token, results[1][i].token);
+    EXPECT_EQ(results[0][i].logprob, results[1][i].logprob);
+    EXPECT_EQ(results[0][i].top[0].token, results[1][i].top[0].token);
+  }
+}
+
+TEST(SimBackend, ARequestThatAsksForNoLogprobsGetsNone) {
+  SimBackend sim(deployment(), 7);
+  SimClock clock;
+  LogprobsRecorder rec;
+  EngineCore engine(chunked(), sim, clock, &rec);
+  engine.add_request(request(-1, -1));
+  while (engine.step()) {
+    EXPECT_TRUE(sim.logprobs().empty());
+  }
+  EXPECT_EQ(rec.missing, 6);
+  EXPECT_TRUE(rec.prompt.empty());
+}
+
+}  // namespace
+}  // namespace llm
