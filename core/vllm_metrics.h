@@ -2,7 +2,7 @@
 // engine; docs/metrics.md), fed by the engine's observer events so they cannot disagree with the
 // per-request records.
 //
-// VllmMetricFamilies registers every family once in a prometheus-cpp Registry. EngineMetrics is
+// VllmMetricFamilies (core/vllm_metric_families.h) registers the families. EngineMetrics is
 // one engine's observer: it keeps its deltas in plain local accumulators (no lock, no map lookup,
 // no allocation per token) and pushes them into the registry's metric objects in flush(), which
 // the engine thread calls before a scrape can need them (each step in llmserve, at each simulated
@@ -27,6 +27,7 @@
 #include "core/engine_observer.h"
 #include "core/local_histogram.h"
 #include "core/scheduler_config.h"
+#include "core/vllm_metric_families.h"
 
 namespace llm {
 
@@ -35,45 +36,6 @@ namespace llm {
 inline constexpr int kNumFinishedReasons = 5;
 inline constexpr const char* kFinishedReasons[kNumFinishedReasons] = {"stop", "length", "abort",
                                                                       "error", "repetition"};
-
-class VllmMetricFamilies {
- public:
-  VllmMetricFamilies(prometheus::Registry& registry, int64_t max_model_len);
-
-  prometheus::Family<prometheus::Gauge>& running;
-  prometheus::Family<prometheus::Gauge>& waiting;
-  prometheus::Family<prometheus::Gauge>& waiting_by_reason;
-  prometheus::Family<prometheus::Gauge>& sleep_state;
-  prometheus::Family<prometheus::Gauge>& kv_usage;
-  prometheus::Family<prometheus::Gauge>& cache_config;
-  prometheus::Family<prometheus::Counter>& preemptions;
-  prometheus::Family<prometheus::Counter>& prefix_queries;
-  prometheus::Family<prometheus::Counter>& prefix_hits;
-  prometheus::Family<prometheus::Counter>& external_prefix_queries;
-  prometheus::Family<prometheus::Counter>& external_prefix_hits;
-  prometheus::Family<prometheus::Counter>& prompt_tokens;
-  prometheus::Family<prometheus::Counter>& prompt_tokens_by_source;
-  prometheus::Family<prometheus::Counter>& prompt_tokens_cached;
-  prometheus::Family<prometheus::Counter>& generation_tokens;
-  prometheus::Family<prometheus::Counter>& request_success;
-  prometheus::Family<prometheus::Histogram>& ttft;
-  prometheus::Family<prometheus::Histogram>& itl;
-  prometheus::Family<prometheus::Histogram>& tpot;
-  prometheus::Family<prometheus::Histogram>& e2e;
-  prometheus::Family<prometheus::Histogram>& queue;
-  prometheus::Family<prometheus::Histogram>& prefill;
-  prometheus::Family<prometheus::Histogram>& decode;
-  prometheus::Family<prometheus::Histogram>& inference;
-  prometheus::Family<prometheus::Histogram>& prompt_len;
-  prometheus::Family<prometheus::Histogram>& generation_len;
-  prometheus::Family<prometheus::Histogram>& max_generation_len;
-  prometheus::Family<prometheus::Histogram>& params_max_tokens;
-  prometheus::Family<prometheus::Histogram>& params_n;
-  prometheus::Family<prometheus::Histogram>& prefill_kv_computed;
-  prometheus::Family<prometheus::Histogram>& num_preemptions_per_request;
-  prometheus::Family<prometheus::Histogram>& iteration_tokens;
-  const int64_t max_model_len;
-};
 
 class EngineMetrics final : public EngineObserver {
  public:
