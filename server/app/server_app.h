@@ -3,8 +3,9 @@
 // the text codec, the metrics registry (vLLM's families and the API server's HTTP metrics, which
 // are kept with --disable-log-stats, as vLLM keeps its instrumentator), the engine service, the
 // router and the HTTP server from ServerOptions, and runs the graceful shutdown. Tests create one
-// in-process on port 0. Thread-safety: construct, start(), shutdown() and destroy from one
-// controlling thread; the accessors are safe while it runs.
+// in-process on port 0.
+// Thread-safety: construct, start(), shutdown() and destroy from one controlling thread; the
+// accessors are safe while it runs.
 #pragma once
 
 #include <prometheus/registry.h>
