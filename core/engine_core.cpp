@@ -102,19 +102,29 @@ bool EngineCore::begin_step(Nanos* duration) {
   return true;
 }
 
+// vLLM's order: EOS and stop token ids first, then the length limits, so a max_tokens-th token
+// that is EOS finishes the sequence as "stop".
 FinishReason EngineCore::stop_reason(Request& r, int32_t token) const {
-  const int64_t max_model_len = scheduler_.config().max_model_len;
-  if (r.num_tokens() >= max_model_len ||
-      r.num_output_tokens >= r.effective_max_tokens(max_model_len)) {
-    return FinishReason::kLength;
-  }
   if (!r.params.ignore_eos && token == backend_.eos_token_id()) return FinishReason::kStop;
   const auto& stops = r.params.stop_token_ids;
   if (std::find(stops.begin(), stops.end(), token) != stops.end()) {
     r.stop_token = token;
     return FinishReason::kStop;
   }
-  return FinishReason::kNone;
+  return at_length_limit(r) ? FinishReason::kLength : FinishReason::kNone;
+}
+
+bool EngineCore::at_length_limit(const Request& r) const {
+  const int64_t max_model_len = scheduler_.config().max_model_len;
+  return r.num_tokens() >= max_model_len ||
+         r.num_output_tokens >= r.effective_max_tokens(max_model_len);
+}
+
+void EngineCore::report_preemptions(Request& r) {
+  const int32_t count = r.timeline.num_preemptions - r.num_preemptions_reported;
+  if (count <= 0) return;
+  r.num_preemptions_reported = r.timeline.num_preemptions;
+  observer_->on_preemptions_reported(r, count);
 }
 
 void EngineCore::end_step(Nanos end_time) {
@@ -158,13 +168,16 @@ void EngineCore::apply_outputs(Nanos end_time) {
     const Nanos itl = r.timeline.last_token == kNoTime ? kNoTime : end_time - r.timeline.last_token;
     if (r.timeline.first_token == kNoTime) r.timeline.first_token = end_time;
     r.timeline.last_token = end_time;
+    report_preemptions(r);
     observer_->on_token(r, end_time, itl);
     const FinishReason reason = stop_reason(r, token);
     if (reason == FinishReason::kNone) continue;
     finish(r, reason, end_time);
-    if (reason == FinishReason::kStop && scheduler_.config().async_scheduling) {
+    if (reason == FinishReason::kStop && scheduler_.config().async_scheduling &&
+        !at_length_limit(r)) {
       // The next step was decided before this token was seen: the sequence holds its seat
-      // through it (a length limit is known in advance, so only a sampled stop does this).
+      // through it (a length limit is known in advance, so only a sampled stop before it does
+      // this; one on the last allowed token was not scheduled again).
       r.holds_seat = true;
       seat_holders_.push_back(&r);
       new_seat_holders_.push_back(&r);
@@ -208,6 +221,7 @@ void EngineCore::release_seat_holders() {
 void EngineCore::fail_batch(Nanos end_time) {
   for (const ScheduledSeq& s : batch_.seqs) {
     if (s.request->is_finished()) continue;  // a seat holder keeps its stop
+    report_preemptions(*s.request);          // the error is an output the frontend hears of
     finish(*s.request, FinishReason::kError, end_time);
     finished_.push_back(s.request);
   }

@@ -37,7 +37,8 @@ class EngineCore {
 
   // Takes ownership and queues the request at clock.now(); returns its engine id. A request that
   // can never run (empty prompt, prompt of max_model_len tokens or more, max_tokens < 1) finishes
-  // at once with FinishReason::kError.
+  // at once with FinishReason::kError without being queued (refused_at_admission: vLLM's frontend
+  // rejects it, and no engine metric observes it).
   uint64_t add_request(std::unique_ptr<Request> request);
   // Finishes a request with kAbort at clock.now(), wherever it is; frees its blocks. False when
   // no such unfinished request exists.
@@ -84,6 +85,9 @@ class EngineCore {
   void retire(Request& request);   // notifies and destroys a finished request
   void destroy(Request& request);  // forgets it (the backend too)
   FinishReason stop_reason(Request& request, int32_t token) const;
+  bool at_length_limit(const Request& request) const;  // max_tokens or the context reached
+  // Tells the observer of the preemptions since the request's previous output (it reports one now).
+  void report_preemptions(Request& request);
 
   Scheduler scheduler_;
   Backend& backend_;

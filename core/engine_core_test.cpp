@@ -1,10 +1,11 @@
-// The engine step loop: requests that can never run, stop checks (length before EOS), aborts in
-// any state. The scheduler's own per-step tables are in core/scheduler_test.cpp.
+// The engine step loop: requests that can never run, stop checks (EOS and stop ids before length),
+// aborts in any state. The scheduler's own per-step tables are in core/scheduler_test.cpp.
 #include "core/engine_core.h"
 
 #include <gtest/gtest.h>
 
 #include "core/testing/scheduler_table.h"
+#include "core/testing/scripted_backend.h"
 
 namespace llm {
 namespace {
@@ -35,9 +36,6 @@ TEST(EngineCore, MaxTokensEndsWithLengthAndContextLimitToo) {
   capped->params.max_tokens = 2;
   t.engine.add_request(std::move(capped));
   t.engine.add_request(make("L", 8, 50, 2));  // the context (10) ends it after 2 outputs
-  auto equal = make("E", 4, 3, 3);
-  equal->params.max_tokens = 3;  // the scripted stop coincides with max_tokens: length wins
-  t.engine.add_request(std::move(equal));
   auto roomy = make("R", 8, 50, 4);
   roomy->params.max_tokens = 5;  // more than the context's room: the context still ends it
   t.engine.add_request(std::move(roomy));
@@ -47,9 +45,48 @@ TEST(EngineCore, MaxTokensEndsWithLengthAndContextLimitToo) {
   EXPECT_EQ(t.finished("M").outputs, 2);
   EXPECT_EQ(t.finished("L").reason, FinishReason::kLength);
   EXPECT_EQ(t.finished("L").outputs, 2);
-  EXPECT_EQ(t.finished("E").reason, FinishReason::kLength);
   EXPECT_EQ(t.finished("R").reason, FinishReason::kLength);
   EXPECT_EQ(t.finished("R").outputs, 2);
+}
+
+// vLLM checks EOS and the stop token ids before the length limits: the token that reaches
+// max_tokens (or fills the context) finishes the sequence as "stop" when it is one of them.
+TEST(EngineCore, EosAndStopIdsAreCheckedBeforeTheLengthLimits) {
+  struct Case {
+    const char* what;
+    int64_t prompt, scripted, max_tokens;
+    std::vector<int32_t> stop_ids;
+    FinishReason reason;
+    int64_t outputs;
+    int32_t stop_token;
+  };
+  const Case cases[] = {
+      {"EOS is the max_tokens-th token", 4, 3, 3, {}, FinishReason::kStop, 3, -1},
+      {"EOS fills the context (10)", 8, 2, -1, {}, FinishReason::kStop, 2, -1},
+      {"a stop id is the max_tokens-th token", 4, 9, 1, {7}, FinishReason::kStop, 1, 7},
+      {"max_tokens comes before EOS", 4, 3, 2, {}, FinishReason::kLength, 2, -1},
+      {"the context ends before EOS", 8, 3, -1, {}, FinishReason::kLength, 2, -1},
+  };
+  // What the one request of a case ended with, its stop token included.
+  struct LastFinished final : EngineObserver {
+    void on_finished(const Request& r) override { last = r; }
+    Request last;
+  };
+  for (const Case& c : cases) {
+    SimClock clock;
+    testing::ScriptedBackend backend;  // token 7, then EOS (0) as the scripted-th token
+    LastFinished seen;
+    EngineCore engine(table_config(32, 8192, 10), backend, clock, &seen);
+    auto r = make("S", c.prompt, c.scripted, 1);
+    r->params.max_tokens = c.max_tokens;
+    r->params.stop_token_ids = c.stop_ids;
+    engine.add_request(std::move(r));
+    while (engine.step()) {
+    }
+    EXPECT_EQ(seen.last.finish_reason, c.reason) << c.what;
+    EXPECT_EQ(seen.last.num_output_tokens, c.outputs) << c.what;
+    EXPECT_EQ(seen.last.stop_token, c.stop_token) << c.what;
+  }
 }
 
 TEST(EngineCore, AbortFreesBlocksInAnyState) {

@@ -11,6 +11,13 @@
 
 namespace llm {
 
+// A request that EngineCore refused in add_request (empty prompt, prompt of max_model_len tokens or
+// more, max_tokens < 1: what vLLM's frontend rejects with a 400). It is finished with kError
+// without ever being queued, and observed in no engine metric.
+inline bool refused_at_admission(const Request& request) {
+  return request.timeline.queued == kNoTime;
+}
+
 // The state after one engine step.
 struct StepStats {
   Nanos start = 0;
@@ -39,6 +46,11 @@ class EngineObserver {
   // or kNoTime for its first token.
   virtual void on_token(const Request& request, Nanos time, Nanos itl_ns) {}
   virtual void on_preempted(const Request& request) {}
+  // The request reports output (a token, or a failed step's error) after `count` preemptions
+  // since its previous output. vLLM counts vllm:num_preemptions_total here, not at the
+  // preemption, so a request aborted while preempted adds nothing. Called before that output's
+  // on_token (or on_finished).
+  virtual void on_preemptions_reported(const Request& request, int32_t count) {}
   // The request left the engine; its timeline and counts are final. The object dies afterwards.
   virtual void on_finished(const Request& request) {}
   virtual void on_step(const StepStats& stats) {}

@@ -90,6 +90,11 @@ void append_sample_values(const prometheus::MetricFamily& f, const prometheus::C
       out.push_back(static_cast<double>(m.histogram.sample_count));
       out.push_back(m.histogram.sample_sum);
       break;
+    case prometheus::MetricType::Summary:
+      for (const auto& q : m.summary.quantile) out.push_back(q.value);
+      out.push_back(static_cast<double>(m.summary.sample_count));
+      out.push_back(m.summary.sample_sum);
+      break;
     default:
       out.push_back(m.untyped.value);
       break;
@@ -110,6 +115,13 @@ void collect_samples(const prometheus::MetricFamily& f, std::vector<SampleRef>& 
         for (const auto& b : m.histogram.bucket) {
           names.push_back(
               series_text(f.name + "_bucket", m.label, "le", python_float(b.upper_bound)));
+        }
+        names.push_back(series_text(f.name + "_count", m.label));
+        names.push_back(series_text(f.name + "_sum", m.label));
+        break;
+      case prometheus::MetricType::Summary:
+        for (const auto& q : m.summary.quantile) {
+          names.push_back(series_text(f.name, m.label, "quantile", python_float(q.quantile)));
         }
         names.push_back(series_text(f.name + "_count", m.label));
         names.push_back(series_text(f.name + "_sum", m.label));

@@ -1,7 +1,8 @@
 // Prometheus text exposition (format 0.0.4) of prometheus-cpp's collected families, printed the way
 // vLLM's Python client prints them: counters as NAME_total, histogram bounds and all values as
-// Python floats (le="1.0", not prometheus-cpp's le="1"), series sorted by labels. With a timestamp
-// it also writes OpenMetrics sample lines (timestamps in seconds).
+// Python floats (le="1.0", not prometheus-cpp's le="1"), summaries as NAME_count and NAME_sum
+// (after their quantiles, if any), series sorted by labels. With a timestamp it also writes
+// OpenMetrics sample lines (timestamps in seconds).
 // Thread-safety: pure functions.
 #pragma once
 

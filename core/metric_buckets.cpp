@@ -23,6 +23,8 @@ std::vector<double> iteration_token_buckets() {
 
 std::vector<double> n_buckets() { return {1, 2, 5, 10, 20}; }
 
+std::vector<double> preemption_buckets() { return {1, 2, 3, 4, 5, 10, 20}; }
+
 std::vector<double> one_two_five_buckets(int64_t max_value) {
   std::vector<double> bounds;
   for (int64_t decade = 1;; decade *= 10) {

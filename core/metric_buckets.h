@@ -13,6 +13,7 @@ std::vector<double>
 request_latency_buckets();  // seconds, e2e / queue / prefill / decode / inference
 std::vector<double> iteration_token_buckets();  // tokens per engine step
 std::vector<double> n_buckets();                // the request's n
+std::vector<double> preemption_buckets();       // preemptions of one request
 // 1, 2, 5, 10, 20, 50, ... while the bound <= max_value (token counts).
 std::vector<double> one_two_five_buckets(int64_t max_value);
 

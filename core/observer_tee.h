@@ -26,6 +26,9 @@ class ObserverTee final : public EngineObserver {
   void on_preempted(const Request& r) override {
     for (auto* t : targets_) t->on_preempted(r);
   }
+  void on_preemptions_reported(const Request& r, int32_t count) override {
+    for (auto* t : targets_) t->on_preemptions_reported(r, count);
+  }
   void on_finished(const Request& r) override {
     for (auto* t : targets_) t->on_finished(r);
   }

@@ -79,6 +79,8 @@ struct Request {
   uint64_t output_digest = 0xcbf29ce484222325ULL;  // FNV-1a over output ids: cheap identity
   std::vector<int32_t> output_tokens;              // only with keep_output_tokens
   int64_t num_cached_tokens = -1;                  // prefix-cache hit at first admission
+  // Of timeline.num_preemptions, those already reported with an output (EngineCore).
+  int32_t num_preemptions_reported = 0;
   // Async scheduling: it finished on a sampled stop token after the next step was already
   // scheduled with it, so it holds its seat (budget, KV slot) through that one step and leaves
   // the running set after it. Set by EngineCore, cleared by the scheduler once it is scheduled.

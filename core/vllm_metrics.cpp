@@ -1,27 +1,15 @@
 #include "core/vllm_metrics.h"
 
+#include <algorithm>
+
 #include "core/metric_buckets.h"
 #include "core/request_metrics.h"
 
 namespace llm {
 
-CacheConfigInfo cache_config_info(const SchedulerConfig& s, std::string cache_dtype,
-                                  double gpu_memory_utilization) {
-  CacheConfigInfo info;
-  info.block_size = s.block_size;
-  info.num_gpu_blocks = s.num_gpu_blocks;
-  info.cache_dtype = std::move(cache_dtype);
-  info.enable_prefix_caching = s.enable_prefix_caching;
-  info.gpu_memory_utilization = gpu_memory_utilization;
-  return info;
-}
 namespace {
 
 using prometheus::BuildCounter;
-using prometheus::BuildGauge;
-using prometheus::BuildHistogram;
-
-constexpr const char* kReasons[4] = {"stop", "length", "abort", "error"};
 
 int reason_index(FinishReason r) {
   switch (r) {
@@ -36,108 +24,17 @@ int reason_index(FinishReason r) {
   }
 }
 
-std::string python_bool(bool b) { return b ? "True" : "False"; }
+prometheus::Labels with_label(prometheus::Labels labels, const char* name, const char* value) {
+  labels[name] = value;
+  return labels;
+}
+
+// Prompt tokens of a request whose KV was computed rather than found in the prefix cache.
+int64_t computed_prompt_tokens(const Request& r) {
+  return r.prompt_len - std::clamp<int64_t>(r.num_cached_tokens, 0, r.prompt_len);
+}
 
 }  // namespace
-
-VllmMetricFamilies::VllmMetricFamilies(prometheus::Registry& r, int64_t max_len)
-    : running(BuildGauge()
-                  .Name("vllm:num_requests_running")
-                  .Help("Number of requests in model execution batches.")
-                  .Register(r)),
-      waiting(BuildGauge()
-                  .Name("vllm:num_requests_waiting")
-                  .Help("Number of requests waiting to be processed.")
-                  .Register(r)),
-      kv_usage(BuildGauge()
-                   .Name("vllm:kv_cache_usage_perc")
-                   .Help("KV-cache usage. 1 means 100 percent usage.")
-                   .Register(r)),
-      cache_config(BuildGauge()
-                       .Name("vllm:cache_config_info")
-                       .Help("Information of the LLMEngine CacheConfig")
-                       .Register(r)),
-      preemptions(BuildCounter()
-                      .Name("vllm:num_preemptions")
-                      .Help("Cumulative number of preemption from the engine.")
-                      .Register(r)),
-      prefix_queries(BuildCounter()
-                         .Name("vllm:prefix_cache_queries")
-                         .Help("Prefix cache queries, in terms of number of queried tokens.")
-                         .Register(r)),
-      prefix_hits(BuildCounter()
-                      .Name("vllm:prefix_cache_hits")
-                      .Help("Prefix cache hits, in terms of number of cached tokens.")
-                      .Register(r)),
-      prompt_tokens(BuildCounter()
-                        .Name("vllm:prompt_tokens")
-                        .Help("Number of prefill tokens processed.")
-                        .Register(r)),
-      generation_tokens(BuildCounter()
-                            .Name("vllm:generation_tokens")
-                            .Help("Number of generation tokens processed.")
-                            .Register(r)),
-      request_success(BuildCounter()
-                          .Name("vllm:request_success")
-                          .Help("Count of successfully processed requests.")
-                          .Register(r)),
-      ttft(BuildHistogram()
-               .Name("vllm:time_to_first_token_seconds")
-               .Help("Histogram of time to first token in seconds.")
-               .Register(r)),
-      itl(BuildHistogram()
-              .Name("vllm:inter_token_latency_seconds")
-              .Help("Histogram of inter-token latency in seconds.")
-              .Register(r)),
-      tpot(BuildHistogram()
-               .Name("vllm:request_time_per_output_token_seconds")
-               .Help("Histogram of time_per_output_token_seconds per request.")
-               .Register(r)),
-      e2e(BuildHistogram()
-              .Name("vllm:e2e_request_latency_seconds")
-              .Help("Histogram of e2e request latency in seconds.")
-              .Register(r)),
-      queue(BuildHistogram()
-                .Name("vllm:request_queue_time_seconds")
-                .Help("Histogram of time spent in WAITING phase for request.")
-                .Register(r)),
-      prefill(BuildHistogram()
-                  .Name("vllm:request_prefill_time_seconds")
-                  .Help("Histogram of time spent in PREFILL phase for request.")
-                  .Register(r)),
-      decode(BuildHistogram()
-                 .Name("vllm:request_decode_time_seconds")
-                 .Help("Histogram of time spent in DECODE phase for request.")
-                 .Register(r)),
-      inference(BuildHistogram()
-                    .Name("vllm:request_inference_time_seconds")
-                    .Help("Histogram of time spent in RUNNING phase for request.")
-                    .Register(r)),
-      prompt_len(BuildHistogram()
-                     .Name("vllm:request_prompt_tokens")
-                     .Help("Number of prefill tokens processed.")
-                     .Register(r)),
-      generation_len(BuildHistogram()
-                         .Name("vllm:request_generation_tokens")
-                         .Help("Number of generation tokens processed.")
-                         .Register(r)),
-      max_generation_len(BuildHistogram()
-                             .Name("vllm:request_max_num_generation_tokens")
-                             .Help("Histogram of maximum number of requested generation tokens.")
-                             .Register(r)),
-      params_max_tokens(BuildHistogram()
-                            .Name("vllm:request_params_max_tokens")
-                            .Help("Histogram of the max_tokens request parameter.")
-                            .Register(r)),
-      params_n(BuildHistogram()
-                   .Name("vllm:request_params_n")
-                   .Help("Histogram of the n request parameter.")
-                   .Register(r)),
-      iteration_tokens(BuildHistogram()
-                           .Name("vllm:iteration_tokens_total")
-                           .Help("Histogram of number of tokens per engine_step.")
-                           .Register(r)),
-      max_model_len(max_len) {}
 
 EngineMetrics::Handle EngineMetrics::make(prometheus::Family<prometheus::Histogram>& family,
                                           std::vector<double> bounds) {
@@ -150,11 +47,17 @@ EngineMetrics::EngineMetrics(VllmMetricFamilies& f, const std::string& model_nam
     : labels_{{"model_name", model_name}, {"engine", std::to_string(engine_index)}},
       running_(f.running.Add(labels_)),
       waiting_(f.waiting.Add(labels_)),
+      waiting_capacity_(f.waiting_by_reason.Add(with_label(labels_, "reason", "capacity"))),
       kv_usage_(f.kv_usage.Add(labels_)),
       preemptions_(f.preemptions.Add(labels_)),
       prefix_queries_(f.prefix_queries.Add(labels_)),
       prefix_hits_(f.prefix_hits.Add(labels_)),
       prompt_tokens_(f.prompt_tokens.Add(labels_)),
+      prompt_local_compute_(
+          f.prompt_tokens_by_source.Add(with_label(labels_, "source", "local_compute"))),
+      prompt_local_cache_hit_(
+          f.prompt_tokens_by_source.Add(with_label(labels_, "source", "local_cache_hit"))),
+      prompt_tokens_cached_(f.prompt_tokens_cached.Add(labels_)),
       generation_tokens_(f.generation_tokens.Add(labels_)),
       ttft_(make(f.ttft, ttft_buckets())),
       itl_(make(f.itl, itl_buckets())),
@@ -169,21 +72,26 @@ EngineMetrics::EngineMetrics(VllmMetricFamilies& f, const std::string& model_nam
       max_generation_len_(make(f.max_generation_len, one_two_five_buckets(f.max_model_len))),
       params_max_tokens_(make(f.params_max_tokens, one_two_five_buckets(f.max_model_len))),
       params_n_(make(f.params_n, n_buckets())),
+      prefill_kv_computed_(make(f.prefill_kv_computed, one_two_five_buckets(f.max_model_len))),
+      num_preemptions_(make(f.num_preemptions_per_request, preemption_buckets())),
       iteration_tokens_(make(f.iteration_tokens, iteration_token_buckets())) {
-  for (int i = 0; i < 4; ++i) {
-    prometheus::Labels with_reason = labels_;
-    with_reason["finished_reason"] = kReasons[i];
-    success_[i] = &f.request_success.Add(with_reason);
+  for (int i = 0; i < kNumFinishedReasons; ++i) {
+    success_[i] =
+        &f.request_success.Add(with_label(labels_, "finished_reason", kFinishedReasons[i]));
   }
-  prometheus::Labels info = labels_;
-  info["block_size"] = std::to_string(cache.block_size);
-  info["num_gpu_blocks"] = std::to_string(cache.num_gpu_blocks);
-  info["cache_dtype"] = cache.cache_dtype;
-  info["enable_prefix_caching"] = python_bool(cache.enable_prefix_caching);
-  // Printed as Python prints the float (0.92, not 0.920000).
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.15g", cache.gpu_memory_utilization);
-  info["gpu_memory_utilization"] = buf;
+  // Series that exist from the start and stay as set here: nothing waits for a reason other than
+  // capacity (no structured output, KV connector or LoRA limit), the engine never sleeps, and
+  // there is no KV connector.
+  f.waiting_by_reason.Add(with_label(labels_, "reason", "deferred")).Set(0);
+  f.sleep_state.Add(with_label(labels_, "sleep_state", "awake")).Set(1);
+  f.sleep_state.Add(with_label(labels_, "sleep_state", "weights_offloaded")).Set(0);
+  f.sleep_state.Add(with_label(labels_, "sleep_state", "discard_all")).Set(0);
+  f.external_prefix_queries.Add(labels_);
+  f.external_prefix_hits.Add(labels_);
+  f.prompt_tokens_by_source.Add(with_label(labels_, "source", "external_kv_transfer"));
+  // vLLM's info gauge: the cache settings and the engine, no model_name.
+  prometheus::Labels info;
+  for (auto& [name, value] : cache_config_labels(cache, engine_index)) info[name] = value;
   f.cache_config.Add(info).Set(1);
 }
 
@@ -194,17 +102,27 @@ void EngineMetrics::on_scheduled(const SchedulerOutput&, const Scheduler& schedu
 
 void EngineMetrics::on_token(const Request& r, Nanos time, Nanos itl_ns) {
   ++d_generation_tokens_;
+  step_has_output_ = true;
+  ++step_tokens_;
   if (itl_ns == kNoTime) {
+    // The prefill is over: its prompt is counted once, by where its KV came from.
+    const int64_t computed = computed_prompt_tokens(r);
     d_prompt_tokens_ += r.prompt_len;
+    d_prompt_computed_ += computed;
+    d_prompt_cached_ += r.prompt_len - computed;
+    step_tokens_ += computed;
     ttft_.observe(nanos_to_seconds(time - r.timeline.arrival));
   } else {
     itl_.observe(nanos_to_seconds(itl_ns));
   }
 }
 
-void EngineMetrics::on_preempted(const Request&) { ++d_preemptions_; }
+void EngineMetrics::on_preemptions_reported(const Request&, int32_t count) {
+  d_preemptions_ += count;
+}
 
 void EngineMetrics::on_finished(const Request& r) {
+  if (refused_at_admission(r)) return;  // the frontend's 400: no engine metric sees it
   ++d_success_[reason_index(r.finish_reason)];
   const int64_t n = r.num_output_tokens;
   const RequestIntervals iv = compute_intervals(r.timeline, n);
@@ -216,10 +134,12 @@ void EngineMetrics::on_finished(const Request& r) {
     prefill_.observe(*iv.prefill_s);
     decode_.observe(*iv.decode_s);
     inference_.observe(*iv.inference_s);
-    if (iv.tpot_s) tpot_.observe(*iv.tpot_s);
+    tpot_.observe(iv.tpot_s.value_or(0.0));  // vLLM observes 0 for a one-token request
   }
   prompt_len_.observe(static_cast<double>(r.prompt_len));
   generation_len_.observe(static_cast<double>(n));
+  prefill_kv_computed_.observe(static_cast<double>(computed_prompt_tokens(r)));
+  num_preemptions_.observe(static_cast<double>(r.timeline.num_preemptions));
   if (r.params.max_tokens >= 0)
     params_max_tokens_.observe(static_cast<double>(r.params.max_tokens));
   observe_parent(r);
@@ -242,7 +162,11 @@ void EngineMetrics::observe_parent(const Request& r) {
 }
 
 void EngineMetrics::on_step(const StepStats& s) {
-  iteration_tokens_.observe(static_cast<double>(s.scheduled_tokens));
+  // vLLM observes a step only when it returned outputs: the prompt tokens computed for requests
+  // whose prefill ended in it plus the tokens generated (a partial prefill chunk alone is not).
+  if (step_has_output_) iteration_tokens_.observe(static_cast<double>(step_tokens_));
+  step_has_output_ = false;
+  step_tokens_ = 0;
   num_running_ = s.num_running;
   num_waiting_ = s.num_waiting;
   kv_usage_value_ = s.kv_usage;
@@ -257,6 +181,7 @@ void EngineMetrics::on_state(const StepStats& s) {
 void EngineMetrics::flush() {
   running_.Set(static_cast<double>(num_running_));
   waiting_.Set(static_cast<double>(num_waiting_));
+  waiting_capacity_.Set(static_cast<double>(num_waiting_));
   kv_usage_.Set(kv_usage_value_);
   auto add = [](prometheus::Counter& c, int64_t& delta) {
     if (delta) c.Increment(static_cast<double>(delta));
@@ -264,8 +189,13 @@ void EngineMetrics::flush() {
   };
   add(preemptions_, d_preemptions_);
   add(prompt_tokens_, d_prompt_tokens_);
+  add(prompt_local_compute_, d_prompt_computed_);
+  // The local prefix cache is our only cache: cached tokens are all local_cache_hit.
+  int64_t cached = d_prompt_cached_;
+  add(prompt_tokens_cached_, cached);
+  add(prompt_local_cache_hit_, d_prompt_cached_);
   add(generation_tokens_, d_generation_tokens_);
-  for (int i = 0; i < 4; ++i) add(*success_[i], d_success_[i]);
+  for (int i = 0; i < kNumFinishedReasons; ++i) add(*success_[i], d_success_[i]);
   int64_t dq = last_queries_ - seen_queries_;
   int64_t dh = last_hits_ - seen_hits_;
   add(prefix_queries_, dq);
@@ -274,7 +204,7 @@ void EngineMetrics::flush() {
   seen_hits_ = last_hits_;
   for (Handle* h : {&ttft_, &itl_, &tpot_, &e2e_, &queue_, &prefill_, &decode_, &inference_,
                     &prompt_len_, &generation_len_, &max_generation_len_, &params_max_tokens_,
-                    &params_n_, &iteration_tokens_}) {
+                    &params_n_, &prefill_kv_computed_, &num_preemptions_, &iteration_tokens_}) {
     h->local.flush_into(*h->target);
   }
 }

@@ -2,7 +2,7 @@
 // engine; docs/metrics.md), fed by the engine's observer events so they cannot disagree with the
 // per-request records.
 //
-// VllmMetricFamilies registers every family once in a prometheus-cpp Registry. EngineMetrics is
+// VllmMetricFamilies (core/vllm_metric_families.h) registers the families. EngineMetrics is
 // one engine's observer: it keeps its deltas in plain local accumulators (no lock, no map lookup,
 // no allocation per token) and pushes them into the registry's metric objects in flush(), which
 // the engine thread calls before a scrape can need them (each step in llmserve, at each simulated
@@ -23,54 +23,19 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/cache_config_info.h"
 #include "core/engine_observer.h"
 #include "core/local_histogram.h"
 #include "core/scheduler_config.h"
+#include "core/vllm_metric_families.h"
 
 namespace llm {
 
-struct CacheConfigInfo {
-  int64_t block_size = 16;
-  int64_t num_gpu_blocks = 0;
-  std::string cache_dtype = "auto";
-  bool enable_prefix_caching = true;
-  double gpu_memory_utilization = 0.92;
-};
-
-// The info of an engine with scheduler config `s`.
-CacheConfigInfo cache_config_info(const SchedulerConfig& s, std::string cache_dtype,
-                                  double gpu_memory_utilization);
-
-class VllmMetricFamilies {
- public:
-  VllmMetricFamilies(prometheus::Registry& registry, int64_t max_model_len);
-
-  prometheus::Family<prometheus::Gauge>& running;
-  prometheus::Family<prometheus::Gauge>& waiting;
-  prometheus::Family<prometheus::Gauge>& kv_usage;
-  prometheus::Family<prometheus::Gauge>& cache_config;
-  prometheus::Family<prometheus::Counter>& preemptions;
-  prometheus::Family<prometheus::Counter>& prefix_queries;
-  prometheus::Family<prometheus::Counter>& prefix_hits;
-  prometheus::Family<prometheus::Counter>& prompt_tokens;
-  prometheus::Family<prometheus::Counter>& generation_tokens;
-  prometheus::Family<prometheus::Counter>& request_success;
-  prometheus::Family<prometheus::Histogram>& ttft;
-  prometheus::Family<prometheus::Histogram>& itl;
-  prometheus::Family<prometheus::Histogram>& tpot;
-  prometheus::Family<prometheus::Histogram>& e2e;
-  prometheus::Family<prometheus::Histogram>& queue;
-  prometheus::Family<prometheus::Histogram>& prefill;
-  prometheus::Family<prometheus::Histogram>& decode;
-  prometheus::Family<prometheus::Histogram>& inference;
-  prometheus::Family<prometheus::Histogram>& prompt_len;
-  prometheus::Family<prometheus::Histogram>& generation_len;
-  prometheus::Family<prometheus::Histogram>& max_generation_len;
-  prometheus::Family<prometheus::Histogram>& params_max_tokens;
-  prometheus::Family<prometheus::Histogram>& params_n;
-  prometheus::Family<prometheus::Histogram>& iteration_tokens;
-  const int64_t max_model_len;
-};
+// vLLM's finished_reason values, in the order of success_ (repetition is never ours, but its
+// series exists, as in vLLM).
+inline constexpr int kNumFinishedReasons = 5;
+inline constexpr const char* kFinishedReasons[kNumFinishedReasons] = {"stop", "length", "abort",
+                                                                      "error", "repetition"};
 
 class EngineMetrics final : public EngineObserver {
  public:
@@ -79,7 +44,7 @@ class EngineMetrics final : public EngineObserver {
 
   void on_scheduled(const SchedulerOutput& batch, const Scheduler& scheduler) override;
   void on_token(const Request& request, Nanos time, Nanos itl_ns) override;
-  void on_preempted(const Request& request) override;
+  void on_preemptions_reported(const Request& request, int32_t count) override;
   void on_finished(const Request& request) override;
   void on_step(const StepStats& stats) override;
   void on_state(const StepStats& state) override;  // gauges only
@@ -99,20 +64,28 @@ class EngineMetrics final : public EngineObserver {
   prometheus::Labels labels_;
   prometheus::Gauge& running_;
   prometheus::Gauge& waiting_;
+  prometheus::Gauge& waiting_capacity_;  // num_requests_waiting_by_reason{reason="capacity"}
   prometheus::Gauge& kv_usage_;
   prometheus::Counter& preemptions_;
   prometheus::Counter& prefix_queries_;
   prometheus::Counter& prefix_hits_;
   prometheus::Counter& prompt_tokens_;
+  prometheus::Counter& prompt_local_compute_;    // prompt_tokens_by_source{source=...}
+  prometheus::Counter& prompt_local_cache_hit_;  // (external_kv_transfer stays 0)
+  prometheus::Counter& prompt_tokens_cached_;
   prometheus::Counter& generation_tokens_;
-  std::array<prometheus::Counter*, 4> success_;  // stop, length, abort, error
+  std::array<prometheus::Counter*, kNumFinishedReasons> success_;  // kFinishedReasons' order
   Handle ttft_, itl_, tpot_, e2e_, queue_, prefill_, decode_, inference_;
   Handle prompt_len_, generation_len_, max_generation_len_, params_max_tokens_, params_n_;
-  Handle iteration_tokens_;
+  Handle prefill_kv_computed_, num_preemptions_, iteration_tokens_;
 
   // Pending deltas and latest gauges (engine thread).
   int64_t d_preemptions_ = 0, d_prompt_tokens_ = 0, d_generation_tokens_ = 0;
-  std::array<int64_t, 4> d_success_{};
+  int64_t d_prompt_computed_ = 0, d_prompt_cached_ = 0;
+  std::array<int64_t, kNumFinishedReasons> d_success_{};
+  // The step being applied: whether it returned an output, and its iteration_tokens value.
+  bool step_has_output_ = false;
+  int64_t step_tokens_ = 0;
   int64_t seen_queries_ = 0, seen_hits_ = 0;  // cumulative KV counters already flushed
   int64_t last_queries_ = 0, last_hits_ = 0;  // cumulative KV counters last seen
   int64_t num_running_ = 0, num_waiting_ = 0;

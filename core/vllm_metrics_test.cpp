@@ -46,10 +46,7 @@ std::string run_workload() {
   testing::ScriptedBackend backend(kStep);
   prometheus::Registry registry;
   VllmMetricFamilies families(registry, config.max_model_len);
-  CacheConfigInfo cache;
-  cache.block_size = 4;
-  cache.num_gpu_blocks = 64;
-  EngineMetrics metrics(families, "test-model", 0, cache);
+  EngineMetrics metrics(families, "test-model", 0, cache_config_info(config, "auto", 0.92));
   EngineCore engine(config, backend, clock, &metrics);
 
   engine.add_request(make("A", 8, 3));
@@ -89,14 +86,18 @@ TEST(VllmMetrics, ObservationRulesOnAScriptedWorkload) {
   auto expect = [&text](const std::string& line) {
     EXPECT_TRUE(has_line(text, line)) << "missing line: " << line << "\n" << text;
   };
-  // Sequences: A(3 tokens), B(2), 0_C(1), 1_C(1), W(1), R(2) produce tokens; E errors.
+  // Sequences: A(3 tokens), B(2), 0_C(1), 1_C(1), W(1), R(2) produce tokens; E is refused.
   expect("vllm:generation_tokens_total{" + kLabels + "} 10.0");
   expect("vllm:prompt_tokens_total{" + kLabels + "} 28.0");  // 8 + 4 + 4 + 4 + 4 + 4
   expect("vllm:request_success_total{" + kLabels.substr(0, 11) +
          "finished_reason=\"length\",model_name=\"test-model\"} 1.0");
+  // E's prompt does not fit: vLLM's frontend refuses it, so no engine metric counts it.
   expect(
       "vllm:request_success_total{engine=\"0\",finished_reason=\"error\",model_name=\"test-model\"}"
-      " 1.0");
+      " 0.0");
+  expect(
+      "vllm:request_success_total{engine=\"0\",finished_reason=\"repetition\",model_name=\"test-"
+      "model\"} 0.0");
   expect(
       "vllm:request_success_total{engine=\"0\",finished_reason=\"abort\",model_name=\"test-model\"}"
       " 0.0");
@@ -119,19 +120,51 @@ TEST(VllmMetrics, ObservationRulesOnAScriptedWorkload) {
       "model\"} 6.0");
   // ITL: A has 2 later tokens, B 1, R 1.
   expect("vllm:inter_token_latency_seconds_count{" + kLabels + "} 4.0");
-  // TPOT only for sequences with N > 1 (A, B, R); e2e for every sequence that produced a token.
-  expect("vllm:request_time_per_output_token_seconds_count{" + kLabels + "} 3.0");
+  // TPOT for every sequence that produced a token, 0 for the one-token ones (0_C, 1_C, W); e2e
+  // too.
+  expect("vllm:request_time_per_output_token_seconds_count{" + kLabels + "} 6.0");
+  expect(
+      "vllm:request_time_per_output_token_seconds_bucket{engine=\"0\",le=\"0.01\",model_name="
+      "\"test-"
+      "model\"} 3.0");
   expect("vllm:e2e_request_latency_seconds_count{" + kLabels + "} 6.0");
   // A's e2e is exactly 0.3 s, a bucket bound: bounds are inclusive, so all six are <= 0.3.
   expect(
       "vllm:e2e_request_latency_seconds_bucket{engine=\"0\",le=\"0.3\",model_name=\"test-model\"} "
       "6.0");
-  // The errored request has no queue time; every scheduled one has.
   expect("vllm:request_queue_time_seconds_count{" + kLabels + "} 6.0");
-  // n is observed once per parent: five parents (A, B, C, W, R) and E.
-  expect("vllm:request_params_n_count{" + kLabels + "} 6.0");
-  expect("vllm:request_params_n_bucket{engine=\"0\",le=\"1.0\",model_name=\"test-model\"} 5.0");
-  expect("vllm:request_max_num_generation_tokens_count{" + kLabels + "} 6.0");
+  // n is observed once per parent: five parents (A, B, C, W, R).
+  expect("vllm:request_params_n_count{" + kLabels + "} 5.0");
+  expect("vllm:request_params_n_bucket{engine=\"0\",le=\"1.0\",model_name=\"test-model\"} 4.0");
+  expect("vllm:request_max_num_generation_tokens_count{" + kLabels + "} 5.0");
+  expect("vllm:request_prompt_tokens_count{" + kLabels + "} 6.0");
+  // Per step with outputs: prompts computed whose prefill ended in it, plus the tokens made.
+  // Step 1: A, B, 0_C, 1_C, W (8 + 4 * 4 prompt tokens, 5 tokens) = 29; step 2: A, B, and R's
+  // prefill (4 + 3) = 7; step 3: A and R = 2.
+  expect("vllm:iteration_tokens_total_count{" + kLabels + "} 3.0");
+  expect("vllm:iteration_tokens_total_sum{" + kLabels + "} 38.0");
+  // Nothing was cached: every prompt token was computed locally.
+  expect("vllm:prompt_tokens_by_source_total{" + kLabels + ",source=\"local_compute\"} 28.0");
+  expect("vllm:prompt_tokens_by_source_total{" + kLabels + ",source=\"local_cache_hit\"} 0.0");
+  expect("vllm:prompt_tokens_by_source_total{" + kLabels + ",source=\"external_kv_transfer\"} 0.0");
+  expect("vllm:prompt_tokens_cached_total{" + kLabels + "} 0.0");
+  expect("vllm:request_prefill_kv_computed_tokens_count{" + kLabels + "} 6.0");
+  expect("vllm:request_prefill_kv_computed_tokens_sum{" + kLabels + "} 28.0");
+  expect("vllm:request_num_preemptions_count{" + kLabels + "} 6.0");
+  expect("vllm:request_num_preemptions_sum{" + kLabels + "} 0.0");
+  expect("vllm:external_prefix_cache_queries_total{" + kLabels + "} 0.0");
+  expect("vllm:external_prefix_cache_hits_total{" + kLabels + "} 0.0");
+  expect("vllm:num_requests_waiting_by_reason{" + kLabels + ",reason=\"capacity\"} 0.0");
+  expect("vllm:num_requests_waiting_by_reason{" + kLabels + ",reason=\"deferred\"} 0.0");
+  expect("vllm:engine_sleep_state{" + kLabels + ",sleep_state=\"awake\"} 1.0");
+  expect("vllm:engine_sleep_state{" + kLabels + ",sleep_state=\"weights_offloaded\"} 0.0");
+  expect("vllm:engine_sleep_state{" + kLabels + ",sleep_state=\"discard_all\"} 0.0");
+  // 64 blocks of 4 tokens; a 64-token request needs 16 of them.
+  expect(
+      "vllm:cache_config_info{block_size=\"4\",cache_dtype=\"auto\",enable_prefix_caching=\"True\","
+      "engine=\"0\",gpu_memory_utilization=\"0.92\",is_attention_free=\"False\","
+      "kv_cache_max_concurrency=\"4.0\",kv_cache_size_tokens=\"256\",num_cpu_blocks=\"None\","
+      "num_gpu_blocks=\"64\",num_gpu_blocks_override=\"None\"} 1.0");
   expect("vllm:request_params_max_tokens_count{" + kLabels + "} 1.0");  // only B set it
   // 1-2-5 buckets stop at max_model_len (64): 1 2 5 10 20 50.
   expect(

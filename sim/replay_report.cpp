@@ -51,7 +51,7 @@ std::string json_number(double value) {
 }
 
 ReplayReport::ReplayReport(std::ostream* requests_out) : out_(requests_out) {
-  for (const char* reason : {"stop", "length", "abort", "error"})
+  for (const char* reason : {"stop", "length", "abort", "error", "rejected"})
     summary_.finish_reasons[reason] = 0;
 }
 
@@ -65,9 +65,19 @@ void ReplayReport::on_step(const StepStats& stats) {
   summary_.peak_kv_usage = std::max(summary_.peak_kv_usage, stats.kv_usage);
 }
 
+// What the report calls the way a request ended: vLLM's finish reason, or "rejected" for a trace
+// request that vLLM's frontend would have refused with a 400 (it never reached the engine).
+const char* ReplayReport::outcome(const Request& r) {
+  return refused_at_admission(r) ? "rejected" : finish_reason_name(r.finish_reason);
+}
+
 void ReplayReport::on_finished(const Request& r) {
   ++num_finished_;
-  ++summary_.finish_reasons[finish_reason_name(r.finish_reason)];
+  ++summary_.finish_reasons[outcome(r)];
+  if (refused_at_admission(r)) {
+    if (out_) write_line(r);
+    return;  // no tokens processed, no latency
+  }
   summary_.prompt_tokens += r.prompt_len;
   summary_.completion_tokens += r.num_output_tokens;
   const RequestIntervals iv = compute_intervals(r.timeline, r.num_output_tokens);
@@ -92,7 +102,7 @@ void ReplayReport::write_line(const Request& r) {
   s += "\",\"arrival_s\":";
   s += json_number(nanos_to_seconds(r.timeline.arrival));
   s += ",\"finish_reason\":\"";
-  s += finish_reason_name(r.finish_reason);
+  s += outcome(r);
   s += "\",\"prompt_tokens\":";
   s += std::to_string(r.prompt_len);
   s += ",\"cached_tokens\":";

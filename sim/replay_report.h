@@ -17,9 +17,11 @@
 namespace llm {
 
 struct ReplaySummary {
-  int64_t requests = 0;                           // trace requests (client requests)
-  int64_t sequences = 0;                          // engine requests (n children counted one by one)
-  std::map<std::string, int64_t> finish_reasons;  // stop, length, abort, error
+  int64_t requests = 0;   // trace requests (client requests)
+  int64_t sequences = 0;  // engine requests (n children counted one by one)
+  // stop, length, abort, error, and rejected: refused as vLLM's frontend would (a 400), e.g. a
+  // prompt that does not fit the context; those count in no token or latency figure.
+  std::map<std::string, int64_t> finish_reasons;
   double duration_s = 0;
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
@@ -55,6 +57,7 @@ class ReplayReport final : public EngineObserver {
 
  private:
   void write_line(const Request& request);
+  static const char* outcome(const Request& request);
 
   std::ostream* out_;
   int64_t num_finished_ = 0;

@@ -79,6 +79,8 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   http.max_header_bytes = options.max_header_bytes;
   http.read_timeout_s = options.read_timeout_s;
   http.max_connections = options.max_connections;
+  http_metrics_ = std::make_unique<HttpMetrics>(registry_);
+  http.metrics = http_metrics_.get();
   http_ = std::make_unique<HttpServer>(*router_, http);
 }
 

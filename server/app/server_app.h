@@ -1,7 +1,9 @@
 // The whole llmserve process minus main(): builds the backend (sim: the simulated GPU in scaled
 // real time, with SimTokenizer or a real --tokenizer; cpu: a model file's weights and tokenizer),
-// the text codec, the metrics registry, the engine service, the router and the HTTP server from
-// ServerOptions, and runs the graceful shutdown. Tests create one in-process on port 0.
+// the text codec, the metrics registry (vLLM's families and the API server's HTTP metrics, which
+// are kept with --disable-log-stats, as vLLM keeps its instrumentator), the engine service, the
+// router and the HTTP server from ServerOptions, and runs the graceful shutdown. Tests create one
+// in-process on port 0.
 // Thread-safety: construct, start(), shutdown() and destroy from one controlling thread; the
 // accessors are safe while it runs.
 #pragma once
@@ -20,6 +22,7 @@
 #include "server/app/server_options.h"
 #include "server/engine/engine_service.h"
 #include "server/engine/scaled_backend.h"
+#include "server/http/http_metrics.h"
 #include "server/http/http_server.h"
 
 namespace llm {
@@ -52,6 +55,7 @@ class LlmServer {
   std::unique_ptr<VllmMetricFamilies> families_;
   std::vector<std::unique_ptr<EngineMetrics>> metrics_;  // one per engine (engine="i")
   std::unique_ptr<AdmissionMetrics> admission_metrics_;  // the server's, without an engine label
+  std::unique_ptr<HttpMetrics> http_metrics_;            // the instrumentator's http_* families
   // Load the model or tokenizer and set up the context; return a maker of one engine's backend.
   std::function<Backend*()> setup_sim();
   std::function<Backend*()> setup_cpu();

@@ -108,7 +108,8 @@ EngineSetup make_engine_setup(const ServerOptions& o) {
   ResolvedEngine engine = resolve_engine_args(o.engine);
   e.scheduler = engine.scheduler;
   e.deployment = engine.deployment;
-  e.cache = cache_config_info(e.scheduler, engine.kv_cache_dtype, o.engine.gpu_memory_utilization);
+  e.cache = cache_config_info(e.scheduler, engine.kv_cache_dtype, o.engine.gpu_memory_utilization,
+                              o.engine.num_gpu_blocks_override);
   e.served_model_name = o.served_model_name.empty() ? engine.model_name : o.served_model_name;
   return e;
 }

@@ -11,6 +11,7 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <chrono>
 #include <cstdio>
 #include <future>
 #include <optional>
@@ -24,6 +25,7 @@
 #include "server/api/api_router.h"
 #include "server/api/openai_response.h"
 #include "server/http/handler_errors.h"
+#include "server/http/http_metrics.h"
 
 namespace llm {
 
@@ -177,6 +179,7 @@ class Session : public std::enable_shared_from_this<Session> {
     HttpResponse r;
     r.status = status;
     r.body = error_body(ApiError{status, std::move(message), "", ""});
+    note_response(status, r.body.size());
     keep_alive_ = false;
     response_complete_ = true;
     queue_write(serialize_response(r, false));
@@ -224,6 +227,7 @@ class Session : public std::enable_shared_from_this<Session> {
     set_busy(true);
     method_ = std::string(req.method_string().data(), req.method_string().size());
     path_ = std::string(req.target().data(), req.target().size());
+    begin_exchange(req);
     guarded("request", [&] { route_and_start(std::move(req)); });
   }
 
@@ -247,6 +251,7 @@ class Session : public std::enable_shared_from_this<Session> {
     RouteResult result = server_.router.route(r);
     if (!result.job) {
       response_complete_ = true;
+      note_response(result.response.status, result.response.body.size());
       queue_write(serialize_response(result.response, keep_alive_));
       return;
     }
@@ -267,6 +272,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (job_->streaming()) {
       stream_head_sent_ = true;
+      note_response(200, 0);  // a stream has no Content-Length
       queue_write(serialize_stream_head(job_->headers(), keep_alive_));
     }
     start_monitor();
@@ -285,6 +291,7 @@ class Session : public std::enable_shared_from_this<Session> {
     } else if (job_->done()) {
       const HttpResponse response = job_->response();
       finish_job();
+      note_response(response.status, response.body.size());
       queue_write(serialize_response(response, keep_alive_));
     }
   }
@@ -374,6 +381,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (pending_.capacity() > kKeepBufferBytes) std::string().swap(pending_);
     if (!response_complete_ || job_) return;
     response_complete_ = false;
+    end_exchange();
     set_busy(false);
     if (!keep_alive_) return linger_close();
     if (monitoring_) {
@@ -413,9 +421,41 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
+  // The HTTP metrics of one routed request: opened when it is handled, given the status of the
+  // first response head sent, recorded once when the response is written or the connection ends.
+  void begin_exchange(const http::request<http::string_body>& req) {
+    if (!server_.config.metrics) return;
+    const std::string_view target(req.target().data(), req.target().size());
+    exchange_ = HttpMetrics::Exchange{};
+    exchange_.handler = HttpMetrics::handler_of(target.substr(0, target.find('?')));
+    exchange_.method = HttpMetrics::method_of(
+        std::string_view(req.method_string().data(), req.method_string().size()));
+    exchange_.request_bytes = req.body().size();
+    exchange_open_ =
+        exchange_.handler != HttpMetrics::kExcluded && exchange_.method != HttpMetrics::kExcluded;
+    exchange_start_ = std::chrono::steady_clock::now();
+  }
+
+  void note_response(int status, size_t body_bytes) {
+    if (!exchange_open_ || exchange_.status != 0) return;
+    exchange_.status = status;
+    exchange_.response_bytes = body_bytes;
+  }
+
+  void end_exchange() {
+    if (!exchange_open_) return;
+    exchange_open_ = false;
+    // A client that left before any response began got nothing: 499, not a server error.
+    if (exchange_.status == 0) exchange_.status = HttpMetrics::kClientClosedRequest;
+    exchange_.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - exchange_start_).count();
+    server_.config.metrics->record(exchange_);
+  }
+
   void close() {
     if (closed_) return;
     closed_ = true;
+    end_exchange();
     set_busy(false);
     read_timer_.cancel();
     beast::error_code ignored;
@@ -443,7 +483,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string path_;
   net::steady_timer read_timer_;  // after stream_: built on its executor
   bool read_timed_out_ = false;
-  uint64_t read_count_ = 0;  // which read the timer's wait belongs to
+  uint64_t read_count_ = 0;         // which read the timer's wait belongs to
+  HttpMetrics::Exchange exchange_;  // the routed request being answered (with config.metrics)
+  bool exchange_open_ = false;
+  std::chrono::steady_clock::time_point exchange_start_;
 };
 
 }  // namespace

@@ -4,7 +4,9 @@
 // clients, a cap on open connections answered 503), handed to the ApiRouter, and generations are
 // streamed as chunked Server-Sent Events or written whole. While a generation runs the session
 // keeps a read pending on its socket, so a client that disconnects (or a failed write) aborts the
-// request in the engine at once.
+// request in the engine at once. Each routed request is counted in HttpMetrics when its response
+// is written or its connection ends (requests refused before routing, e.g. 413 or 408, are not:
+// uvicorn answers those before vLLM's instrumentator sees them).
 // Thread-safety: start(), begin_drain() and stop() from one controlling thread;
 // open_connections() and active_generations() from any thread.
 #pragma once
@@ -17,6 +19,7 @@
 namespace llm {
 
 class ApiRouter;
+class HttpMetrics;
 
 struct HttpServerConfig {
   std::string host = "127.0.0.1";
@@ -26,6 +29,9 @@ struct HttpServerConfig {
   int64_t max_header_bytes = 16 << 10;
   double read_timeout_s = 60;  // an idle connection is closed; a request cut short gets 408
   int64_t max_connections = 4096;
+  // The instrumentator's http_* metrics of every routed request (null: none). Not owned; it
+  // outlives the server.
+  HttpMetrics* metrics = nullptr;
 };
 
 class HttpServer {

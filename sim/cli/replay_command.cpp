@@ -173,7 +173,8 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
       families = std::make_unique<VllmMetricFamilies>(registry, config.scheduler.max_model_len);
     }
     const CacheConfigInfo cache =
-        cache_config_info(config.scheduler, engine.kv_cache_dtype, o.engine.gpu_memory_utilization);
+        cache_config_info(config.scheduler, engine.kv_cache_dtype, o.engine.gpu_memory_utilization,
+                          o.engine.num_gpu_blocks_override);
     const std::string model_name =
         o.served_model_name.empty() ? engine.model_name : o.served_model_name;
     for (size_t i = 0; i < num_engines; ++i) {

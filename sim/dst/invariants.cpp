@@ -66,8 +66,10 @@ Expected expected_for(const TraceRequest& e, int64_t max_model_len) {
   if (x.refused) return x;
   const int64_t cap = std::min(max_tokens, room);
   x.outputs = e.output_len > 0 ? std::min(e.output_len, cap) : cap;
-  const bool length = x.outputs == max_tokens || e.prompt_len + x.outputs >= max_model_len;
-  x.reason = length || e.output_len <= 0 ? FinishReason::kLength : FinishReason::kStop;
+  // The model's EOS is checked before the length limits (vLLM's order): a sequence whose natural
+  // end falls on its last allowed token stops.
+  const bool natural_end = e.output_len > 0 && e.output_len <= cap;
+  x.reason = natural_end ? FinishReason::kStop : FinishReason::kLength;
   return x;
 }
 
@@ -742,6 +744,10 @@ struct FileSums {
   int64_t lines = 0, prompt = 0, prompt_with_token = 0, completion = 0, preemptions = 0;
   int64_t admitted_prompt = 0, cached = 0, with_token = 0, multi_token = 0, later_tokens = 0;
   int64_t scheduled = 0;
+  int64_t observed = 0;  // lines of requests the engine metrics observe (all but rejected ones)
+  int64_t cached_with_token = 0;  // prompt tokens found cached, of requests that made a token
+  int64_t computed = 0;           // prompt minus cached tokens, every observed request
+  bool aborts = false;            // some request was aborted (its preemptions may go unreported)
 };
 
 namespace {
@@ -756,13 +762,20 @@ FileSums sum_file(const std::string& jsonl) {
     const int64_t p = j.at("prompt_tokens").get<int64_t>();
     const bool scheduled = !j.at("queue_time_ms").is_null();
     ++s.lines;
-    ++s.reasons[j.at("finish_reason").get<std::string>()];
+    const std::string reason = j.at("finish_reason").get<std::string>();
+    ++s.reasons[reason];
+    if (reason == "rejected") continue;  // vLLM's frontend refuses it: in no engine metric
+    ++s.observed;
     s.prompt += p;
     s.completion += c;
     s.preemptions += j.at("num_preemptions").get<int64_t>();
+    s.aborts = s.aborts || reason == "abort";
     s.prompt_with_token += c > 0 ? p : 0;
     s.admitted_prompt += scheduled ? p : 0;
-    s.cached += j.at("cached_tokens").get<int64_t>();
+    const int64_t cached = j.at("cached_tokens").get<int64_t>();
+    s.cached += cached;
+    s.cached_with_token += c > 0 ? cached : 0;
+    s.computed += p - cached;
     s.scheduled += scheduled ? 1 : 0;
     s.with_token += c > 0 ? 1 : 0;
     s.multi_token += c > 1 ? 1 : 0;
@@ -817,8 +830,27 @@ void MetricsTap::check(const FileSums& s, bool caching) {
   expect("num_requests_waiting", family_total(f.waiting), 0);
   expect("kv_cache_usage_perc", family_total(f.kv_usage), 0);
   expect("generation_tokens_total", family_total(f.generation_tokens), s.completion);
+  // By source: what was not found cached was computed, and the two add up to the prompts.
+  expect("prompt_tokens_by_source_total", family_total(f.prompt_tokens_by_source),
+         s.prompt_with_token);
+  expect("prompt_tokens_by_source_total{source=\"local_cache_hit\"}",
+         family_total(f.prompt_tokens_by_source, false, "source", "local_cache_hit"),
+         s.cached_with_token);
+  expect("prompt_tokens_cached_total", family_total(f.prompt_tokens_cached), s.cached_with_token);
+  // Each step with outputs adds its tokens and the computed prompts whose prefill ended in it.
+  expect("iteration_tokens_total_sum", family_total(f.iteration_tokens, true),
+         s.prompt_with_token - s.cached_with_token + s.completion);
   expect("prompt_tokens_total", family_total(f.prompt_tokens), s.prompt_with_token);
-  expect("num_preemptions_total", family_total(f.preemptions), s.preemptions);
+  // Counted when a preempted request next reports output: a request aborted while preempted
+  // reports none, so with aborts the counter may fall short of the per-request sum.
+  if (s.aborts) {
+    require(family_total(f.preemptions) <= static_cast<double>(s.preemptions), "METRICS", [&] {
+      return cat("num_preemptions_total is ", family_total(f.preemptions), ", above the ",
+                 s.preemptions, " preemptions of the per-request file");
+    });
+  } else {
+    expect("num_preemptions_total", family_total(f.preemptions), s.preemptions);
+  }
   expect("prefix_cache_queries_total", family_total(f.prefix_queries),
          caching ? s.admitted_prompt : 0);
   expect("prefix_cache_hits_total", family_total(f.prefix_hits), caching ? s.cached : 0);
@@ -828,10 +860,15 @@ void MetricsTap::check_histograms(const FileSums& s) {
   VllmMetricFamilies& f = families;
   expect("time_to_first_token_seconds_count", family_total(f.ttft), s.with_token);
   expect("inter_token_latency_seconds_count", family_total(f.itl), s.later_tokens);
-  expect("request_time_per_output_token_seconds_count", family_total(f.tpot), s.multi_token);
+  expect("request_time_per_output_token_seconds_count", family_total(f.tpot), s.with_token);
   expect("e2e_request_latency_seconds_count", family_total(f.e2e), s.with_token);
   expect("request_queue_time_seconds_count", family_total(f.queue), s.scheduled);
-  expect("request_prompt_tokens_count", family_total(f.prompt_len), s.lines);
+  expect("request_prompt_tokens_count", family_total(f.prompt_len), s.observed);
+  expect("request_prefill_kv_computed_tokens_sum", family_total(f.prefill_kv_computed, true),
+         s.computed);
+  expect("request_num_preemptions_sum", family_total(f.num_preemptions_per_request, true),
+         s.preemptions);
+  expect("request_num_preemptions_count", family_total(f.num_preemptions_per_request), s.observed);
   expect("request_prompt_tokens_sum", family_total(f.prompt_len, true), s.prompt);
   expect("request_generation_tokens_sum", family_total(f.generation_len, true), s.completion);
 }

@@ -79,8 +79,13 @@ for p in panels:
     for t in p["targets"]:
         e = t["expr"]
         assert t["datasource"]["uid"] == "${datasource}", p["title"]
-        # Every selector of a vLLM metric filters on the chosen model.
+        # Every selector of a vLLM metric filters on the chosen model, except the info gauge
+        # vllm:cache_config_info, which has no model_name (as in vLLM): it must be joined to a
+        # series that has.
         for m in re.finditer(r"(vllm:[a-zA-Z0-9_:]+)(\{[^}]*\})?", e):
+            if m.group(1) == "vllm:cache_config_info":
+                assert " and on (instance, engine) vllm:" in e, (p["title"], e)
+                continue
             assert m.group(2) and 'model_name="$model_name"' in m.group(2), (p["title"], e)
         e = (e.replace("$__rate_interval", "1m").replace("${__rate_interval}", "1m")
               .replace("$__interval", "15s").replace("${__interval}", "15s")
