@@ -57,8 +57,7 @@ std::string string_member(const json& obj, const char* key) {
 
 // Fields that change nothing for the simulated model and are accepted as vLLM does.
 bool is_accepted_noop(const std::string& key) {
-  static const char* const kNoop[] = {
-      "metadata", "store", "parallel_tool_calls"};
+  static const char* const kNoop[] = {"metadata", "store", "parallel_tool_calls"};
   for (const char* k : kNoop) {
     if (key == k) return true;
   }

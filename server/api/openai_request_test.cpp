@@ -193,6 +193,11 @@ TEST(RequestLimits, FeaturesThatWouldChangeTheResultAreRefusedUnlessNeutral) {
       {"response_format", R"({"type":"json_schema"})", R"({"type":"text"})"},
       {"guided_json", "{}", "null"},
       {"structured_outputs", R"({"regex":"a"})", "null"},
+      {"frequency_penalty", "0.5", "0.0"},
+      {"presence_penalty", "-1", "0"},
+      {"repetition_penalty", "1.2", "1.0"},
+      {"min_p", "0.1", "0"},
+      {"logprob_token_ids", "[1]", "null"},
   };
   for (const Case& c : cases) {
     const ApiError e = error_of(Endpoint::kChat, kChat + ",\"" + c.field + "\":" + c.refused + "}");
