@@ -103,6 +103,18 @@ TEST(ResponsesApi, StreamingSendsTheTypedEventsWhoseDeltasMakeTheText) {
   EXPECT_TRUE(last["response"]["metrics"].is_object());
 }
 
+TEST(ResponsesApi, TheOpeningEventsGoOutBeforeTheFirstToken) {
+  ServerOptions o = test_options();
+  o.step_time_scale = 200;  // the first step takes about a second of wall time
+  auto server = start_server(o);
+  testing::Connection c(server->port());
+  c.send_request("POST", "/v1/responses", R"({"input":"Hi","max_output_tokens":2,"stream":true})");
+  ASSERT_TRUE(c.read_until("response.in_progress")) << c.raw();
+  // A client timing the stream sees the response begin at once, as vLLM's does.
+  EXPECT_EQ(c.raw().find("response.output_text.delta"), std::string::npos) << c.raw();
+  ASSERT_TRUE(c.read_until("response.incomplete")) << c.raw();
+}
+
 TEST(ResponsesApi, UnsupportedPartsAre400s) {
   auto server = start_server(test_options());
   const testing::Response r = request(server->port(), "POST", "/v1/responses",

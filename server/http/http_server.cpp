@@ -274,6 +274,13 @@ class Session : public std::enable_shared_from_this<Session> {
       stream_head_sent_ = true;
       note_response(200, 0);  // a stream has no Content-Length
       queue_write(serialize_stream_head(job_->headers(), keep_alive_));
+      // What the job has to say before any token (the Responses API's response.created and
+      // response.in_progress events) goes out now, not with the first token.
+      const std::string opening = job_->take_output();
+      if (!opening.empty()) {
+        append_chunk(opening);
+        if (!writing_) do_write();
+      }
     }
     start_monitor();
   }
