@@ -319,6 +319,16 @@ void CompletionJob::complete() {
   write_log();
 }
 
+std::string CompletionJob::stream_error_tail(const ApiError& error) {
+  std::string out;
+  if (responses_) {
+    responses_->append_error(out, error);
+  } else {
+    out = build_error_frame(error) + kDoneFrame;
+  }
+  return out;
+}
+
 Usage CompletionJob::usage() const {
   Usage u;
   for (const Prompt& p : prompts_) u.prompt_tokens += p.length;

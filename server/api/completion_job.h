@@ -56,6 +56,10 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   std::string take_output();  // streaming: SSE bytes produced since the last call
   bool done() const { return done_; }
   HttpResponse response() const;  // non-streaming: the response, once done()
+  // Streaming, when the server fails the request after its head went out: the SSE bytes that end
+  // the stream with `error` in the endpoint's own shape (an error frame and [DONE]; the
+  // Responses API's `error` event).
+  std::string stream_error_tail(const ApiError& error);
 
  private:
   struct Choice {

@@ -199,6 +199,15 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void handler_failed(const char* where, ApiError error) {
     if (error.status >= 500) log_handler_error(where, method_, path_, error.message);
+    // A stream ends in its endpoint's error shape; the chat frame when the job cannot say.
+    std::string error_tail;
+    if (stream_head_sent_) {
+      try {
+        if (job_) error_tail = job_->stream_error_tail(error);
+      } catch (...) {
+      }
+      if (error_tail.empty()) error_tail = build_error_frame(error) + kDoneFrame;
+    }
     if (job_) {
       try {
         job_->cancel();
@@ -210,9 +219,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (closed_) return;
     if (response_complete_) return close();  // part of a response is out: it cannot be amended
     if (stream_head_sent_) {
-      // Streaming: the status line is gone, so the error goes in a frame, then [DONE].
-      append_chunk(build_error_frame(error));
-      append_chunk(kDoneFrame);
+      // Streaming: the status line is gone, so the error goes in the stream.
+      append_chunk(error_tail);
       pending_ += kLastChunk;
       keep_alive_ = false;
       response_complete_ = true;
