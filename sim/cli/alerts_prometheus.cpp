@@ -25,8 +25,26 @@ volatile sig_atomic_t g_server_pid = 0;
 struct sigaction g_previous[3];
 constexpr int kStopSignals[3] = {SIGINT, SIGTERM, SIGHUP};
 
+char g_work_dir[4096];  // removed by the handler (a signal skips the destructors)
+
+// Only async-signal-safe calls: kill, waitpid, fork, execvp, _exit, signal, raise.
 void stop_server_on_signal(int sig) {
-  if (g_server_pid > 0) kill(static_cast<pid_t>(g_server_pid), SIGTERM);
+  const pid_t server = static_cast<pid_t>(g_server_pid);
+  if (server > 0) {
+    kill(server, SIGTERM);
+    int status = 0;
+    waitpid(server, &status, 0);
+    if (g_work_dir[0] != '\0') {
+      const pid_t rm = fork();
+      if (rm == 0) {
+        char* argv[] = {const_cast<char*>("rm"), const_cast<char*>("-rf"), const_cast<char*>("--"),
+                        g_work_dir, nullptr};
+        execvp("rm", argv);
+        _exit(127);
+      }
+      if (rm > 0) waitpid(rm, &status, 0);
+    }
+  }
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -149,6 +167,9 @@ LocalPrometheus::LocalPrometheus(const PrometheusTools& tools, const std::string
                 "--web.listen-address=127.0.0.1:" + std::to_string(port_)},
                log);
   g_server_pid = pid_;
+  if (work_dir.size() < sizeof g_work_dir) {
+    std::memcpy(g_work_dir, work_dir.c_str(), work_dir.size() + 1);
+  }
   for (int i = 0; i < 3; ++i) {
     struct sigaction sa {};
     sa.sa_handler = stop_server_on_signal;
@@ -195,6 +216,7 @@ void LocalPrometheus::stop() {
     }
     pid_ = -1;
     g_server_pid = 0;
+    g_work_dir[0] = '\0';
     for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &g_previous[i], nullptr);
   }
 }

@@ -2,7 +2,8 @@
 // OpenMetrics file is backfilled into a TSDB in a work folder with `promtool tsdb
 // create-blocks-from openmetrics`, then `prometheus` serves that TSDB on 127.0.0.1 at a free port
 // (no scrape targets, 100-year retention so that the blocks' old timestamps are kept) until it is
-// stopped by its PID: by stop(), by the destructor, or by SIGINT/SIGTERM/SIGHUP while it runs.
+// stopped by its PID: by stop(), by the destructor, or by SIGINT/SIGTERM/SIGHUP while it runs
+// (the handler then also removes the work folder, and dies of the signal).
 // Range queries go to its HTTP API (/api/v1/query_range).
 // Thread-safety: one thread; at most one instance at a time (the signal handler knows one PID).
 #pragma once

@@ -127,8 +127,34 @@ printf 'groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: up == 
 [[ $? -eq 2 ]] && grep -q "bad.yml:6: 'for': expected a duration" "$work/cli.out" && ok || fail "bad for: $(cat "$work/cli.out")"
 "$llmsim" alerts "$trace" --rules "$rules" --promtool /nonexistent/promtool >"$work/cli.out" 2>&1
 [[ $? -eq 1 ]] && grep -q "cannot run /nonexistent/promtool" "$work/cli.out" && ok || fail "missing promtool: $(cat "$work/cli.out")"
-# No Prometheus is left behind.
-if pgrep -f "prometheus --config.file=$work" >/dev/null 2>&1; then fail "a prometheus is still running"; else ok; fi
+# The server is stopped by its PID when llmsim is stopped by a signal: a stand-in prometheus that
+# never gets ready writes its PID and sleeps; SIGTERM to llmsim must end it and remove the work
+# folder.
+printf '#!/bin/sh\necho $$ >"%s"\nexec sleep 300\n' "$work/fake.pid" >"$work/fake-prometheus"
+chmod +x "$work/fake-prometheus"
+mkdir "$work/tmp"
+TMPDIR="$work/tmp" "$llmsim" alerts "$trace" --quiet --rules "$rules" --prometheus "$work/fake-prometheus" \
+  >"$work/sig.out" 2>&1 &
+llmsim_pid=$!
+for _ in $(seq 1 100); do [[ -s $work/fake.pid ]] && break; sleep 0.1; done
+fake_pid=$(cat "$work/fake.pid" 2>/dev/null)
+if [[ -n $fake_pid ]]; then
+  kill -TERM "$llmsim_pid"
+  wait "$llmsim_pid"
+  rc=$?
+  gone=0
+  for _ in $(seq 1 50); do
+    state=$(ps -o stat= -p "$fake_pid" 2>/dev/null)
+    if [[ -z $state || $state == Z* ]]; then gone=1; break; fi
+    sleep 0.1
+  done
+  if [[ $gone -eq 1 && $rc -eq 143 ]]; then ok; else fail "after SIGTERM (exit $rc) the server $fake_pid is still running"; kill "$fake_pid" 2>/dev/null; fi
+  # ... and its work folder is removed.
+  if [[ -z $(ls -A "$work/tmp") ]]; then ok; else fail "work folder left after SIGTERM: $(ls "$work/tmp")"; fi
+else
+  fail "the stand-in prometheus did not start: $(cat "$work/sig.out")"
+  kill "$llmsim_pid" 2>/dev/null
+fi
 
 echo "$passed passed, $failed failed ($SECONDS s)"
 [[ $failed -eq 0 ]]
