@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/cli/alerts_command.h"
 #include "sim/cli/calibrate_command.h"
 #include "sim/cli/dst_command.h"
 #include "sim/cli/fidelity_command.h"
@@ -31,6 +32,9 @@ commands:
   dst --seeds N [--start S] [--verbose]
                          deterministic simulation testing: random traces, configurations and
                          faults, invariants checked after every step (llmsim dst --help)
+  alerts TRACE --rules FILE.yml [flags]
+                         when the rule file's alerts would have fired on the replay
+                         (llmsim alerts --help)
 )";
 
 using CommandFn = int (*)(const std::vector<std::string>&, std::ostream&, std::ostream&);
@@ -47,6 +51,7 @@ constexpr Command kCommands[] = {
     {"calibrate", llm::run_calibrate_command},
     {"fidelity", llm::run_fidelity_command},
     {"dst", llm::run_dst_command},
+    {"alerts", llm::run_alerts_command},
 };
 
 }  // namespace

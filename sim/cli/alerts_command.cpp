@@ -1,0 +1,269 @@
+#include "sim/cli/alerts_command.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "core/flag_set.h"
+#include "sim/alerts/alert_timeline.h"
+#include "sim/alerts/rule_file.h"
+#include "sim/time_text.h"
+
+namespace llm {
+
+namespace fs = std::filesystem;
+
+std::string alerts_usage() {
+  return R"(usage: llmsim alerts TRACE --rules FILE.yml [flags] [llmsim replay flags]
+
+Replays TRACE (as llmsim replay), loads the simulated Prometheus series into a private Prometheus
+(promtool backfill, prometheus on 127.0.0.1, stopped at the end), evaluates every alerting rule of
+FILE at each evaluation time of the replay and prints when each alert went pending, fired and
+resolved, in trace time and UTC (--start-time is trace time 0).
+
+Alerts:
+  --rules FILE                     Prometheus rule file (checked with promtool check rules)
+  --evaluation-interval D          for groups without an interval (1m, as Prometheus's default)
+  --fail-on-fire                   exit 1 when any alert fired
+  --expect-fire ALERT              exit 1 unless ALERT fired (repeatable)
+  --expect-quiet ALERT             exit 1 if ALERT fired (repeatable)
+  --timeline-json FILE             the timeline as JSON
+  --promtool PATH                  promtool to run (promtool on PATH)
+  --prometheus PATH                prometheus to run (prometheus on PATH)
+
+Replay flags (--metrics-out keeps the series; samples every --scrape-interval, 5s):
+
+)" + replay_usage().substr(replay_usage().find("\n\n") + 2);
+}
+
+AlertsOptions parse_alerts_args(const std::vector<std::string>& args) {
+  AlertsOptions o;
+  FlagSet flags("llmsim alerts");
+  flags.nonempty({"--rules"}, o.rules_path)
+      .value(
+          {"--evaluation-interval"},
+          [&o](const std::string& flag, const std::string& v) {
+            const auto ns = parse_duration_ns(v);
+            if (!ns || *ns % 1'000'000 != 0) {
+              throw UsageError(flag + ": expected a duration such as 15s or 1m, got '" + v + "'");
+            }
+            o.evaluation_interval_ns = *ns;
+          })
+      .boolean({"--fail-on-fire"}, o.fail_on_fire)
+      .value({"--expect-fire"},
+             [&o](const std::string& flag, const std::string& v) {
+               if (v.empty()) throw UsageError(flag + ": empty alert name");
+               o.expect_fire.push_back(v);
+             })
+      .value({"--expect-quiet"},
+             [&o](const std::string& flag, const std::string& v) {
+               if (v.empty()) throw UsageError(flag + ": empty alert name");
+               o.expect_quiet.push_back(v);
+             })
+      .nonempty({"--timeline-json"}, o.timeline_json)
+      .nonempty({"--promtool"}, o.tools.promtool)
+      .nonempty({"--prometheus"}, o.tools.prometheus);
+  // This command's flags here, the others (and TRACE) to llmsim replay's parser.
+  static const std::set<std::string> kValueFlags = {
+      "--rules",    "--evaluation-interval", "--expect-fire", "--expect-quiet", "--timeline-json",
+      "--promtool", "--prometheus"};
+  std::vector<std::string> mine, replay_args;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      replay_args.insert(replay_args.end(), args.begin() + static_cast<long>(i), args.end());
+      break;
+    }
+    const std::string name = a.substr(0, a.find('='));
+    if (name == "--fail-on-fire") {
+      mine.push_back(a);
+    } else if (kValueFlags.count(name)) {
+      mine.push_back(a);
+      if (a == name && i + 1 < args.size()) mine.push_back(args[++i]);
+    } else {
+      replay_args.push_back(a);
+    }
+  }
+  flags.parse(mine);
+  try {
+    o.replay = parse_replay_args(replay_args);
+  } catch (const UsageError& e) {
+    // The replay flags are this command's too: point at its help, which lists them all.
+    std::string what = e.what();
+    const std::string replay_help = "(see llmsim replay --help)";
+    const size_t at = what.find(replay_help);
+    if (at != std::string::npos) what.replace(at, replay_help.size(), "(see llmsim alerts --help)");
+    throw UsageError(what);
+  }
+  if (o.rules_path.empty()) throw UsageError("--rules: required (a Prometheus rule file)");
+  return o;
+}
+
+int64_t last_openmetrics_sample_ns(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open file");
+  std::string line;
+  double last = -1;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t space = line.find_last_of(' ');
+    if (space == std::string::npos) continue;
+    last = std::max(last, std::strtod(line.c_str() + space + 1, nullptr));
+  }
+  if (last < 0) throw std::runtime_error(path + ": no samples (the replay recorded no series)");
+  return std::llround(last * 1000) * 1'000'000;
+}
+
+namespace {
+
+// A folder under $TMPDIR (or /tmp) removed at the end of the command.
+class WorkDir {
+ public:
+  WorkDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/llmsim-alerts-XXXXXX";
+    if (!mkdtemp(pattern.data())) {
+      throw std::runtime_error("cannot create a work folder " + pattern);
+    }
+    path_ = pattern;
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+const AlertRuleTimeline* find_alert(const std::vector<AlertRuleTimeline>& alerts,
+                                    const std::string& name) {
+  for (const auto& a : alerts) {
+    if (a.alert == name) return &a;
+  }
+  return nullptr;
+}
+
+std::string first_fired_text(const AlertRuleTimeline& a, int64_t start_ns) {
+  std::optional<int64_t> first;
+  for (const auto& s : a.label_sets) {
+    for (const auto& e : s.episodes) {
+      if (e.fired_ns && (!first || *e.fired_ns < *first)) first = e.fired_ns;
+    }
+  }
+  return first ? trace_time_text(*first, start_ns) : "never";
+}
+
+}  // namespace
+
+int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (wants_help(args)) {
+    out << alerts_usage();
+    return 0;
+  }
+  AlertsOptions o;
+  PromRuleFile rules;
+  try {
+    o = parse_alerts_args(args);
+    rules = read_rule_file(o.rules_path);
+    std::set<std::string> names;
+    for (const auto& g : rules.groups) {
+      for (const auto& r : g.rules) {
+        if (!r.alert.empty()) names.insert(r.alert);
+      }
+    }
+    for (const auto* list : {&o.expect_fire, &o.expect_quiet}) {
+      for (const std::string& n : *list) {
+        if (names.count(n)) continue;
+        std::string known;
+        for (const auto& k : names) known += (known.empty() ? "" : ", ") + k;
+        throw UsageError(std::string(list == &o.expect_fire ? "--expect-fire" : "--expect-quiet") +
+                         ": no alert " + n + " in " + o.rules_path +
+                         " (its alerts: " + (known.empty() ? "none" : known) + ")");
+      }
+    }
+  } catch (const UsageError& e) {
+    return report_usage_error(err, "llmsim alerts", e);
+  } catch (const RuleFileError& e) {
+    err << "llmsim alerts: --rules: " << e.what() << "\n";
+    return kUsageExitCode;
+  }
+  try {
+    WorkDir work;
+    const std::string check = promtool_check_rules(o.tools, o.rules_path, work.path());
+    if (!check.empty()) {
+      err << "llmsim alerts: --rules: promtool check rules " << o.rules_path << " failed:\n"
+          << check << "\n";
+      return kUsageExitCode;
+    }
+    ReplayOptions replay = o.replay;
+    if (replay.metrics_out.empty()) replay.metrics_out = work.path() + "/replay.om";
+    replay.progress = false;
+    const int code = execute_replay(replay, out, err);
+    if (code != 0) return code;
+    const int64_t start_ns = replay.start_time_unix_ns;
+    const int64_t end_ns = last_openmetrics_sample_ns(replay.metrics_out);
+
+    std::vector<AlertRuleTimeline> alerts;
+    {
+      LocalPrometheus prometheus(o.tools, replay.metrics_out, work.path());
+      alerts = evaluate_alert_rules(
+          rules, o.evaluation_interval_ns, start_ns, end_ns,
+          [&prometheus](const std::string& expr, int64_t s, int64_t e, int64_t step) {
+            return prometheus.query_range(expr, s, e, step);
+          });
+    }
+    out << format_alert_timeline(alerts, start_ns, end_ns);
+    if (!o.timeline_json.empty()) {
+      std::ofstream json(o.timeline_json);
+      json << alert_timeline_json(alerts, start_ns, end_ns);
+      if (!json) {
+        err << "llmsim alerts: --timeline-json: cannot write " << o.timeline_json << "\n";
+        return 1;
+      }
+    }
+    int result = 0;
+    for (const std::string& n : o.expect_fire) {
+      const AlertRuleTimeline* a = find_alert(alerts, n);
+      if (a && a->ever_fired()) {
+        out << "expect-fire " << n << ": ok (first fired at " << first_fired_text(*a, start_ns)
+            << ")\n";
+      } else {
+        out << "expect-fire " << n << ": FAILED, it never fired\n";
+        result = 1;
+      }
+    }
+    for (const std::string& n : o.expect_quiet) {
+      const AlertRuleTimeline* a = find_alert(alerts, n);
+      if (a && a->ever_fired()) {
+        out << "expect-quiet " << n << ": FAILED, it fired at " << first_fired_text(*a, start_ns)
+            << "\n";
+        result = 1;
+      } else {
+        out << "expect-quiet " << n << ": ok\n";
+      }
+    }
+    if (o.fail_on_fire) {
+      int fired = 0;
+      for (const auto& a : alerts) fired += a.ever_fired() ? 1 : 0;
+      if (fired > 0) {
+        out << "fail-on-fire: " << fired << " alert" << (fired == 1 ? "" : "s") << " fired\n";
+        result = 1;
+      }
+    }
+    return result;
+  } catch (const std::invalid_argument& e) {  // a rule that cannot be evaluated
+    err << "llmsim alerts: --rules: " << e.what() << "\n";
+    return kUsageExitCode;
+  } catch (const std::exception& e) {
+    err << "llmsim alerts: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace llm

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# `llmsim alerts` against the promtool unit tests of monitoring/prometheus-rules.yml: for the
+# normal and the overload replay of llmsim_rules_test.yml.in (same flags as monitoring_test.sh),
+# every alert_rule_test expectation there (at eval_time, alertname fires with exactly these label
+# sets, or with none) must hold on the timeline that llmsim alerts computes with a real Prometheus.
+# Then the CI switches: --fail-on-fire, --expect-fire, --expect-quiet, and bad usage (exit 2).
+# Needs promtool, prometheus and python3 (ci/install-deps.sh installs them).
+# Usage: tests/monitoring/alerts_test.sh PATH/TO/llmsim
+set -u
+llmsim=${1:?usage: alerts_test.sh PATH/TO/llmsim}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+here="$root/tests/monitoring"
+rules="$root/monitoring/prometheus-rules.yml"
+trace="$root/traces/azure-conv-sample.json"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+fail() { failed=$((failed + 1)); echo "FAIL: $*" >&2; }
+
+for tool in promtool prometheus python3; do
+  if ! command -v "$tool" >/dev/null; then
+    echo "FAIL: $tool is not installed (run ci/install-deps.sh)" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+done
+
+normal=(--data-parallel-size 2)
+overload=(--gpu L40S --model Llama-3.1-70B --tensor-parallel-size 4 --no-async-scheduling
+  --arrival-rate-scale 4 --num-gpu-blocks-override 600 --max-model-len 8192)
+
+# --- the promtool expectations ---------------------------------------------------------------
+# llmsim_rules_test.yml.in evaluates every 15 s, as here.
+for s in normal overload; do
+  declare -n flags=$s
+  "$llmsim" alerts "$trace" --quiet --rules "$rules" --evaluation-interval 15s "${flags[@]}" \
+    --timeline-json "$work/$s.json" >"$work/$s.out" 2>&1 && ok || fail "$s: $(cat "$work/$s.out")"
+done
+python3 - "$here/llmsim_rules_test.yml.in" "$work" >"$work/check.out" 2>&1 <<'PY'
+import json, re, sys
+# The .in file's alert_rule_test entries, in its two forms (no YAML library needed):
+#   - {eval_time: 4m, alertname: A, exp_alerts: []}
+#   - eval_time: 7m / alertname: A / exp_alerts: / - exp_labels: {k: v, ...}
+def seconds(d):
+    return sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"(\d+)([hms])", d))
+def flow_map(text):
+    out = {}
+    for part in text.strip().strip("{}").split(","):
+        k, v = part.split(":", 1)
+        out[k.strip()] = v.strip().strip('"')
+    return out
+cases, test, cur = [], None, None
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*# @llmsim-series (\w+)", line)
+    if m:
+        test = m.group(1)
+        continue
+    m = re.match(r"\s*- \{eval_time: (\w+), alertname: (\w+), exp_alerts: \[\]\}", line)
+    if m:
+        cases.append((test, seconds(m.group(1)), m.group(2), []))
+        continue
+    m = re.match(r"\s*- eval_time: (\w+)\s*$", line)
+    if m:
+        cur = [test, seconds(m.group(1)), None, []]
+        cases.append(cur)
+        continue
+    m = re.match(r"\s*alertname: (\w+)", line)
+    if m and cur is not None:
+        cur[2] = m.group(1)
+        continue
+    m = re.match(r"\s*- exp_labels: (\{.*\})", line)
+    if m and cur is not None:
+        cur[3].append(flow_map(m.group(1)))
+assert len(cases) >= 30 and {c[0] for c in cases} == {"normal", "overload"}, cases
+timelines = {t: json.load(open("%s/%s.json" % (sys.argv[2], t))) for t in ("normal", "overload")}
+bad = 0
+for test, t, alert, want in cases:
+    a = [x for x in timelines[test]["alerts"] if x["alert"] == alert]
+    assert len(a) == 1, (test, alert)
+    got = []
+    for e in a[0]["episodes"]:
+        if e["fired_s"] is not None and e["fired_s"] <= t and (e["resolved_s"] is None or t < e["resolved_s"]):
+            got.append({k: v for k, v in e["labels"].items() if k != "alertname"})
+    key = lambda d: sorted(d.items())
+    if sorted(got, key=key) != sorted(want, key=key):
+        bad += 1
+        print("FAIL %s at %ds: %s firing %s, promtool expects %s" % (test, t, alert, got, want))
+print("%d expectations, %d failed" % (len(cases), bad))
+sys.exit(1 if bad else 0)
+PY
+if [[ $? -eq 0 ]]; then ok; else fail "promtool expectations: $(cat "$work/check.out")"; fi
+echo "    $(tail -n 1 "$work/check.out")"
+
+# --- CI switches -----------------------------------------------------------------------------
+run() { "$llmsim" alerts "$trace" --quiet --rules "$rules" --evaluation-interval 15s "$@" >"$work/cli.out" 2>&1; }
+expect_code() {  # WANT WHAT ARGS...
+  local want=$1 what=$2
+  shift 2
+  run "$@"
+  local got=$?
+  if [[ $got -eq $want ]]; then ok; else fail "$what: exit $got, want $want: $(cat "$work/cli.out")"; fi
+}
+expect_code 0 "normal traffic with --fail-on-fire" "${normal[@]}" --fail-on-fire
+expect_code 1 "overload with --fail-on-fire" "${overload[@]}" --fail-on-fire
+grep -q "^fail-on-fire: 6 alerts fired$" "$work/cli.out" && ok || fail "fail-on-fire line: $(cat "$work/cli.out")"
+expect_code 0 "overload, --expect-fire met" "${overload[@]}" --expect-fire VLLMKVCacheUsageHigh \
+  --expect-quiet VLLMAnswersTruncated
+expect_code 1 "overload, --expect-quiet not met" "${overload[@]}" --expect-quiet VLLMRequestsWaitingHigh
+grep -q "^expect-quiet VLLMRequestsWaitingHigh: FAILED, it fired at 5m15s$" "$work/cli.out" && ok \
+  || fail "expect-quiet line: $(cat "$work/cli.out")"
+expect_code 1 "normal, --expect-fire not met" "${normal[@]}" --expect-fire VLLMTTFTSLOShareLow
+grep -q "^expect-fire VLLMTTFTSLOShareLow: FAILED, it never fired$" "$work/cli.out" && ok \
+  || fail "expect-fire line: $(cat "$work/cli.out")"
+
+# --- bad usage: exit 2, naming what is wrong --------------------------------------------------
+expect_code 2 "unknown alert" --expect-fire NoSuchAlert
+grep -q -- "--expect-fire: no alert NoSuchAlert in" "$work/cli.out" && ok || fail "unknown alert: $(cat "$work/cli.out")"
+"$llmsim" alerts "$trace" >"$work/cli.out" 2>&1
+[[ $? -eq 2 ]] && grep -q -- "--rules: required" "$work/cli.out" && ok || fail "missing --rules: $(cat "$work/cli.out")"
+printf 'groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: up ==\n' >"$work/bad.yml"
+"$llmsim" alerts "$trace" --rules "$work/bad.yml" >"$work/cli.out" 2>&1
+[[ $? -eq 2 ]] && grep -q "promtool check rules" "$work/cli.out" && ok || fail "bad PromQL: $(cat "$work/cli.out")"
+printf 'groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: up == 0\n        for: soon\n' >"$work/bad.yml"
+"$llmsim" alerts "$trace" --rules "$work/bad.yml" >"$work/cli.out" 2>&1
+[[ $? -eq 2 ]] && grep -q "bad.yml:6: 'for': expected a duration" "$work/cli.out" && ok || fail "bad for: $(cat "$work/cli.out")"
+"$llmsim" alerts "$trace" --rules "$rules" --promtool /nonexistent/promtool >"$work/cli.out" 2>&1
+[[ $? -eq 1 ]] && grep -q "cannot run /nonexistent/promtool" "$work/cli.out" && ok || fail "missing promtool: $(cat "$work/cli.out")"
+# The server is stopped by its PID when llmsim is stopped by a signal: a stand-in prometheus that
+# never gets ready writes its PID and sleeps; SIGTERM to llmsim must end it and remove the work
+# folder.
+printf '#!/bin/sh\necho $$ >"%s"\nexec sleep 300\n' "$work/fake.pid" >"$work/fake-prometheus"
+chmod +x "$work/fake-prometheus"
+mkdir "$work/tmp"
+TMPDIR="$work/tmp" "$llmsim" alerts "$trace" --quiet --rules "$rules" --prometheus "$work/fake-prometheus" \
+  >"$work/sig.out" 2>&1 &
+llmsim_pid=$!
+for _ in $(seq 1 100); do [[ -s $work/fake.pid ]] && break; sleep 0.1; done
+fake_pid=$(cat "$work/fake.pid" 2>/dev/null)
+if [[ -n $fake_pid ]]; then
+  kill -TERM "$llmsim_pid"
+  wait "$llmsim_pid"
+  rc=$?
+  gone=0
+  for _ in $(seq 1 50); do
+    state=$(ps -o stat= -p "$fake_pid" 2>/dev/null)
+    if [[ -z $state || $state == Z* ]]; then gone=1; break; fi
+    sleep 0.1
+  done
+  if [[ $gone -eq 1 && $rc -eq 143 ]]; then ok; else fail "after SIGTERM (exit $rc) the server $fake_pid is still running"; kill "$fake_pid" 2>/dev/null; fi
+  # ... and its work folder is removed.
+  if [[ -z $(ls -A "$work/tmp") ]]; then ok; else fail "work folder left after SIGTERM: $(ls "$work/tmp")"; fi
+else
+  fail "the stand-in prometheus did not start: $(cat "$work/sig.out")"
+  kill "$llmsim_pid" 2>/dev/null
+fi
+
+echo "$passed passed, $failed failed ($SECONDS s)"
+[[ $failed -eq 0 ]]
