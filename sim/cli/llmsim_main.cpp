@@ -9,6 +9,7 @@
 #include "sim/cli/fidelity_command.h"
 #include "sim/cli/make_model_command.h"
 #include "sim/cli/replay_command.h"
+#include "sim/cli/sweep_command.h"
 #include "sim/cli/tokenize_command.h"
 
 namespace {
@@ -17,6 +18,9 @@ constexpr const char* kUsage = R"(usage: llmsim COMMAND [args]
 
 commands:
   replay TRACE [flags]   replay a request trace on the simulated engine (llmsim replay --help)
+  sweep TRACE --set FLAG=V1,V2,... [flags]
+                         replay every combination of the swept flags in parallel, ranked
+                         (llmsim sweep --help)
   tokenize --tokenizer FILE [--add-special-tokens] [--parse-special] TEXT
                          print TEXT's token ids (llmsim tokenize --help)
   make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N --out DIR
@@ -47,6 +51,7 @@ constexpr Command kCommands[] = {
     {"calibrate", llm::run_calibrate_command},
     {"fidelity", llm::run_fidelity_command},
     {"dst", llm::run_dst_command},
+    {"sweep", llm::run_sweep_command},
 };
 
 }  // namespace
