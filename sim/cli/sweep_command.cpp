@@ -146,7 +146,16 @@ SweepOptions parse_sweep_args(const std::vector<std::string>& args) {
       .integer({"--jobs"}, o.jobs, 1, 1024)
       .nonempty({"--out"}, o.out_dir);
   flags.parse(sweep_args);
-  o.base = parse_replay_args(o.replay_args);
+  try {
+    o.base = parse_replay_args(o.replay_args);
+  } catch (const UsageError& e) {  // an unknown flag points at this command's help
+    std::string message = e.what();
+    const std::string replay_help = "(see llmsim replay --help)";
+    const size_t at = message.find(replay_help);
+    if (at != std::string::npos)
+      message.replace(at, replay_help.size(), "(see llmsim sweep --help)");
+    throw UsageError(message);
+  }
   for (const auto& [given, flag] : {std::pair{!o.base.output_dir.empty(), "--output-dir"},
                                     {!o.base.metrics_out.empty(), "--metrics-out"},
                                     {!o.base.promtool_series.empty(), "--promtool-series"},

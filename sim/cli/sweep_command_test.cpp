@@ -133,6 +133,8 @@ TEST(SweepCommand, BadInputExitsTwoNamingTheSetBeforeAnythingRuns) {
       {{kTrace, "--set", "max-num-seqs=8", "--output-dir", "x"}, "--output-dir: not for"},
       {{kTrace, "--set", "max-num-seqs=8", "--sort", "ttft_p42"}, "--sort: unknown figure"},
       {{kTrace, "--set", "max-num-seqs=8", "--jobs", "0"}, "--jobs: must be at least 1"},
+      {{kTrace, "--set", "max-num-seqs=8", "--max-num-seqz", "4"},
+       "unknown flag --max-num-seqz (see llmsim sweep --help)"},
       {{"--set", "max-num-seqs=8"}, "missing TRACE"},
       {{"/nonexistent/trace.json", "--set", "max-num-seqs=8"}, "/nonexistent/trace.json"},
   };
