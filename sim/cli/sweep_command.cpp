@@ -249,9 +249,7 @@ int run_sweep_command(const std::vector<std::string>& args, std::ostream& out, s
 
   ProgressBar bar("sweep", options.base.progress);
   run_sweep_points(trace, point_options, outcome.points, options.jobs,
-                   [&bar](size_t done, size_t total) {
-                     bar.update(static_cast<int64_t>(done), static_cast<int64_t>(total));
-                   });
+                   [&bar](int64_t done, int64_t total) { bar.update(done, total); });
   bar.finish();
 
   if (!options.base.quiet) out << format_sweep_table(outcome);

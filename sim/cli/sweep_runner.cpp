@@ -12,8 +12,18 @@
 #include "sim/trace_io.h"
 
 namespace llm {
+namespace {
 
-ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace) {
+int64_t sequences_of(const Trace& trace) {
+  int64_t total = 0;
+  for (const TraceRequest& r : trace.requests) total += r.n;
+  return total;
+}
+
+}  // namespace
+
+ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace,
+                               const ProgressFn& progress) {
   const ReplayConfig config = make_replay_config(options);
   Trace scaled;
   const Trace* replayed = &trace;
@@ -38,7 +48,12 @@ ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace)
     observers.push_back(tee.get());
     tees.push_back(std::move(tee));
   }
-  const ReplayTotals totals = run_replay(*replayed, config, observers, {});
+  ReplayHooks hooks;
+  if (progress) {
+    const int64_t total = sequences_of(*replayed);
+    hooks.on_step = [&](size_t, const EngineCore&) { progress(report.num_finished(), total); };
+  }
+  const ReplayTotals totals = run_replay(*replayed, config, observers, hooks);
   ReplaySummary summary =
       report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(replayed->requests.size()));
   for (size_t i = 0; i < engine_reports.size(); ++i) {
@@ -50,26 +65,44 @@ ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace)
 
 void run_sweep_points(const Trace& trace, const std::vector<ReplayOptions>& options,
                       std::vector<SweepPointResult>& results, int jobs,
-                      const std::function<void(size_t done, size_t total)>& on_point_done) {
+                      const ProgressFn& on_progress) {
+  const int64_t per_point = sequences_of(trace);
+  int64_t total = 0;
+  for (const SweepPointResult& result : results) total += result.error.empty() ? per_point : 0;
   std::atomic<size_t> next{0};
-  std::mutex done_mutex;
-  size_t done = 0;
+  std::atomic<int64_t> done{0};
+  std::mutex progress_mutex;
+  // Reports without waiting: a worker that finds another one reporting skips its turn.
+  auto report = [&](bool wait) {
+    if (!on_progress) return;
+    std::unique_lock<std::mutex> lock(progress_mutex, std::defer_lock);
+    if (wait) {
+      lock.lock();
+    } else if (!lock.try_lock()) {
+      return;
+    }
+    on_progress(done.load(), total);
+  };
   auto work = [&] {
     for (size_t i = next++; i < results.size(); i = next++) {
       SweepPointResult& result = results[i];
-      if (result.error.empty()) {
-        try {
-          result.summary = summarize_replay(options[i], trace);
-          result.ok = true;
-        } catch (const std::exception& e) {
-          result.error = e.what();
-        } catch (...) {
-          result.error = "the replay failed with an unknown exception";
-        }
+      if (!result.error.empty()) continue;
+      int64_t reported = 0;
+      const ProgressFn step = [&](int64_t finished, int64_t) {
+        done += finished - reported;
+        reported = finished;
+        report(false);
+      };
+      try {
+        result.summary = summarize_replay(options[i], trace, on_progress ? step : ProgressFn{});
+        result.ok = true;
+      } catch (const std::exception& e) {
+        result.error = e.what();
+      } catch (...) {
+        result.error = "the replay failed with an unknown exception";
       }
-      const std::lock_guard<std::mutex> lock(done_mutex);
-      ++done;
-      if (on_point_done) on_point_done(done, results.size());
+      done += per_point - reported;
+      report(true);
     }
   };
   const size_t threads = std::clamp<size_t>(static_cast<size_t>(std::max(jobs, 1)), 1,

@@ -3,7 +3,7 @@
 // worker threads. Points are independent: a replay shares nothing mutable with another (the
 // trace is read once and only read; each run has its own engines, clock and reports), so the
 // results do not depend on the number of threads.
-// Thread-safety: run_sweep_points calls `on_point_done` from worker threads, one at a time.
+// Thread-safety: run_sweep_points calls `on_progress` from worker threads, one at a time.
 #pragma once
 
 #include <cstddef>
@@ -17,14 +17,17 @@
 namespace llm {
 
 // The summary `llmsim replay` would write to summary.json for `options` on `trace` (the trace as
-// read, before --arrival-rate-scale). Throws what the replay throws.
-ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace);
+// read, before --arrival-rate-scale), calling `progress` after each step as execute_replay does.
+// Throws what the replay throws.
+ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace,
+                               const ProgressFn& progress = {});
 
 // Runs every point of `results` whose error is empty, with its options (options[i] for
 // results[i]), on `jobs` threads (at least one), filling summary and ok, or error when the replay
-// throws. `on_point_done(done, total)` after each point.
+// throws. `on_progress(done, total)` now and then, in sequences finished over all the points to
+// run; done never decreases and ends at total (a point that fails counts as done).
 void run_sweep_points(const Trace& trace, const std::vector<ReplayOptions>& options,
                       std::vector<SweepPointResult>& results, int jobs,
-                      const std::function<void(size_t done, size_t total)>& on_point_done = {});
+                      const ProgressFn& on_progress = {});
 
 }  // namespace llm
