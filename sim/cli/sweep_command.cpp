@@ -63,8 +63,10 @@ bool given_outside_set(const std::vector<std::string>& replay_args, const std::s
   return false;
 }
 
-std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
-  args.insert(args.end(), more.begin(), more.end());
+// `args` with `flags` added before a "--" (after it they would be positional arguments).
+std::vector<std::string> with(std::vector<std::string> args,
+                              const std::vector<std::string>& flags) {
+  args.insert(std::find(args.begin(), args.end(), "--"), flags.begin(), flags.end());
   return args;
 }
 

@@ -176,6 +176,11 @@ TEST(SweepCommand, AFailingPointIsReportedAndTheOthersStillRun) {
   EXPECT_EQ(doc["points"][3]["status"], "failed");  // failed points rank last
 }
 
+TEST(SweepCommand, TheTraceMayFollowADoubleDash) {
+  const SweepRun run = sweep({"--set", "max-num-seqs=1,64", "--quiet", "--", kTrace});
+  EXPECT_EQ(run.code, 0) << run.err;
+}
+
 TEST(SweepCommand, HelpExitsZero) {
   const SweepRun run = sweep({"--help"});
   EXPECT_EQ(run.code, 0);
