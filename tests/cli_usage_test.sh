@@ -22,6 +22,7 @@ table=(
   "llmsim fidelity|llmsim fidelity|--url|--enable-prefix-caching|--real-runs"
   "llmsim dst|llmsim dst|--start|--verbose|--seeds"
   "llmsim alerts|llmsim alerts|--rules|--fail-on-fire|--max-num-seqs"
+  "llmsim sweep|llmsim sweep|--out|--quiet|--jobs"
 )
 
 # expect NAME WANT_RC WANT_STREAM PATTERN COMMAND...: exit code and a fixed-string line on a stream.

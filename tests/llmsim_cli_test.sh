@@ -202,5 +202,16 @@ expect_error "bad scrape interval" "--scrape-interval" "$root/traces/tiny.json" 
 expect_error "bad start time" "--start-time" "$root/traces/tiny.json" --start-time 2026-13-01
 [[ ! -e $work/err.om && ! -e $work/err.om.partial ]] && ok || fail "a failed run left a metrics file"
 
+# --- llmsim sweep: a point's summary.json is the same replay's; a refused --set exits 2 -------
+"$llmsim" sweep "$root/traces/tiny.json" --set max-num-seqs=1,4 --set kv-cache-dtype=auto,fp8 \
+  --out "$work/sweep" --no-progress >"$work/sweep.txt" 2>"$work/stderr" && ok || fail "sweep failed: $(cat "$work/stderr")"
+[[ -f $work/sweep/sweep.csv && $(grep -c '' "$work/sweep/sweep.csv") -eq 5 ]] && ok || fail "sweep.csv: want a header and 4 rows"
+"$llmsim" replay "$root/traces/tiny.json" --max-num-seqs 4 --kv-cache-dtype fp8 --output-dir "$work/sweep-replay" --quiet
+cmp -s "$work/sweep/3_max-num-seqs=4_kv-cache-dtype=fp8/summary.json" "$work/sweep-replay/summary.json" \
+  && ok || fail "a sweep point's summary.json differs from the same replay's"
+"$llmsim" sweep "$root/traces/tiny.json" --set max-num-seqs=4,-1 --out "$work/sweep-bad" >/dev/null 2>"$work/stderr"
+[[ $? -eq 2 && ! -e $work/sweep-bad/sweep.json ]] && grep -qF -- "--set max-num-seqs=4,-1: --max-num-seqs" "$work/stderr" \
+  && ok || fail "sweep with a bad --set value: $(cat "$work/stderr")"
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

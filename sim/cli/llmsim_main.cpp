@@ -10,6 +10,7 @@
 #include "sim/cli/fidelity_command.h"
 #include "sim/cli/make_model_command.h"
 #include "sim/cli/replay_command.h"
+#include "sim/cli/sweep_command.h"
 #include "sim/cli/tokenize_command.h"
 
 namespace {
@@ -18,6 +19,9 @@ constexpr const char* kUsage = R"(usage: llmsim COMMAND [args]
 
 commands:
   replay TRACE [flags]   replay a request trace on the simulated engine (llmsim replay --help)
+  sweep TRACE --set FLAG=V1,V2,... [flags]
+                         replay every combination of the swept flags in parallel, ranked
+                         (llmsim sweep --help)
   tokenize --tokenizer FILE [--add-special-tokens] [--parse-special] TEXT
                          print TEXT's token ids (llmsim tokenize --help)
   make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N --out DIR
@@ -52,6 +56,7 @@ constexpr Command kCommands[] = {
     {"fidelity", llm::run_fidelity_command},
     {"dst", llm::run_dst_command},
     {"alerts", llm::run_alerts_command},
+    {"sweep", llm::run_sweep_command},
 };
 
 }  // namespace

@@ -1,0 +1,275 @@
+#include "sim/cli/sweep_command.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <ostream>
+#include <set>
+#include <thread>
+
+#include "core/flag_set.h"
+#include "sim/cli/pending_file.h"
+#include "sim/cli/sweep_runner.h"
+#include "sim/summary_figures.h"
+#include "sim/sweep_results.h"
+#include "sim/trace_io.h"
+#include "ui/progress_bar.h"
+
+namespace llm {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Sweep flags; every other argument is a replay argument.
+const std::set<std::string> kSweepFlags = {"--set", "--jobs", "--sort", "--out"};
+
+// Replay flags that a sweep cannot vary: its outputs (one per point would collide) and display.
+const std::set<std::string> kUnsweepable = {"output-dir",
+                                            "metrics-out",
+                                            "promtool-series",
+                                            "metrics-snapshot",
+                                            "quiet",
+                                            "no-progress",
+                                            "help",
+                                            "set",
+                                            "jobs",
+                                            "sort",
+                                            "out"};
+
+std::string flag_name(const std::string& arg) { return arg.substr(0, arg.find('=')); }
+
+// Splits `args` into the sweep's flags (with their values) and the replay arguments.
+void split_args(const std::vector<std::string>& args, std::vector<std::string>& sweep,
+                std::vector<std::string>& replay) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      replay.insert(replay.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      return;
+    }
+    if (!kSweepFlags.count(flag_name(args[i]))) {
+      replay.push_back(args[i]);
+      continue;
+    }
+    sweep.push_back(args[i]);
+    if (args[i].find('=') == std::string::npos && i + 1 < args.size()) sweep.push_back(args[++i]);
+  }
+}
+
+bool given_outside_set(const std::vector<std::string>& replay_args, const std::string& flag) {
+  for (const std::string& arg : replay_args) {
+    if (arg == "--") return false;
+    const std::string name = flag_name(arg);
+    if (name == "--" + flag || name == "--no-" + flag) return true;
+  }
+  return false;
+}
+
+// `args` with `flags` added before a "--" (after it they would be positional arguments).
+std::vector<std::string> with(std::vector<std::string> args,
+                              const std::vector<std::string>& flags) {
+  args.insert(std::find(args.begin(), args.end(), "--"), flags.begin(), flags.end());
+  return args;
+}
+
+// The options of `args`, resolved as the replay would (presets, profiles, contradictions).
+ReplayOptions checked_replay_options(const std::vector<std::string>& args) {
+  ReplayOptions o = parse_replay_args(args);
+  make_replay_config(o);
+  o.quiet = true;
+  o.progress = false;
+  return o;
+}
+
+void check_axis(const SweepOptions& o, const SweepAxis& axis) {
+  const std::string where = "--set " + axis.spec + ": ";
+  if (kUnsweepable.count(axis.flag)) {
+    throw UsageError(where + "--" + axis.flag + " cannot be swept (each point's summary.json " +
+                     "goes under --out DIR)");
+  }
+  if (given_outside_set(o.replay_args, axis.flag)) {
+    throw UsageError(where + "--" + axis.flag + " is also given outside --set");
+  }
+  for (const std::string& value : axis.values) {
+    try {
+      checked_replay_options(with(o.replay_args, sweep_setting_args({axis.flag, value})));
+    } catch (const std::invalid_argument& e) {
+      std::string message = where + e.what();
+      if (message.find("takes no value") != std::string::npos) {
+        message += " (a switch: sweep it with true,false)";
+      }
+      throw UsageError(message);
+    }
+  }
+}
+
+}  // namespace
+
+std::string sweep_usage() {
+  return R"(usage: llmsim sweep TRACE --set FLAG=V1,V2,... [--set ...] [flags] [engine args]
+
+Replays TRACE at every combination of the --set values, each point exactly as `llmsim replay`
+with those flags would, on several threads, and prints the points best first.
+  --set FLAG=V1,V2,...   a replay flag without its dashes and the values to try (max-num-seqs,
+                         max-num-batched-tokens, kv-cache-dtype, gpu-memory-utilization,
+                         data-parallel-size, routing-policy, arrival-rate-scale, gpu, model,
+                         profile, ...); switches take true,false (async-scheduling=true,false)
+  --sort KEY             the figure to rank by, best first (ttft_p99); any summary figure:
+                         ttft_p50, tpot_p99, itl_p99, e2e_p99, queue_p99, preemptions,
+                         output_tokens_per_s, ... (higher is better for throughputs)
+  --jobs N               replays at a time (the number of cores)
+  --out DIR              write DIR/sweep.csv, DIR/sweep.json and DIR/POINT/summary.json
+  --quiet                no table
+  --no-progress          no progress bar
+Every other flag is a replay flag (llmsim replay --help) fixed for all points. A bad --set
+value exits 2 before anything runs; a point that fails is reported as failed with its reason,
+the others still run, and the exit code is 1.
+)";
+}
+
+SweepOptions parse_sweep_args(const std::vector<std::string>& args) {
+  SweepOptions o;
+  std::vector<std::string> sweep_args;
+  split_args(args, sweep_args, o.replay_args);
+  FlagSet flags("llmsim sweep");
+  flags
+      .value({"--set"}, [&o](const std::string&,
+                             const std::string& v) { o.axes.push_back(parse_sweep_axis(v)); })
+      .value({"--sort"},
+             [&o](const std::string& flag, const std::string& v) {
+               if (!summary_figure(ReplaySummary{}, v)) {
+                 std::string keys;
+                 for (const std::string& key : summary_figure_keys()) {
+                   keys += (keys.empty() ? "" : ", ") + key;
+                 }
+                 throw UsageError(flag + ": unknown figure '" + v + "' (expected one of " + keys +
+                                  ")");
+               }
+               o.sort_by = v;
+             })
+      .integer({"--jobs"}, o.jobs, 1, 1024)
+      .nonempty({"--out"}, o.out_dir);
+  flags.parse(sweep_args);
+  try {
+    o.base = parse_replay_args(o.replay_args);
+  } catch (const UsageError& e) {  // an unknown flag points at this command's help
+    std::string message = e.what();
+    const std::string replay_help = "(see llmsim replay --help)";
+    const size_t at = message.find(replay_help);
+    if (at != std::string::npos)
+      message.replace(at, replay_help.size(), "(see llmsim sweep --help)");
+    throw UsageError(message);
+  }
+  for (const auto& [given, flag] : {std::pair{!o.base.output_dir.empty(), "--output-dir"},
+                                    {!o.base.metrics_out.empty(), "--metrics-out"},
+                                    {!o.base.promtool_series.empty(), "--promtool-series"},
+                                    {!o.base.metrics_snapshot.empty(), "--metrics-snapshot"}}) {
+    if (given) {
+      throw UsageError(std::string(flag) +
+                       ": not for llmsim sweep (--out DIR writes each point's summary.json)");
+    }
+  }
+  expand_sweep_grid(o.axes);  // no --set, or a flag swept twice
+  make_replay_config(o.base);
+  for (const SweepAxis& axis : o.axes) check_axis(o, axis);
+  if (o.jobs == 0) o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return o;
+}
+
+std::vector<ReplayOptions> sweep_point_options(const SweepOptions& o,
+                                               const std::vector<SweepPoint>& points,
+                                               std::vector<std::string>& errors) {
+  std::vector<ReplayOptions> options(points.size());
+  errors.assign(points.size(), "");
+  for (size_t i = 0; i < points.size(); ++i) {
+    try {
+      options[i] = checked_replay_options(with(o.replay_args, sweep_point_args(points[i])));
+    } catch (const std::invalid_argument& e) {
+      errors[i] = e.what();
+    }
+  }
+  return options;
+}
+
+namespace {
+
+void write_outputs(const SweepOutcome& outcome, const std::string& dir) {
+  for (const SweepPointResult& result : outcome.points) {
+    if (!result.ok) continue;
+    const fs::path point_dir = fs::path(dir) / result.dir_name;
+    std::error_code ec;
+    fs::create_directories(point_dir, ec);
+    if (ec)
+      throw std::runtime_error("--out: cannot create " + point_dir.string() + ": " + ec.message());
+    PendingFile summary("--out", point_dir / "summary.json");
+    summary.stream() << format_summary_json(result.summary);
+    summary.commit();
+  }
+  PendingFile csv("--out", fs::path(dir) / "sweep.csv");
+  csv.stream() << format_sweep_csv(outcome);
+  PendingFile json("--out", fs::path(dir) / "sweep.json");
+  json.stream() << format_sweep_json(outcome);
+  csv.commit();
+  json.commit();
+}
+
+}  // namespace
+
+int run_sweep_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (wants_help(args)) {
+    out << sweep_usage();
+    return 0;
+  }
+  SweepOptions options;
+  SweepOutcome outcome;
+  std::vector<ReplayOptions> point_options;
+  Trace trace;
+  try {
+    options = parse_sweep_args(args);
+    const std::vector<SweepPoint> points = expand_sweep_grid(options.axes);
+    std::vector<std::string> errors;
+    point_options = sweep_point_options(options, points, errors);
+    if (!options.out_dir.empty()) {
+      std::error_code ec;
+      fs::create_directories(options.out_dir, ec);
+      if (ec) throw UsageError("--out: cannot create " + options.out_dir + ": " + ec.message());
+    }
+    trace = read_trace_file(options.base.trace_path);
+    outcome.trace = options.base.trace_path;
+    outcome.sort_by = options.sort_by;
+    outcome.axes = options.axes;
+    for (size_t i = 0; i < points.size(); ++i) {
+      SweepPointResult result;
+      result.point = points[i];
+      result.dir_name = sweep_point_dir_name(i, points.size(), points[i]);
+      result.error = errors[i];
+      outcome.points.push_back(std::move(result));
+    }
+  } catch (const TraceError& e) {
+    return report_usage_error(err, "llmsim sweep", e);
+  } catch (const std::invalid_argument& e) {  // UsageError included
+    return report_usage_error(err, "llmsim sweep", e);
+  }
+
+  ProgressBar bar("sweep", options.base.progress);
+  run_sweep_points(trace, point_options, outcome.points, options.jobs,
+                   [&bar](int64_t done, int64_t total) { bar.update(done, total); });
+  bar.finish();
+
+  if (!options.base.quiet) out << format_sweep_table(outcome);
+  int code = 0;
+  for (const SweepPointResult& result : outcome.points) {
+    if (result.ok) continue;
+    err << "llmsim sweep: point " << result.dir_name << " failed: " << result.error << "\n";
+    code = 1;
+  }
+  if (!options.out_dir.empty()) {
+    try {
+      write_outputs(outcome, options.out_dir);
+    } catch (const std::exception& e) {
+      err << "llmsim sweep: " << e.what() << "\n";
+      return 1;
+    }
+  }
+  return code;
+}
+
+}  // namespace llm
