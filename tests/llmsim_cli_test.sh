@@ -202,5 +202,12 @@ expect_error "bad scrape interval" "--scrape-interval" "$root/traces/tiny.json" 
 expect_error "bad start time" "--start-time" "$root/traces/tiny.json" --start-time 2026-13-01
 [[ ! -e $work/err.om && ! -e $work/err.om.partial ]] && ok || fail "a failed run left a metrics file"
 
+# --- replay --slo (issue 12): exit 1 on a missed target with --fail-on-slo, 2 on a bad --slo -----
+"$llmsim" replay "$root/traces/tiny.json" --quiet --no-progress --slo ttft_p99=100s,tpot_p99=10s --fail-on-slo >"$work/slo" 2>&1 && grep -q "slo ttft_p99 .* met" "$work/slo" && ok || fail "replay --slo met: $(cat "$work/slo")"
+"$llmsim" replay "$root/traces/tiny.json" --quiet --no-progress --slo ttft_p99=1us --fail-on-slo >"$work/slo" 2>&1
+[[ $? -eq 1 ]] && grep -q "MISSED" "$work/slo" && ok || fail "replay --slo missed: want exit 1 and MISSED: $(cat "$work/slo")"
+expect_error "bad slo key" "--slo: ttft_p98=2s: unknown figure" "$root/traces/tiny.json" --slo ttft_p98=2s
+expect_error "slo without unit" "--slo: ttft_p99=2: .*unit" "$root/traces/tiny.json" --slo ttft_p99=2
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
