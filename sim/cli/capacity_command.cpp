@@ -298,21 +298,25 @@ struct ScaleSearch {
   std::map<int64_t, PointResult> points;
 };
 
-ScaleSearch search_scale(const Trace& trace, const CapacityOptions& o, const Candidate& c) {
+// `one_engine` is the engine search's replay of one engine at the given load (step 0), reused.
+ScaleSearch search_scale(const Trace& trace, const CapacityOptions& o, const Candidate& c,
+                         const PointResult& one_engine) {
   ScaleSearch s;
+  s.points[0] = one_engine;
   const BatchPredicate predicate = [&](const std::vector<int64_t>& xs) {
     std::vector<ReplayOptions> batch;
+    std::vector<int64_t> to_replay;
     for (int64_t x : xs) {
+      if (s.points.count(x)) continue;
+      to_replay.push_back(x);
       batch.push_back(c.options);
       batch.back().data_parallel_size = 1;
       batch.back().arrival_rate_scale = scale_at(c.options.arrival_rate_scale, x);
     }
     const std::vector<PointResult> results = replay_batch(trace, batch, o.slo, o.jobs);
+    for (size_t i = 0; i < to_replay.size(); ++i) s.points[to_replay[i]] = results[i];
     std::vector<bool> missed;
-    for (size_t i = 0; i < xs.size(); ++i) {
-      missed.push_back(!results[i].met);
-      s.points[xs[i]] = results[i];
-    }
+    for (int64_t x : xs) missed.push_back(!s.points.at(x).met);
     return missed;
   };
   s.outcome =
@@ -450,7 +454,7 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
     }
 
     // 2. The largest arrival-rate scale one engine sustains, for the chosen candidate.
-    const ScaleSearch scale = search_scale(trace, o, chosen);
+    const ScaleSearch scale = search_scale(trace, o, chosen, search.points.at(1));
     const double base_scale = chosen.options.arrival_rate_scale;
     const auto scale_label = [base_scale](int64_t x) { return number(scale_at(base_scale, x)); };
     std::optional<double> sustained;
@@ -465,7 +469,7 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
       sustained = scale_at(base_scale, *scale.outcome.first_true - 1);
       out << "one engine sustains " << number(*sustained)
           << "x the trace's arrival rate (misses at " << scale_label(*scale.outcome.first_true)
-          << "x; steps of 2^(1/32))\n";
+          << "x; steps of 2^(1/32); " << scale.points.size() << " loads replayed)\n";
     }
     const bool scale_monotone = !scale.outcome.violation_true;
     if (!scale_monotone) {
