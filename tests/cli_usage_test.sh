@@ -21,6 +21,7 @@ table=(
   "llmsim calibrate|llmsim calibrate|--out|--quick|--repeats"
   "llmsim fidelity|llmsim fidelity|--url|--enable-prefix-caching|--real-runs"
   "llmsim dst|llmsim dst|--start|--verbose|--seeds"
+  "llmsim capacity|llmsim capacity|--result-json|--enable-prefix-caching|--max-engines"
 )
 
 # expect NAME WANT_RC WANT_STREAM PATTERN COMMAND...: exit code and a fixed-string line on a stream.

@@ -208,6 +208,19 @@ expect_error "bad start time" "--start-time" "$root/traces/tiny.json" --start-ti
 [[ $? -eq 1 ]] && grep -q "MISSED" "$work/slo" && ok || fail "replay --slo missed: want exit 1 and MISSED: $(cat "$work/slo")"
 expect_error "bad slo key" "--slo: ttft_p98=2s: unknown figure" "$root/traces/tiny.json" --slo ttft_p98=2s
 expect_error "slo without unit" "--slo: ttft_p99=2: .*unit" "$root/traces/tiny.json" --slo ttft_p99=2
+# --- capacity (issue 12): an answer and its JSON; bad usage exits 2 naming the flag ------------------
+if "$llmsim" capacity "$root/traces/azure-conv-sample.json" --slo ttft_p99=2s,tpot_p99=100ms --arrival-rate-scale 40 --result-json "$work/capacity.json" >"$work/capacity" 2>&1; then ok; else fail "capacity: $(cat "$work/capacity")"; fi
+python3 - "$work/capacity.json" <<'PY' && ok || fail "capacity --result-json content"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["engines"] >= 2, j["engines"]
+assert set(["engines", "engine_args", "slo", "at_answer", "below_answer"]) <= set(j), list(j)
+assert j["at_answer"]["ttft_s"]["p99"] <= 2.0 and j["at_answer"]["tpot_s"]["p99"] <= 0.1
+b = j["below_answer"]
+assert b["ttft_s"]["p99"] > 2.0 or b["tpot_s"]["p99"] > 0.1
+PY
+"$llmsim" capacity "$root/traces/tiny.json" --slo ttft_p99=2s --data-parallel-size 2 >/dev/null 2>"$work/stderr"
+[[ $? -eq 2 ]] && grep -q -- "--data-parallel-size: capacity searches" "$work/stderr" && ok || fail "capacity --data-parallel-size: $(cat "$work/stderr")"
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
