@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "core/flag_set.h"
 #include "core/observer_tee.h"
 #include "sim/capacity_parallel.h"
+#include "sim/capacity_report.h"
 #include "sim/capacity_search.h"
 #include "sim/capacity_signals.h"
 #include "sim/cli/pending_file.h"
@@ -127,6 +129,11 @@ CapacityOptions parse_capacity_args(const std::vector<std::string>& args) {
   o.jobs = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   std::vector<std::string> own;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {  // the rest is positional: replay's parser takes it as it is
+      o.replay_args.insert(o.replay_args.end(), args.begin() + static_cast<std::ptrdiff_t>(i),
+                           args.end());
+      break;
+    }
     const std::string name = flag_name(args[i]);
     const bool is_own = std::find(std::begin(kCapacityValueFlags), std::end(kCapacityValueFlags),
                                   name) != std::end(kCapacityValueFlags);
@@ -219,16 +226,8 @@ std::vector<Candidate> make_candidates(const CapacityOptions& o) {
   return out;
 }
 
-// One replay's figures.
-struct PointResult {
-  ReplaySummary summary;
-  std::vector<SloResult> slo;
-  bool met = false;
-  WindowFigures window;
-};
-
-PointResult replay_point(const Trace& source, const ReplayOptions& o,
-                         const std::vector<SloTarget>& slo) {
+CapacityPoint replay_point(const Trace& source, const ReplayOptions& o,
+                           const std::vector<SloTarget>& slo) {
   Trace trace = source;
   if (o.arrival_rate_scale != 1.0) scale_arrivals(trace, o.arrival_rate_scale);
   const ReplayConfig config = make_replay_config(o);
@@ -243,7 +242,7 @@ PointResult replay_point(const Trace& source, const ReplayOptions& o,
     observers.push_back(tees.back().get());
   }
   const ReplayTotals totals = run_replay(trace, config, observers);
-  PointResult r;
+  CapacityPoint r;
   r.summary =
       report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
   r.slo = check_slo(r.summary, slo);
@@ -253,9 +252,9 @@ PointResult replay_point(const Trace& source, const ReplayOptions& o,
 }
 
 // Replays every options of `batch` on `jobs` threads.
-std::vector<PointResult> replay_batch(const Trace& trace, const std::vector<ReplayOptions>& batch,
-                                      const std::vector<SloTarget>& slo, int jobs) {
-  std::vector<PointResult> results(batch.size());
+std::vector<CapacityPoint> replay_batch(const Trace& trace, const std::vector<ReplayOptions>& batch,
+                                        const std::vector<SloTarget>& slo, int jobs) {
+  std::vector<CapacityPoint> results(batch.size());
   run_in_parallel(batch.size(), jobs,
                   [&](size_t i) { results[i] = replay_point(trace, batch[i], slo); });
   return results;
@@ -270,7 +269,7 @@ double scale_at(double base, int64_t step) {
 
 struct EngineSearch {
   SearchOutcome outcome;
-  std::map<int64_t, PointResult> points;
+  std::map<int64_t, CapacityPoint> points;
 };
 
 EngineSearch search_engines(const Trace& trace, const CapacityOptions& o, const Candidate& c) {
@@ -281,7 +280,7 @@ EngineSearch search_engines(const Trace& trace, const CapacityOptions& o, const 
       batch.push_back(c.options);
       batch.back().data_parallel_size = static_cast<int32_t>(n);
     }
-    const std::vector<PointResult> results = replay_batch(trace, batch, o.slo, o.jobs);
+    const std::vector<CapacityPoint> results = replay_batch(trace, batch, o.slo, o.jobs);
     std::vector<bool> met;
     for (size_t i = 0; i < xs.size(); ++i) {
       met.push_back(results[i].met);
@@ -295,12 +294,12 @@ EngineSearch search_engines(const Trace& trace, const CapacityOptions& o, const 
 
 struct ScaleSearch {
   SearchOutcome outcome;  // of "one engine misses the SLOs at step x"
-  std::map<int64_t, PointResult> points;
+  std::map<int64_t, CapacityPoint> points;
 };
 
 // `one_engine` is the engine search's replay of one engine at the given load (step 0), reused.
 ScaleSearch search_scale(const Trace& trace, const CapacityOptions& o, const Candidate& c,
-                         const PointResult& one_engine) {
+                         const CapacityPoint& one_engine) {
   ScaleSearch s;
   s.points[0] = one_engine;
   const BatchPredicate predicate = [&](const std::vector<int64_t>& xs) {
@@ -313,7 +312,7 @@ ScaleSearch search_scale(const Trace& trace, const CapacityOptions& o, const Can
       batch.back().data_parallel_size = 1;
       batch.back().arrival_rate_scale = scale_at(c.options.arrival_rate_scale, x);
     }
-    const std::vector<PointResult> results = replay_batch(trace, batch, o.slo, o.jobs);
+    const std::vector<CapacityPoint> results = replay_batch(trace, batch, o.slo, o.jobs);
     for (size_t i = 0; i < to_replay.size(); ++i) s.points[to_replay[i]] = results[i];
     std::vector<bool> missed;
     for (int64_t x : xs) missed.push_back(!s.points.at(x).met);
@@ -322,12 +321,6 @@ ScaleSearch search_scale(const Trace& trace, const CapacityOptions& o, const Can
   s.outcome =
       find_first_true({-kScaleSteps, kScaleSteps, 0, kScaleStepsPerDoubling / 2}, predicate);
   return s;
-}
-
-std::string number(double v, const char* format = "%.4g") {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
 }
 
 std::string indent(const std::string& text, const std::string& prefix) {
@@ -350,28 +343,6 @@ std::string evaluated_line(const SearchOutcome& outcome, const char* unit,
     text += (text.empty() ? "" : ", ") + label(p.x) + unit + " " + (met ? "met" : "missed");
   }
   return text;
-}
-
-nlohmann::ordered_json figures_json(const PointResult* p) {
-  if (!p) return nullptr;
-  return nlohmann::ordered_json::parse(format_summary_json(p->summary));
-}
-
-nlohmann::ordered_json slo_json(const PointResult* p) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  if (!p) return nullptr;
-  for (const SloResult& r : p->slo) {
-    j[r.key] = {{"value", std::isfinite(r.value) ? nlohmann::ordered_json(r.value) : nullptr},
-                {"target", r.target},
-                {"met", r.met}};
-  }
-  return j;
-}
-
-std::string half_line(const char* what, double early, double late, const std::string& unit,
-                      double scale = 1.0) {
-  return std::string("  ") + what + ": " + number(early * scale) + unit + " in the first half, " +
-         number(late * scale) + unit + " in the second\n";
 }
 
 }  // namespace
@@ -421,8 +392,8 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
     const Candidate& chosen = candidates[shown];
     const EngineSearch& search = searches[shown];
     const std::optional<int64_t> engines = search.outcome.first_true;
-    const PointResult* at = engines ? &search.points.at(*engines) : nullptr;
-    const PointResult* below = nullptr;
+    const CapacityPoint* at = engines ? &search.points.at(*engines) : nullptr;
+    const CapacityPoint* below = nullptr;
     if (engines && *engines > 1 && search.points.count(*engines - 1)) {
       below = &search.points.at(*engines - 1);
     }
@@ -456,18 +427,20 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
     // 2. The largest arrival-rate scale one engine sustains, for the chosen candidate.
     const ScaleSearch scale = search_scale(trace, o, chosen, search.points.at(1));
     const double base_scale = chosen.options.arrival_rate_scale;
-    const auto scale_label = [base_scale](int64_t x) { return number(scale_at(base_scale, x)); };
+    const auto scale_label = [base_scale](int64_t x) {
+      return capacity_number(scale_at(base_scale, x));
+    };
     std::optional<double> sustained;
     if (scale.outcome.true_at_min) {
       out << "one engine: misses the SLOs even at " << scale_label(-kScaleSteps)
           << "x the trace's arrival rate\n";
     } else if (!scale.outcome.first_true) {
       sustained = scale_at(base_scale, kScaleSteps);
-      out << "one engine: meets the SLOs up to " << number(*sustained)
+      out << "one engine: meets the SLOs up to " << capacity_number(*sustained)
           << "x the arrival rate (the search's bound)\n";
     } else {
       sustained = scale_at(base_scale, *scale.outcome.first_true - 1);
-      out << "one engine sustains " << number(*sustained)
+      out << "one engine sustains " << capacity_number(*sustained)
           << "x the trace's arrival rate (misses at " << scale_label(*scale.outcome.first_true)
           << "x; steps of 2^(1/32); " << scale.points.size() << " loads replayed)\n";
     }
@@ -480,29 +453,9 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
     // 3. Capacity signals at the busiest hour, one step below the answer (or at the answer when
     // one engine suffices): the deployment that shows why the next engine is needed.
     const int64_t signal_engines = engines ? std::max<int64_t>(1, *engines - 1) : o.max_engines;
-    const PointResult& signal_point = search.points.at(signal_engines);
+    const CapacityPoint& signal_point = search.points.at(signal_engines);
     const WindowFigures& w = signal_point.window;
-    const CapacitySignal signal = classify_capacity(w);
-    out << "capacity signals at the busiest hour ("
-        << (w.window.whole_trace ? std::string("the whole trace, shorter than an hour")
-                                 : "trace time " + number(w.window.begin * 1e-9, "%.0f") + "-" +
-                                       number(w.window.end * 1e-9, "%.0f") + " s")
-        << ", " << w.window.arrivals << " arrivals) with " << signal_engines << " engine(s):\n";
-    out << half_line("waiting requests (time-weighted mean, all engines)", w.early.mean_waiting,
-                     w.late.mean_waiting, "");
-    out << "  peak KV-cache usage: " << number(w.peak_kv_usage * 100, "%.1f")
-        << "%, preemptions: " << w.preemptions << ", peak waiting: " << w.peak_waiting << "\n";
-    out << half_line("prefill time (mean)", w.early.mean_prefill_s, w.late.mean_prefill_s, " ms",
-                     1e3);
-    out << half_line("prompt length (mean)", w.early.mean_prompt_len, w.late.mean_prompt_len,
-                     " tokens");
-    out << half_line("prefix-cache hit rate", w.early.prefix_hit_rate, w.late.prefix_hit_rate, "%",
-                     100);
-    out << half_line("inter-token latency (mean)", w.early.mean_itl_s, w.late.mean_itl_s, " ms",
-                     1e3);
-    out << "  pattern: " << capacity_pattern_name(signal.pattern) << ": "
-        << capacity_pattern_reading(signal.pattern) << "\n";
-    out << "  response: " << capacity_pattern_response(signal.pattern) << "\n";
+    out << format_capacity_signals(w, signal_engines);
 
     // The seed's memory what-ifs, replayed at the same number of engines.
     std::vector<std::pair<std::string, std::string>> what_ifs;
@@ -512,7 +465,7 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
     const double utilization = chosen.options.engine.gpu_memory_utilization;
     if (utilization < 0.97) {
       what_ifs.push_back(
-          {"gpu-memory-utilization", number(std::min(0.97, utilization + 0.05), "%.2f")});
+          {"gpu-memory-utilization", capacity_number(std::min(0.97, utilization + 0.05), "%.2f")});
     }
     // A what-if that cannot run (the model does not fit, ...) is reported, not replayed.
     std::vector<ReplayOptions> what_if_options;
@@ -534,7 +487,7 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
       what_if_options.push_back(options);
       what_if_errors.push_back(error);
     }
-    const std::vector<PointResult> what_if_results =
+    const std::vector<CapacityPoint> what_if_results =
         replay_batch(trace, what_if_options, o.slo, o.jobs);
     out << "what-ifs replayed with " << signal_engines << " engine(s):\n";
     if (chosen.options.engine.num_gpu_blocks_override) {
@@ -547,21 +500,13 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
         out << "  " << name << ": cannot run: " << what_if_errors[i] << "\n";
         continue;
       }
-      const PointResult& r = what_if_results[i];
-      std::string figures;
-      for (const SloResult& s : r.slo) {
-        figures += (figures.empty() ? "" : ", ") + s.key + " " + format_figure(s.key, s.value) +
-                   (s.met ? " met" : " MISSED");
-      }
-      out << "  " << name << ": " << figures << "; busiest hour: preemptions "
-          << r.window.preemptions << ", peak KV " << number(r.window.peak_kv_usage * 100, "%.1f")
-          << "%; KV blocks " << r.summary.num_gpu_blocks << (r.met ? "  (meets the SLOs)" : "")
-          << "\n";
+      const CapacityPoint& r = what_if_results[i];
+      out << format_what_if(name, r);
       what_if_json.push_back({{"flag", what_ifs[i].first},
                               {"value", what_ifs[i].second},
                               {"engines", signal_engines},
                               {"met", r.met},
-                              {"slo", slo_json(&r)}});
+                              {"slo", capacity_slo_json(&r)}});
     }
 
     if (!o.result_json.empty()) {
@@ -574,10 +519,10 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
       nlohmann::ordered_json slo = nlohmann::ordered_json::object();
       for (const SloTarget& t : o.slo) slo[t.key] = t.target;
       result["slo"] = slo;
-      result["at_answer"] = figures_json(at);
-      result["below_answer"] = figures_json(below);
-      result["slo_at_answer"] = slo_json(at);
-      result["slo_below_answer"] = slo_json(below);
+      result["at_answer"] = capacity_summary_json(at);
+      result["below_answer"] = capacity_summary_json(below);
+      result["slo_at_answer"] = capacity_slo_json(at);
+      result["slo_below_answer"] = capacity_slo_json(below);
       result["monotone"] = engines_monotone;
       nlohmann::ordered_json replayed = nlohmann::ordered_json::array();
       for (const SearchPoint& p : search.outcome.evaluated) {
@@ -587,17 +532,7 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
       result["one_engine_max_arrival_rate_scale"] =
           sustained ? nlohmann::ordered_json(*sustained) : nullptr;
       result["one_engine_scale_monotone"] = scale_monotone;
-      result["signals"] = {{"engines", signal_engines},
-                           {"whole_trace", w.window.whole_trace},
-                           {"window_begin_s", w.window.begin * 1e-9},
-                           {"window_end_s", w.window.end * 1e-9},
-                           {"arrivals", w.window.arrivals},
-                           {"pattern", capacity_pattern_name(signal.pattern)},
-                           {"mean_waiting", {w.early.mean_waiting, w.late.mean_waiting}},
-                           {"mean_prefill_s", {w.early.mean_prefill_s, w.late.mean_prefill_s}},
-                           {"mean_itl_s", {w.early.mean_itl_s, w.late.mean_itl_s}},
-                           {"peak_kv_usage", w.peak_kv_usage},
-                           {"preemptions", w.preemptions}};
+      result["signals"] = capacity_signals_json(w, signal_engines);
       result["what_ifs"] = what_if_json;
       PendingFile file("--result-json", o.result_json);
       file.stream() << result.dump(2) << "\n";
