@@ -34,9 +34,10 @@ that meet every SLO over TRACE, the largest arrival-rate scale one engine sustai
 capacity signals of the busiest hour (the hour with the most arrivals; the whole trace when it is
 shorter), with an fp8 KV cache and a higher --gpu-memory-utilization replayed as what-ifs.
 
-Method: replays on a doubling ladder (1, 2, 4, 8, 16 engines; arrival-rate scales 2^(k/32) from
-1x up while one engine meets the SLOs, down while it misses them), then a 5-ary bisection of the
-bracket until its ends are neighbours (one engine; a scale step of 2^(1/32), about 2.2%). Four
+Method: replays on a doubling ladder (1, 2, 4, 8, 16, ... engines; for one engine's load, the
+scales 2^(s/32) with s = 16 x (2^k - 1): 1x, 1.41x, 2.83x, 11.3x, ..., up while one engine meets the
+SLOs, down while it misses them), then a 5-ary bisection of the bracket until its ends are
+neighbours (one engine; a scale step of 2^(1/32), about 2.2%; 2^-10x to 2^10x). Four
 replays per batch run in parallel; the replays chosen, and every figure printed, do not depend on
 --jobs. The search assumes more engines (less load) never hurt; every replayed point is checked
 and a violation is printed.
@@ -196,7 +197,10 @@ std::string describe(const Candidate& c) {
 ReplayOptions with_flags(const CapacityOptions& o,
                          const std::vector<std::pair<std::string, std::string>>& settings) {
   std::vector<std::string> args = o.replay_args;
-  for (const auto& [flag, value] : settings) args.push_back("--" + flag + "=" + value);
+  auto flags_end = std::find(args.begin(), args.end(), "--");  // flags go before a "--"
+  for (const auto& [flag, value] : settings) {
+    flags_end = args.insert(flags_end, "--" + flag + "=" + value) + 1;
+  }
   return parse_replay_part(args);
 }
 
