@@ -38,9 +38,9 @@ TEST(CapacitySearch, FindsTheFirstTruePointOfTheEngineRange) {
     EXPECT_FALSE(o.violation_true) << t;
     // The answer's neighbour below was evaluated (and so can be reported).
     if (t > 1) {
-      EXPECT_TRUE(std::any_of(o.evaluated.begin(), o.evaluated.end(),
-                              [t](const SearchPoint& s) { return s.x == t - 1 && !s.value; }))
-          << t;
+      EXPECT_TRUE(std::any_of(o.evaluated.begin(), o.evaluated.end(), [t](const SearchPoint& s) {
+        return s.x == t - 1 && !s.value;
+      })) << t;
     }
   }
   Threshold never{65, {}};
