@@ -23,6 +23,7 @@ table=(
   "llmsim dst|llmsim dst|--start|--verbose|--seeds"
   "llmsim alerts|llmsim alerts|--rules|--fail-on-fire|--max-num-seqs"
   "llmsim sweep|llmsim sweep|--out|--quiet|--jobs"
+  "llmsim capacity|llmsim capacity|--result-json|--enable-prefix-caching|--max-engines"
 )
 
 # expect NAME WANT_RC WANT_STREAM PATTERN COMMAND...: exit code and a fixed-string line on a stream.

@@ -212,6 +212,25 @@ cmp -s "$work/sweep/3_max-num-seqs=4_kv-cache-dtype=fp8/summary.json" "$work/swe
 "$llmsim" sweep "$root/traces/tiny.json" --set max-num-seqs=4,-1 --out "$work/sweep-bad" >/dev/null 2>"$work/stderr"
 [[ $? -eq 2 && ! -e $work/sweep-bad/sweep.json ]] && grep -qF -- "--set max-num-seqs=4,-1: --max-num-seqs" "$work/stderr" \
   && ok || fail "sweep with a bad --set value: $(cat "$work/stderr")"
+# --- replay --slo (issue 12): exit 1 on a missed target with --fail-on-slo, 2 on a bad --slo -----
+"$llmsim" replay "$root/traces/tiny.json" --quiet --no-progress --slo ttft_p99=100s,tpot_p99=10s --fail-on-slo >"$work/slo" 2>&1 && grep -q "slo ttft_p99 .* met" "$work/slo" && ok || fail "replay --slo met: $(cat "$work/slo")"
+"$llmsim" replay "$root/traces/tiny.json" --quiet --no-progress --slo ttft_p99=1us --fail-on-slo >"$work/slo" 2>&1
+[[ $? -eq 1 ]] && grep -q "MISSED" "$work/slo" && ok || fail "replay --slo missed: want exit 1 and MISSED: $(cat "$work/slo")"
+expect_error "bad slo key" "--slo: ttft_p98=2s: unknown figure" "$root/traces/tiny.json" --slo ttft_p98=2s
+expect_error "slo without unit" "--slo: ttft_p99=2: .*unit" "$root/traces/tiny.json" --slo ttft_p99=2
+# --- capacity (issue 12): an answer and its JSON; bad usage exits 2 naming the flag ------------------
+if "$llmsim" capacity "$root/traces/azure-conv-sample.json" --slo ttft_p99=2s,tpot_p99=100ms --arrival-rate-scale 40 --result-json "$work/capacity.json" >"$work/capacity" 2>&1; then ok; else fail "capacity: $(cat "$work/capacity")"; fi
+python3 - "$work/capacity.json" <<'PY' && ok || fail "capacity --result-json content"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["engines"] >= 2, j["engines"]
+assert set(["engines", "engine_args", "slo", "at_answer", "below_answer"]) <= set(j), list(j)
+assert j["at_answer"]["ttft_s"]["p99"] <= 2.0 and j["at_answer"]["tpot_s"]["p99"] <= 0.1
+b = j["below_answer"]
+assert b["ttft_s"]["p99"] > 2.0 or b["tpot_s"]["p99"] > 0.1
+PY
+"$llmsim" capacity "$root/traces/tiny.json" --slo ttft_p99=2s --data-parallel-size 2 >/dev/null 2>"$work/stderr"
+[[ $? -eq 2 ]] && grep -q -- "--data-parallel-size: capacity searches" "$work/stderr" && ok || fail "capacity --data-parallel-size: $(cat "$work/stderr")"
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -6,6 +6,7 @@
 
 #include "sim/cli/alerts_command.h"
 #include "sim/cli/calibrate_command.h"
+#include "sim/cli/capacity_command.h"
 #include "sim/cli/dst_command.h"
 #include "sim/cli/fidelity_command.h"
 #include "sim/cli/make_model_command.h"
@@ -33,6 +34,9 @@ commands:
   fidelity TRACE --url URL --profile FILE.json
                          how well a profile predicts the real server on TRACE
                          (llmsim fidelity --help)
+  capacity TRACE --slo KEY=V,... [--search FLAG=V1,...]
+                         the fewest engines meeting the SLOs, and the busiest hour's capacity
+                         signals (llmsim capacity --help)
   dst --seeds N [--start S] [--verbose]
                          deterministic simulation testing: random traces, configurations and
                          faults, invariants checked after every step (llmsim dst --help)
@@ -57,6 +61,7 @@ constexpr Command kCommands[] = {
     {"dst", llm::run_dst_command},
     {"alerts", llm::run_alerts_command},
     {"sweep", llm::run_sweep_command},
+    {"capacity", llm::run_capacity_command},
 };
 
 }  // namespace

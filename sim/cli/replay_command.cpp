@@ -33,7 +33,11 @@ TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl, or 
   --metrics-snapshot FILE          the /metrics text an engine would serve at the end of the run
   --scrape-interval D              time between samples of those series (5s)
   --start-time RFC3339             wall-clock time of the trace's start (2026-01-01T00:00:00Z)
-  --quiet                          no summary table
+  --slo KEY=V,...                  print these summary figures against their targets: latencies
+                                   with a unit (ttft_p99=2s,tpot_p99=100ms), counts and ratios
+                                   plain (preemptions=0); any summary figure name (docs/cli.md)
+  --fail-on-slo                    exit 1 when a --slo target is missed
+  --quiet                          no summary table (the --slo lines are still printed)
   --no-progress                    no progress bar
 )";
 }
@@ -80,6 +84,8 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
                o.arrival_rate_scale = parse_double_above_flag(flag, v, 0);
              })
       .nonempty({"--output-dir"}, o.output_dir)
+      .value({"--slo"}, [&o](const std::string&, const std::string& v) { o.slo = parse_slo(v); })
+      .boolean({"--fail-on-slo"}, o.fail_on_slo)
       .boolean({"--quiet"}, o.quiet)
       .boolean({"--no-progress"}, o.progress, false)
       .positional([&](const std::string& arg) {
@@ -89,6 +95,7 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
       });
   flags.parse(args);
   if (!have_trace) throw UsageError("missing TRACE (a trace file or synthetic:...)");
+  if (o.fail_on_slo && o.slo.empty()) throw UsageError("--fail-on-slo: needs --slo KEY=V,...");
   o.engine = engine.args();
   return o;
 }
@@ -233,6 +240,11 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
       summary_file->commit();
     }
     if (!o.quiet) out << format_summary_table(summary);
+    if (!o.slo.empty()) {
+      const std::vector<SloResult> slo = check_slo(summary, o.slo);
+      out << format_slo_results(slo);
+      if (o.fail_on_slo && !all_met(slo)) return 1;
+    }
     return 0;
   } catch (const TraceError& e) {
     return report_usage_error(err, "llmsim replay", e);

@@ -14,6 +14,7 @@
 #include "backends/sim/engine_args.h"
 #include "core/flag_values.h"
 #include "sim/replay.h"
+#include "sim/slo.h"
 
 namespace llm {
 
@@ -32,7 +33,9 @@ struct ReplayOptions {
   int64_t scrape_interval_ns = 5'000'000'000;
   int64_t start_time_unix_ns = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
   bool quiet = false;                                      // no summary table on stdout
-  bool progress = true;  // progress bar on stderr when it is a terminal
+  bool progress = true;        // progress bar on stderr when it is a terminal
+  std::vector<SloTarget> slo;  // --slo: printed against the summary's figures
+  bool fail_on_slo = false;    // exit 1 when an SLO is missed
 };
 
 // Parses the arguments after "replay". Throws UsageError naming the flag.
@@ -46,7 +49,8 @@ ReplayConfig make_replay_config(const ReplayOptions& options, ResolvedEngine* re
 // Called now and then during a run with (finished sequences, all sequences so far).
 using ProgressFn = std::function<void(int64_t done, int64_t total)>;
 
-// Runs a parsed replay; returns the process exit code (0, 2 for bad input, 1 for an I/O failure).
+// Runs a parsed replay; returns the process exit code (0, 2 for bad input, 1 for an I/O failure
+// or, with fail_on_slo, a missed SLO).
 // Output files are written under temporary names and renamed only when the replay succeeded.
 int execute_replay(const ReplayOptions& options, std::ostream& out, std::ostream& err,
                    const ProgressFn& progress = {});

@@ -1,0 +1,556 @@
+#include "sim/cli/capacity_command.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <thread>
+
+#include "core/flag_set.h"
+#include "core/observer_tee.h"
+#include "sim/capacity_parallel.h"
+#include "sim/capacity_report.h"
+#include "sim/capacity_search.h"
+#include "sim/capacity_signals.h"
+#include "sim/cli/pending_file.h"
+#include "sim/cli/replay_command.h"
+#include "sim/replay_report.h"
+#include "sim/slo.h"
+#include "sim/summary_figures.h"
+#include "sim/trace_io.h"
+
+namespace llm {
+
+std::string capacity_usage() {
+  return R"(usage: llmsim capacity TRACE --slo KEY=V,... [--search FLAG=V1,V2,...] [flags] [engine args]
+
+The fewest data-parallel engines (each with its own KV cache, requests routed by --routing-policy)
+that meet every SLO over TRACE, the largest arrival-rate scale one engine sustains, and the
+capacity signals of the busiest hour (the hour with the most arrivals; the whole trace when it is
+shorter), with an fp8 KV cache and a higher --gpu-memory-utilization replayed as what-ifs.
+
+Method: replays on a doubling ladder (1, 2, 4, 8, 16, ... engines; for one engine's load, the
+scales 2^(s/32) with s = 16 x (2^k - 1): 1x, 1.41x, 2.83x, 11.3x, ..., up while one engine meets the
+SLOs, down while it misses them), then a 5-ary bisection of the bracket until its ends are
+neighbours (one engine; a scale step of 2^(1/32), about 2.2%; 2^-10x to 2^10x). Four
+replays per batch run in parallel; the replays chosen, and every figure printed, do not depend on
+--jobs. The search assumes more engines (less load) never hurt; every replayed point is checked
+and a violation is printed.
+
+Flags:
+  --slo KEY=V,...          the targets (required): latencies with a unit, ttft_p99=2s,
+                           tpot_p99=100ms; counts and ratios plain, preemptions=0; the keys are
+                           summary figure names (llmsim replay --slo)
+  --search FLAG=V1,V2,...  engine-argument candidates, e.g. max-num-seqs=64,128,256 (repeatable:
+                           every combination); the answer is the candidate needing the fewest
+                           engines, the first listed on a tie
+  --max-engines N          the largest number of engines tried (64)
+  --jobs N                 replays run at once (the number of cores)
+  --result-json FILE       {"engines", "engine_args", "slo", "at_answer", "below_answer", ...}
+
+Every llmsim replay flag that shapes the run is accepted (engine arguments, --routing-policy,
+--arrival-rate-scale, --seed); --data-parallel-size is what capacity searches, and replay's output
+flags do not apply.
+)";
+}
+
+namespace {
+
+const char* const kCapacityValueFlags[] = {"--slo", "--search", "--max-engines", "--jobs",
+                                           "--result-json"};
+const char* const kRefusedReplayFlags[] = {
+    "--data-parallel-size", "--output-dir",       "--metrics-out",
+    "--promtool-series",    "--metrics-snapshot", "--scrape-interval",
+    "--start-time",         "--fail-on-slo",      "--quiet"};
+
+struct SearchAxis {
+  std::string flag;  // without the dashes
+  std::vector<std::string> values;
+};
+
+struct CapacityOptions {
+  std::vector<std::string> replay_args;  // TRACE and the replay flags, as given
+  ReplayOptions base;
+  std::vector<SloTarget> slo;
+  std::vector<SearchAxis> search;
+  int32_t max_engines = 64;
+  int jobs = 1;
+  std::string result_json;
+};
+
+std::string flag_name(const std::string& arg) { return arg.substr(0, arg.find('=')); }
+
+ReplayOptions parse_replay_part(const std::vector<std::string>& args) {
+  try {
+    return parse_replay_args(args);
+  } catch (const UsageError& e) {
+    std::string message = e.what();
+    const std::string from = "(see llmsim replay --help)";
+    const size_t at = message.find(from);
+    if (at != std::string::npos) message.replace(at, from.size(), "(see llmsim capacity --help)");
+    throw UsageError(message);
+  }
+}
+
+SearchAxis parse_search_axis(const std::string& text) {
+  const size_t eq = text.find('=');
+  SearchAxis axis;
+  axis.flag = text.substr(0, eq);
+  while (axis.flag.rfind('-', 0) == 0) axis.flag.erase(0, 1);
+  if (eq == std::string::npos || axis.flag.empty()) {
+    throw UsageError("--search: expected FLAG=V1,V2,... such as max-num-seqs=64,128, got '" + text +
+                     "'");
+  }
+  for (const char* refused : {"data-parallel-size", "arrival-rate-scale"}) {
+    if (axis.flag == refused) {
+      throw UsageError("--search: " + axis.flag +
+                       " is what capacity searches; give engine arguments such as max-num-seqs");
+    }
+  }
+  const std::string list = text.substr(eq + 1);
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    const std::string value = list.substr(start, end - start);
+    if (value.empty()) throw UsageError("--search: " + text + ": empty value");
+    axis.values.push_back(value);
+    start = end + 1;
+  }
+  return axis;
+}
+
+CapacityOptions parse_capacity_args(const std::vector<std::string>& args) {
+  CapacityOptions o;
+  o.jobs = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  std::vector<std::string> own;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {  // the rest is positional: replay's parser takes it as it is
+      o.replay_args.insert(o.replay_args.end(), args.begin() + static_cast<std::ptrdiff_t>(i),
+                           args.end());
+      break;
+    }
+    const std::string name = flag_name(args[i]);
+    const bool is_own = std::find(std::begin(kCapacityValueFlags), std::end(kCapacityValueFlags),
+                                  name) != std::end(kCapacityValueFlags);
+    if (is_own) {
+      own.push_back(args[i]);
+      if (args[i].find('=') == std::string::npos && i + 1 < args.size()) own.push_back(args[++i]);
+      continue;
+    }
+    for (const char* refused : kRefusedReplayFlags) {
+      if (name == refused) {
+        throw UsageError(name + (name == "--data-parallel-size"
+                                     ? ": capacity searches the number of engines (see "
+                                       "--max-engines)"
+                                     : ": not a capacity flag (see llmsim capacity --help)"));
+      }
+    }
+    o.replay_args.push_back(args[i]);
+  }
+  bool have_slo = false;
+  FlagSet flags("llmsim capacity");
+  flags
+      .value({"--slo"},
+             [&](const std::string&, const std::string& v) {
+               o.slo = parse_slo(v);
+               have_slo = true;
+             })
+      .value({"--search"},
+             [&](const std::string&, const std::string& v) {
+               SearchAxis axis = parse_search_axis(v);
+               for (const SearchAxis& other : o.search) {
+                 if (other.flag == axis.flag) {
+                   throw UsageError("--search: " + axis.flag + " given twice");
+                 }
+               }
+               o.search.push_back(std::move(axis));
+             })
+      .integer({"--max-engines"}, o.max_engines, 1, 4096)
+      .integer({"--jobs"}, o.jobs, 1, 1024)
+      .nonempty({"--result-json"}, o.result_json);
+  flags.parse(own);
+  o.base = parse_replay_part(o.replay_args);
+  if (!have_slo) throw UsageError("missing --slo KEY=V,... (such as ttft_p99=2s,tpot_p99=100ms)");
+  return o;
+}
+
+// One engine-argument candidate: the extra flags and the options they give.
+struct Candidate {
+  std::vector<std::pair<std::string, std::string>> settings;  // flag (no dashes), value
+  ReplayOptions options;
+};
+
+std::string describe(const Candidate& c) {
+  std::string text;
+  for (const auto& [flag, value] : c.settings) {
+    text += (text.empty() ? "--" : " --") + flag + " " + value;
+  }
+  return text.empty() ? "(the given engine arguments)" : text;
+}
+
+ReplayOptions with_flags(const CapacityOptions& o,
+                         const std::vector<std::pair<std::string, std::string>>& settings) {
+  std::vector<std::string> args = o.replay_args;
+  auto flags_end = std::find(args.begin(), args.end(), "--");  // flags go before a "--"
+  for (const auto& [flag, value] : settings) {
+    flags_end = args.insert(flags_end, "--" + flag + "=" + value) + 1;
+  }
+  return parse_replay_part(args);
+}
+
+std::vector<Candidate> make_candidates(const CapacityOptions& o) {
+  std::vector<Candidate> out(1);
+  for (const SearchAxis& axis : o.search) {
+    std::vector<Candidate> next;
+    for (const Candidate& c : out) {
+      for (const std::string& value : axis.values) {
+        Candidate d = c;
+        d.settings.emplace_back(axis.flag, value);
+        next.push_back(std::move(d));
+      }
+    }
+    out = std::move(next);
+    if (out.size() > 256) throw UsageError("--search: more than 256 combinations");
+  }
+  for (Candidate& c : out) {
+    try {
+      c.options = with_flags(o, c.settings);
+      make_replay_config(c.options);  // refuses a configuration that cannot run
+    } catch (const std::invalid_argument& e) {
+      if (c.settings.empty()) throw UsageError(e.what());
+      throw UsageError("--search: " + describe(c) + ": " + e.what());
+    }
+  }
+  return out;
+}
+
+CapacityPoint replay_point(const Trace& source, const ReplayOptions& o,
+                           const std::vector<SloTarget>& slo) {
+  Trace trace = source;
+  if (o.arrival_rate_scale != 1.0) scale_arrivals(trace, o.arrival_rate_scale);
+  const ReplayConfig config = make_replay_config(o);
+  ReplayReport report(nullptr);
+  BusyWindowObserver window(busiest_hour(trace));
+  std::vector<std::unique_ptr<ObserverTee>> tees;
+  std::vector<EngineObserver*> observers;
+  for (int32_t i = 0; i < config.data_parallel_size; ++i) {
+    tees.push_back(std::make_unique<ObserverTee>());
+    tees.back()->add(&report);
+    tees.back()->add(&window);
+    observers.push_back(tees.back().get());
+  }
+  const ReplayTotals totals = run_replay(trace, config, observers);
+  CapacityPoint r;
+  r.summary =
+      report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
+  r.slo = check_slo(r.summary, slo);
+  r.met = all_met(r.slo);
+  r.window = window.figures();
+  return r;
+}
+
+// Replays every options of `batch` on `jobs` threads.
+std::vector<CapacityPoint> replay_batch(const Trace& trace, const std::vector<ReplayOptions>& batch,
+                                        const std::vector<SloTarget>& slo, int jobs) {
+  std::vector<CapacityPoint> results(batch.size());
+  run_in_parallel(batch.size(), jobs,
+                  [&](size_t i) { results[i] = replay_point(trace, batch[i], slo); });
+  return results;
+}
+
+constexpr int64_t kScaleStepsPerDoubling = 32;
+constexpr int64_t kScaleSteps = 10 * kScaleStepsPerDoubling;  // 2^-10 .. 2^10 times the load
+
+double scale_at(double base, int64_t step) {
+  return base * std::exp2(static_cast<double>(step) / kScaleStepsPerDoubling);
+}
+
+struct EngineSearch {
+  SearchOutcome outcome;
+  std::map<int64_t, CapacityPoint> points;
+};
+
+EngineSearch search_engines(const Trace& trace, const CapacityOptions& o, const Candidate& c) {
+  EngineSearch s;
+  const BatchPredicate predicate = [&](const std::vector<int64_t>& xs) {
+    std::vector<ReplayOptions> batch;
+    for (int64_t n : xs) {
+      batch.push_back(c.options);
+      batch.back().data_parallel_size = static_cast<int32_t>(n);
+    }
+    const std::vector<CapacityPoint> results = replay_batch(trace, batch, o.slo, o.jobs);
+    std::vector<bool> met;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      met.push_back(results[i].met);
+      s.points[xs[i]] = results[i];
+    }
+    return met;
+  };
+  s.outcome = find_first_true({1, o.max_engines, 1, 1}, predicate);
+  return s;
+}
+
+struct ScaleSearch {
+  SearchOutcome outcome;  // of "one engine misses the SLOs at step x"
+  std::map<int64_t, CapacityPoint> points;
+};
+
+// `one_engine` is the engine search's replay of one engine at the given load (step 0), reused.
+ScaleSearch search_scale(const Trace& trace, const CapacityOptions& o, const Candidate& c,
+                         const CapacityPoint& one_engine) {
+  ScaleSearch s;
+  s.points[0] = one_engine;
+  const BatchPredicate predicate = [&](const std::vector<int64_t>& xs) {
+    std::vector<ReplayOptions> batch;
+    std::vector<int64_t> to_replay;
+    for (int64_t x : xs) {
+      if (s.points.count(x)) continue;
+      to_replay.push_back(x);
+      batch.push_back(c.options);
+      batch.back().data_parallel_size = 1;
+      batch.back().arrival_rate_scale = scale_at(c.options.arrival_rate_scale, x);
+    }
+    const std::vector<CapacityPoint> results = replay_batch(trace, batch, o.slo, o.jobs);
+    for (size_t i = 0; i < to_replay.size(); ++i) s.points[to_replay[i]] = results[i];
+    std::vector<bool> missed;
+    for (int64_t x : xs) missed.push_back(!s.points.at(x).met);
+    return missed;
+  };
+  s.outcome =
+      find_first_true({-kScaleSteps, kScaleSteps, 0, kScaleStepsPerDoubling / 2}, predicate);
+  return s;
+}
+
+std::string indent(const std::string& text, const std::string& prefix) {
+  std::string out;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = text.find('\n', start);
+    out += prefix + text.substr(start, end - start + 1);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string evaluated_line(const SearchOutcome& outcome, const char* unit,
+                           const std::function<std::string(int64_t)>& label, bool true_is_met) {
+  std::string text;
+  for (const SearchPoint& p : outcome.evaluated) {
+    const bool met = p.value == true_is_met;
+    text += (text.empty() ? "" : ", ") + label(p.x) + unit + " " + (met ? "met" : "missed");
+  }
+  return text;
+}
+
+}  // namespace
+
+int run_capacity_command(const std::vector<std::string>& args, std::ostream& out,
+                         std::ostream& err) {
+  if (wants_help(args)) {
+    out << capacity_usage();
+    return 0;
+  }
+  try {
+    const CapacityOptions o = parse_capacity_args(args);
+    const Trace trace = read_trace_file(o.base.trace_path);
+    const std::vector<Candidate> candidates = make_candidates(o);
+
+    // 1. The fewest engines, per candidate; the answer is the cheapest (the first on a tie).
+    std::vector<EngineSearch> searches;
+    size_t best = candidates.size();
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      searches.push_back(search_engines(trace, o, candidates[i]));
+      const auto& answer = searches.back().outcome.first_true;
+      if (answer && (best == candidates.size() || *answer < *searches[best].outcome.first_true)) {
+        best = i;
+      }
+    }
+
+    std::string slo_text;
+    for (const SloTarget& t : o.slo) {
+      slo_text += (slo_text.empty() ? "" : ", ") + t.key +
+                  (lower_is_better(t.key) ? " <= " : " >= ") + format_figure(t.key, t.target);
+    }
+    out << "capacity: " << o.base.trace_path << " (" << trace.requests.size() << " requests), SLO "
+        << slo_text << ", routing " << o.base.routing_policy << "\n";
+    if (candidates.size() > 1) {
+      out << "candidates:\n";
+      for (size_t i = 0; i < candidates.size(); ++i) {
+        const auto& answer = searches[i].outcome.first_true;
+        out << "  " << describe(candidates[i]) << ": "
+            << (answer ? std::to_string(*answer) + " engine(s)"
+                       : "none up to " + std::to_string(o.max_engines) + " engines")
+            << (i == best ? "  <- answer" : "") << "\n";
+      }
+    }
+
+    nlohmann::ordered_json result;
+    const size_t shown = best == candidates.size() ? 0 : best;
+    const Candidate& chosen = candidates[shown];
+    const EngineSearch& search = searches[shown];
+    const std::optional<int64_t> engines = search.outcome.first_true;
+    const CapacityPoint* at = engines ? &search.points.at(*engines) : nullptr;
+    const CapacityPoint* below = nullptr;
+    if (engines && *engines > 1 && search.points.count(*engines - 1)) {
+      below = &search.points.at(*engines - 1);
+    }
+    if (!engines) {
+      below = &search.points.at(o.max_engines);
+      out << "engines: none: " << o.max_engines << " engines (--max-engines) still miss the SLOs"
+          << (candidates.size() > 1 ? " with every candidate" : "") << "\n";
+    } else {
+      out << "engines: " << *engines << " (data parallel, each with its own KV cache)"
+          << (chosen.settings.empty() ? "" : " with " + describe(chosen)) << "\n";
+      out << "at " << *engines << " engine(s):\n" << indent(format_slo_results(at->slo), "  ");
+      if (below) {
+        out << "one step below, at " << *engines - 1 << " engine(s):\n"
+            << indent(format_slo_results(below->slo), "  ");
+      } else {
+        out << "one step below: none (one engine is the fewest)\n";
+      }
+    }
+    const auto engines_label = [](int64_t n) { return std::to_string(n); };
+    out << "replayed: " << evaluated_line(search.outcome, " engine(s)", engines_label, true)
+        << "\n";
+    const bool engines_monotone = !search.outcome.violation_true;
+    if (engines_monotone) {
+      out << "monotone: yes at the replayed points (more engines never missed where fewer met)\n";
+    } else {
+      out << "monotone: NO: " << search.outcome.violation_true->x << " engine(s) meet the SLOs but "
+          << search.outcome.violation_false->x
+          << " miss them; the answer is the search's, a smaller one may exist\n";
+    }
+
+    // 2. The largest arrival-rate scale one engine sustains, for the chosen candidate.
+    const ScaleSearch scale = search_scale(trace, o, chosen, search.points.at(1));
+    const double base_scale = chosen.options.arrival_rate_scale;
+    const auto scale_label = [base_scale](int64_t x) {
+      return capacity_number(scale_at(base_scale, x));
+    };
+    std::optional<double> sustained;
+    if (scale.outcome.true_at_min) {
+      out << "one engine: misses the SLOs even at " << scale_label(-kScaleSteps)
+          << "x the trace's arrival rate\n";
+    } else if (!scale.outcome.first_true) {
+      sustained = scale_at(base_scale, kScaleSteps);
+      out << "one engine: meets the SLOs up to " << capacity_number(*sustained)
+          << "x the arrival rate (the search's bound)\n";
+    } else {
+      sustained = scale_at(base_scale, *scale.outcome.first_true - 1);
+      out << "one engine sustains " << capacity_number(*sustained)
+          << "x the trace's arrival rate (misses at " << scale_label(*scale.outcome.first_true)
+          << "x; steps of 2^(1/32); " << scale.points.size() << " loads replayed)\n";
+    }
+    const bool scale_monotone = !scale.outcome.violation_true;
+    if (!scale_monotone) {
+      out << "  monotone: NO: one engine misses at " << scale_label(scale.outcome.violation_true->x)
+          << "x but meets at " << scale_label(scale.outcome.violation_false->x) << "x\n";
+    }
+
+    // 3. Capacity signals at the busiest hour, one step below the answer (or at the answer when
+    // one engine suffices): the deployment that shows why the next engine is needed.
+    const int64_t signal_engines = engines ? std::max<int64_t>(1, *engines - 1) : o.max_engines;
+    const CapacityPoint& signal_point = search.points.at(signal_engines);
+    const WindowFigures& w = signal_point.window;
+    out << format_capacity_signals(w, signal_engines);
+
+    // The seed's memory what-ifs, replayed at the same number of engines.
+    std::vector<std::pair<std::string, std::string>> what_ifs;
+    ResolvedEngine resolved;
+    make_replay_config(chosen.options, &resolved);
+    if (resolved.kv_cache_dtype.rfind("fp8", 0) != 0) what_ifs.push_back({"kv-cache-dtype", "fp8"});
+    const double utilization = chosen.options.engine.gpu_memory_utilization;
+    if (utilization < 0.97) {
+      what_ifs.push_back(
+          {"gpu-memory-utilization", capacity_number(std::min(0.97, utilization + 0.05), "%.2f")});
+    }
+    // A what-if that cannot run (the model does not fit, ...) is reported, not replayed.
+    std::vector<ReplayOptions> what_if_options;
+    std::vector<std::string> what_if_errors;
+    for (const auto& what_if : what_ifs) {
+      auto settings = chosen.settings;
+      settings.push_back(what_if);
+      ReplayOptions options = chosen.options;
+      std::string error;
+      try {
+        options = with_flags(o, settings);
+        options.data_parallel_size = static_cast<int32_t>(signal_engines);
+        make_replay_config(options);
+      } catch (const std::invalid_argument& e) {
+        error = e.what();
+        options = chosen.options;
+        options.data_parallel_size = static_cast<int32_t>(signal_engines);
+      }
+      what_if_options.push_back(options);
+      what_if_errors.push_back(error);
+    }
+    const std::vector<CapacityPoint> what_if_results =
+        replay_batch(trace, what_if_options, o.slo, o.jobs);
+    out << "what-ifs replayed with " << signal_engines << " engine(s):\n";
+    if (chosen.options.engine.num_gpu_blocks_override) {
+      out << "  (--num-gpu-blocks-override fixes the KV blocks: these what-ifs cannot add any)\n";
+    }
+    nlohmann::ordered_json what_if_json = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < what_ifs.size(); ++i) {
+      const std::string name = "--" + what_ifs[i].first + " " + what_ifs[i].second;
+      if (!what_if_errors[i].empty()) {
+        out << "  " << name << ": cannot run: " << what_if_errors[i] << "\n";
+        continue;
+      }
+      const CapacityPoint& r = what_if_results[i];
+      out << format_what_if(name, r);
+      what_if_json.push_back({{"flag", what_ifs[i].first},
+                              {"value", what_ifs[i].second},
+                              {"engines", signal_engines},
+                              {"met", r.met},
+                              {"slo", capacity_slo_json(&r)}});
+    }
+
+    if (!o.result_json.empty()) {
+      result["engines"] = engines ? nlohmann::ordered_json(*engines) : nullptr;
+      nlohmann::ordered_json engine_args = nlohmann::ordered_json::object();
+      for (const auto& [flag, value] : chosen.settings) engine_args[flag] = value;
+      engine_args["routing-policy"] = o.base.routing_policy;
+      engine_args["arrival-rate-scale"] = base_scale;
+      result["engine_args"] = engine_args;
+      nlohmann::ordered_json slo = nlohmann::ordered_json::object();
+      for (const SloTarget& t : o.slo) slo[t.key] = t.target;
+      result["slo"] = slo;
+      result["at_answer"] = capacity_summary_json(at);
+      result["below_answer"] = capacity_summary_json(below);
+      result["slo_at_answer"] = capacity_slo_json(at);
+      result["slo_below_answer"] = capacity_slo_json(below);
+      result["monotone"] = engines_monotone;
+      nlohmann::ordered_json replayed = nlohmann::ordered_json::array();
+      for (const SearchPoint& p : search.outcome.evaluated) {
+        replayed.push_back({{"engines", p.x}, {"met", p.value}});
+      }
+      result["replayed"] = replayed;
+      result["one_engine_max_arrival_rate_scale"] =
+          sustained ? nlohmann::ordered_json(*sustained) : nullptr;
+      result["one_engine_scale_monotone"] = scale_monotone;
+      result["signals"] = capacity_signals_json(w, signal_engines);
+      result["what_ifs"] = what_if_json;
+      PendingFile file("--result-json", o.result_json);
+      file.stream() << result.dump(2) << "\n";
+      file.commit();
+    }
+    return 0;
+  } catch (const TraceError& e) {
+    return report_usage_error(err, "llmsim capacity", e);
+  } catch (const std::invalid_argument& e) {  // UsageError included
+    return report_usage_error(err, "llmsim capacity", e);
+  } catch (const std::exception& e) {
+    err << "llmsim capacity: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace llm
