@@ -44,13 +44,20 @@ std::vector<std::string> table_figures(const std::string& sort_by) {
 
 }  // namespace
 
+bool meets_slo(const SweepOutcome& outcome, const SweepPointResult& result) {
+  return result.ok && all_met(check_slo(result.summary, outcome.slo));
+}
+
 std::vector<size_t> sweep_ranking(const SweepOutcome& outcome) {
   std::vector<size_t> ran, failed;
   for (size_t i = 0; i < outcome.points.size(); ++i) {
     (outcome.points[i].ok ? ran : failed).push_back(i);
   }
   const bool ascending = lower_is_better(outcome.sort_by);
+  std::vector<bool> met(outcome.points.size());
+  for (size_t i : ran) met[i] = meets_slo(outcome, outcome.points[i]);
   std::stable_sort(ran.begin(), ran.end(), [&](size_t a, size_t b) {
+    if (met[a] != met[b]) return static_cast<bool>(met[a]);
     const double x = figure(outcome.points[a], outcome.sort_by);
     const double y = figure(outcome.points[b], outcome.sort_by);
     if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
@@ -70,6 +77,8 @@ std::string format_sweep_table(const SweepOutcome& outcome) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {"rank"};
   for (const SweepAxis& axis : outcome.axes) header.push_back(axis.flag);
+  const bool with_slo = !outcome.slo.empty();
+  if (with_slo) header.push_back("slo");
   for (const std::string& key : figures) header.push_back(key);
   rows.push_back(header);
   const std::vector<size_t> ranking = sweep_ranking(outcome);
@@ -78,6 +87,7 @@ std::string format_sweep_table(const SweepOutcome& outcome) {
     std::vector<std::string> row = {std::to_string(rank + 1)};
     for (const SweepSetting& setting : result.point) row.push_back(setting.value);
     if (result.ok) {
+      if (with_slo) row.push_back(meets_slo(outcome, result) ? "met" : "MISSED");
       for (const std::string& key : figures) row.push_back(short_number(figure(result, key)));
     } else {
       row.push_back("FAILED: " + result.error);
@@ -111,7 +121,7 @@ std::string format_sweep_table(const SweepOutcome& outcome) {
 std::string format_sweep_csv(const SweepOutcome& outcome) {
   std::string text = "rank,dir";
   for (const SweepAxis& axis : outcome.axes) text += "," + csv_field(axis.flag);
-  text += ",status,error";
+  text += ",status,error,slo";
   for (const std::string& key : summary_figure_keys()) text += "," + key;
   text += "\n";
   const std::vector<size_t> ranking = sweep_ranking(outcome);
@@ -120,6 +130,8 @@ std::string format_sweep_csv(const SweepOutcome& outcome) {
     text += std::to_string(rank + 1) + "," + csv_field(result.dir_name);
     for (const SweepSetting& setting : result.point) text += "," + csv_field(setting.value);
     text += result.ok ? ",ok," : ",failed," + csv_field(result.error);
+    text += ",";
+    if (result.ok && !outcome.slo.empty()) text += meets_slo(outcome, result) ? "met" : "missed";
     for (const std::string& key : summary_figure_keys()) {
       text += ",";
       if (result.ok) text += json_number(figure(result, key));
@@ -134,6 +146,12 @@ std::string format_sweep_json(const SweepOutcome& outcome) {
   doc["trace"] = outcome.trace;
   doc["sort"] = outcome.sort_by;
   doc["lower_is_better"] = lower_is_better(outcome.sort_by);
+  if (!outcome.slo.empty()) {
+    doc["slo"] = nlohmann::ordered_json::array();
+    for (const SloTarget& t : outcome.slo) {
+      doc["slo"].push_back({{"key", t.key}, {"target", t.target}});
+    }
+  }
   doc["axes"] = nlohmann::ordered_json::array();
   for (const SweepAxis& axis : outcome.axes) {
     doc["axes"].push_back({{"flag", axis.flag}, {"values", axis.values}});
@@ -149,6 +167,13 @@ std::string format_sweep_json(const SweepOutcome& outcome) {
     for (const SweepSetting& setting : result.point)
       point["settings"][setting.flag] = setting.value;
     point["status"] = result.ok ? "ok" : "failed";
+    if (result.ok && !outcome.slo.empty()) {
+      point["slo"] = nlohmann::ordered_json::array();
+      for (const SloResult& r : check_slo(result.summary, outcome.slo)) {
+        point["slo"].push_back(
+            {{"key", r.key}, {"value", r.value}, {"target", r.target}, {"met", r.met}});
+      }
+    }
     if (result.ok) {
       nlohmann::ordered_json figures = nlohmann::ordered_json::object();
       for (const std::string& key : summary_figure_keys()) figures[key] = figure(result, key);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/replay_report.h"
+#include "sim/slo.h"
 #include "sim/sweep_grid.h"
 
 namespace llm {
@@ -25,24 +26,31 @@ struct SweepOutcome {
   std::string sort_by;  // a summary figure key
   std::vector<SweepAxis> axes;
   std::vector<SweepPointResult> points;  // in grid order
+  std::vector<SloTarget> slo;            // --slo: points meeting every target rank first
 };
 
+// Whether the point ran and meets every SLO target (true when there are none).
+bool meets_slo(const SweepOutcome& outcome, const SweepPointResult& result);
+
 // Indices into outcome.points, best first: the points that ran by the sort figure (ascending when
-// lower_is_better, else descending; ties keep grid order), then the failed points in grid order.
+// lower_is_better, else descending; ties keep grid order), those meeting every SLO target before
+// those missing one, then the failed points in grid order.
 std::vector<size_t> sweep_ranking(const SweepOutcome& outcome);
 
 int64_t num_failed_points(const SweepOutcome& outcome);
 
-// The ranked table: rank, the swept values, the sort figure, then the headline figures
-// (seconds for latencies, as summary.json), or FAILED and the reason.
+// The ranked table: rank, the swept values, "met" or "MISSED" under --slo, the sort figure, then
+// the headline figures (seconds for latencies, as summary.json), or FAILED and the reason.
 std::string format_sweep_table(const SweepOutcome& outcome);
 
-// One row per point in rank order: rank, dir, the swept values, status, error, then every
-// summary figure (summary_figure_keys()).
+// One row per point in rank order: rank, dir, the swept values, status, error, slo ("met",
+// "missed", empty without --slo or for a failed point), then every summary figure
+// (summary_figure_keys()).
 std::string format_sweep_csv(const SweepOutcome& outcome);
 
-// {"trace", "sort", "axes": [{"flag", "values"}], "points": [{"rank", "dir", "settings",
-// "status", "error"?, "figures"?}]}, points in rank order.
+// {"trace", "sort", "slo"?: [{"key", "target"}], "axes": [{"flag", "values"}], "points":
+// [{"rank", "dir", "settings", "status", "error"?, "slo"?: [{"key", "value", "target", "met"}],
+// "figures"?}]}, points in rank order; the "slo" members only under --slo.
 std::string format_sweep_json(const SweepOutcome& outcome);
 
 }  // namespace llm

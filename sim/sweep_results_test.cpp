@@ -123,5 +123,47 @@ RC_GTEST_PROP(SweepRanking, IsAPermutationBestFirst, ()) {
   }
 }
 
+TEST(SweepSlo, PointsMeetingEveryTargetRankFirstAndAreMarked) {
+  // By ttft_p99 alone "1" (0.1 s) is best, but its throughput misses the SLO.
+  SweepOutcome o = outcome_of({ran("1", 0.1, 5), ran("2", 0.3, 50), ran("3", 0.2, 40),
+                               failed("4", "boom"), ran("5", 0.9, 60)},
+                              "ttft_p99");
+  o.slo = parse_slo("ttft_p99=500ms,output_tokens_per_s=30");
+  EXPECT_TRUE(meets_slo(o, o.points[1]));
+  EXPECT_FALSE(meets_slo(o, o.points[0]));  // throughput 5 < 30
+  EXPECT_FALSE(meets_slo(o, o.points[3]));  // failed
+  EXPECT_FALSE(meets_slo(o, o.points[4]));  // 0.9 s > 500 ms
+  EXPECT_EQ(sweep_ranking(o), (std::vector<size_t>{2, 1, 0, 4, 3}));
+
+  const std::string table = format_sweep_table(o);
+  EXPECT_NE(table.find("rank  max-num-seqs  slo"), std::string::npos) << table;
+  EXPECT_NE(table.find("1     3             met"), std::string::npos) << table;
+  EXPECT_NE(table.find("3     1             MISSED"), std::string::npos) << table;
+
+  const std::string csv = format_sweep_csv(o);
+  EXPECT_NE(csv.find("status,error,slo,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("1,p3,3,ok,,met,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("3,p1,1,ok,,missed,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("5,p4,4,failed,boom,,"), std::string::npos) << csv;
+
+  const auto json = nlohmann::json::parse(format_sweep_json(o));
+  ASSERT_EQ(json["slo"].size(), 2u);
+  EXPECT_EQ(json["slo"][0]["key"], "ttft_p99");
+  EXPECT_DOUBLE_EQ(json["slo"][0]["target"].get<double>(), 0.5);
+  const auto& first = json["points"][0];
+  EXPECT_EQ(first["dir"], "p3");
+  ASSERT_EQ(first["slo"].size(), 2u);
+  EXPECT_TRUE(first["slo"][1]["met"].get<bool>());
+  EXPECT_DOUBLE_EQ(first["slo"][1]["value"].get<double>(), 40);
+  EXPECT_FALSE(json["points"][2]["slo"][1]["met"].get<bool>());
+}
+
+TEST(SweepSlo, WithoutTargetsNothingChanges) {
+  const SweepOutcome o = outcome_of({ran("1", 0.1, 5), ran("2", 0.3, 50)}, "ttft_p99");
+  EXPECT_EQ(format_sweep_table(o).find("slo"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(format_sweep_json(o)).count("slo"), 0u);
+  EXPECT_NE(format_sweep_csv(o).find("1,p1,1,ok,,,"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace llm

@@ -212,6 +212,10 @@ cmp -s "$work/sweep/3_max-num-seqs=4_kv-cache-dtype=fp8/summary.json" "$work/swe
 "$llmsim" sweep "$root/traces/tiny.json" --set max-num-seqs=4,-1 --out "$work/sweep-bad" >/dev/null 2>"$work/stderr"
 [[ $? -eq 2 && ! -e $work/sweep-bad/sweep.json ]] && grep -qF -- "--set max-num-seqs=4,-1: --max-num-seqs" "$work/stderr" \
   && ok || fail "sweep with a bad --set value: $(cat "$work/stderr")"
+"$llmsim" sweep "$root/traces/azure-conv-sample.json" --set max-num-seqs=2,64 --slo ttft_p99=1s \
+  --out "$work/sweep-slo" --no-progress >"$work/sweep-slo.txt" 2>"$work/stderr"
+[[ $? -eq 0 ]] && grep -q "^1  *64  *met " "$work/sweep-slo.txt" && grep -q "^2  *2  *MISSED " "$work/sweep-slo.txt" \
+  && grep -q ',missed,' "$work/sweep-slo/sweep.csv" && ok || fail "sweep --slo: $(cat "$work/sweep-slo.txt" "$work/stderr")"
 # --- replay --slo (issue 12): exit 1 on a missed target with --fail-on-slo, 2 on a bad --slo -----
 "$llmsim" replay "$root/traces/tiny.json" --quiet --no-progress --slo ttft_p99=100s,tpot_p99=10s --fail-on-slo >"$work/slo" 2>&1 && grep -q "slo ttft_p99 .* met" "$work/slo" && ok || fail "replay --slo met: $(cat "$work/slo")"
 "$llmsim" replay "$root/traces/tiny.json" --quiet --no-progress --slo ttft_p99=1us --fail-on-slo >"$work/slo" 2>&1

@@ -31,6 +31,8 @@ const std::set<std::string> kUnsweepable = {"output-dir",
                                             "no-progress",
                                             "help",
                                             "set",
+                                            "slo",
+                                            "fail-on-slo",
                                             "jobs",
                                             "sort",
                                             "out"};
@@ -82,8 +84,9 @@ ReplayOptions checked_replay_options(const std::vector<std::string>& args) {
 void check_axis(const SweepOptions& o, const SweepAxis& axis) {
   const std::string where = "--set " + axis.spec + ": ";
   if (kUnsweepable.count(axis.flag)) {
-    throw UsageError(where + "--" + axis.flag + " cannot be swept (each point's summary.json " +
-                     "goes under --out DIR)");
+    throw UsageError(where + "--" + axis.flag +
+                     " cannot be swept (outputs, display and SLOs are the sweep's own: " +
+                     "--out DIR, --quiet, --no-progress, --slo)");
   }
   if (given_outside_set(o.replay_args, axis.flag)) {
     throw UsageError(where + "--" + axis.flag + " is also given outside --set");
@@ -115,6 +118,8 @@ with those flags would, on several threads, and prints the points best first.
   --sort KEY             the figure to rank by, best first (ttft_p99); any summary figure:
                          ttft_p50, tpot_p99, itl_p99, e2e_p99, queue_p99, preemptions,
                          output_tokens_per_s, ... (higher is better for throughputs)
+  --slo KEY=V,...        SLO targets as in llmsim replay (ttft_p99=2s,tpot_p99=100ms): each
+                         point is marked met or MISSED and those meeting all rank first
   --jobs N               replays at a time (the number of cores)
   --out DIR              write DIR/sweep.csv, DIR/sweep.json and DIR/POINT/summary.json
   --quiet                no table
@@ -157,6 +162,10 @@ SweepOptions parse_sweep_args(const std::vector<std::string>& args) {
     if (at != std::string::npos)
       message.replace(at, replay_help.size(), "(see llmsim sweep --help)");
     throw UsageError(message);
+  }
+  if (o.base.fail_on_slo) {
+    throw UsageError(
+        "--fail-on-slo: not for llmsim sweep (--slo ranks the points meeting every target first)");
   }
   for (const auto& [given, flag] : {std::pair{!o.base.output_dir.empty(), "--output-dir"},
                                     {!o.base.metrics_out.empty(), "--metrics-out"},
@@ -235,6 +244,7 @@ int run_sweep_command(const std::vector<std::string>& args, std::ostream& out, s
     trace = read_trace_file(options.base.trace_path);
     outcome.trace = options.base.trace_path;
     outcome.sort_by = options.sort_by;
+    outcome.slo = options.base.slo;
     outcome.axes = options.axes;
     for (size_t i = 0; i < points.size(); ++i) {
       SweepPointResult result;
