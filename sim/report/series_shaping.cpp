@@ -70,11 +70,14 @@ XySeries cdf_of_sketch(const LogSketch& sketch, size_t max_points) {
   XySeries out;
   if (sketch.count() == 0) return out;
   max_points = std::max<size_t>(max_points, 1);
-  for (size_t k = 1; k <= max_points; ++k) {
+  for (size_t k = 1; k < max_points; ++k) {
     const double q = static_cast<double>(k) / static_cast<double>(max_points);
     out.x.push_back(sketch.quantile(q));
     out.y.push_back(q);
   }
+  // The whole distribution ends at its largest value, which the sketch keeps exactly.
+  out.x.push_back(sketch.summarize().max);
+  out.y.push_back(1.0);
   return out;
 }
 

@@ -30,7 +30,7 @@ XySeries counter_rate(const std::vector<double>& time_s, const std::vector<doubl
 // included).
 XySeries cdf_of_sorted(const std::vector<double>& sorted, size_t max_points);
 
-// The CDF of a sketch at max_points evenly spaced quantiles (1/N ... 1).
+// The CDF of a sketch at max_points evenly spaced quantiles (1/N ... 1; 1 is the exact maximum).
 XySeries cdf_of_sketch(const LogSketch& sketch, size_t max_points);
 
 }  // namespace llm
