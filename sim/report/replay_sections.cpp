@@ -57,9 +57,16 @@ Plot cdf_plot(const std::string& id, const std::string& title, const std::string
   return p;
 }
 
-std::string figure_text(const ReplaySummary& s, const char* key, double scale, const char* unit) {
+// A latency figure in ms below a second, in s from there ("85.71 ms", "16.5 s").
+std::string latency_text(const ReplaySummary& s, const char* key) {
   const auto v = summary_figure(s, key);
-  return v ? short_number_text(*v * scale) + unit : "n/a";
+  if (!v) return "n/a";
+  return *v < 1 ? short_number_text(*v * 1e3) + " ms" : short_number_text(*v) + " s";
+}
+
+std::string pair_text(const ReplaySummary& s, const std::string& distribution) {
+  return latency_text(s, (distribution + "_p50").c_str()) + " / " +
+         latency_text(s, (distribution + "_p99").c_str());
 }
 
 }  // namespace
@@ -115,14 +122,10 @@ std::vector<std::pair<std::string, std::string>> summary_facts(const ReplaySumma
                  std::to_string(s.requests) + " (" + std::to_string(s.sequences) + ")");
   f.emplace_back("Duration", short_number_text(s.duration_s) + " s");
   f.emplace_back("Output throughput", short_number_text(s.output_tokens_per_s) + " tokens/s");
-  f.emplace_back("TTFT p50 / p99", figure_text(s, "ttft_p50", 1e3, " ms") + " / " +
-                                       figure_text(s, "ttft_p99", 1e3, " ms"));
-  f.emplace_back("TPOT p50 / p99", figure_text(s, "tpot_p50", 1e3, " ms") + " / " +
-                                       figure_text(s, "tpot_p99", 1e3, " ms"));
-  f.emplace_back("ITL p50 / p99", figure_text(s, "itl_p50", 1e3, " ms") + " / " +
-                                      figure_text(s, "itl_p99", 1e3, " ms"));
-  f.emplace_back("E2E p50 / p99",
-                 figure_text(s, "e2e_p50", 1, " s") + " / " + figure_text(s, "e2e_p99", 1, " s"));
+  f.emplace_back("TTFT p50 / p99", pair_text(s, "ttft"));
+  f.emplace_back("TPOT p50 / p99", pair_text(s, "tpot"));
+  f.emplace_back("ITL p50 / p99", pair_text(s, "itl"));
+  f.emplace_back("E2E p50 / p99", pair_text(s, "e2e"));
   f.emplace_back("Preemptions", std::to_string(s.preemptions));
   f.emplace_back("Peak KV-cache usage", short_number_text(s.peak_kv_usage * 100) + " %");
   return f;

@@ -156,3 +156,28 @@ TEST(ReplayReportPage, StaysSmallForALongRun) {
 
 }  // namespace
 }  // namespace llm
+
+namespace llm {
+namespace {
+
+TEST(SummaryFacts, LatenciesInMillisecondsBelowASecond) {
+  ReplaySummary s;
+  s.requests = 10;
+  s.sequences = 12;
+  s.ttft.p50 = 0.5;
+  s.ttft.p99 = 16.5;
+  s.tpot.p50 = 0.004551;
+  s.tpot.p99 = 0.0052;
+  s.preemptions = 98;
+  s.peak_kv_usage = 0.25;
+  std::map<std::string, std::string> facts;
+  for (const auto& [label, value] : summary_facts(s)) facts[label] = value;
+  EXPECT_EQ(facts["Requests (sequences)"], "10 (12)");
+  EXPECT_EQ(facts["TTFT p50 / p99"], "500 ms / 16.5 s");
+  EXPECT_EQ(facts["TPOT p50 / p99"], "4.551 ms / 5.2 ms");
+  EXPECT_EQ(facts["Preemptions"], "98");
+  EXPECT_EQ(facts["Peak KV-cache usage"], "25 %");
+}
+
+}  // namespace
+}  // namespace llm

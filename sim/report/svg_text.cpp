@@ -52,7 +52,12 @@ std::string short_number_text(double value) {
   if (!std::isfinite(value)) return "n/a";
   if (std::abs(value) < 1e-12) return "0";
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", value);
+  // Up to a million, whole numbers as such ("30000", not "3e+04"); beyond, 4 significant digits.
+  if (std::abs(value) >= 1e4 && std::abs(value) < 1e6) {
+    std::snprintf(buf, sizeof buf, "%.0f", value);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.4g", value);
+  }
   return buf;
 }
 

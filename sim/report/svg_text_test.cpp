@@ -35,7 +35,8 @@ TEST(SvgText, NumbersKeepFourSignificantDigits) {
     const char* want;
   };
   for (const Row& r : {Row{0, "0"}, Row{0.25, "0.25"}, Row{1200, "1200"}, Row{1.23456, "1.235"},
-                       Row{1.5e6, "1.5e+06"}, Row{1e-13, "0"}, Row{-2, "-2"}}) {
+                       Row{1.5e6, "1.5e+06"}, Row{1e-13, "0"}, Row{-2, "-2"}, Row{30000, "30000"},
+                       Row{12345.6, "12346"}, Row{-20000, "-20000"}}) {
     EXPECT_EQ(short_number_text(r.in), r.want) << r.in;
   }
 }
