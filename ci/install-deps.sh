@@ -14,6 +14,7 @@ packages=(
   libpcre2-dev
   prometheus curl
   python3-numpy
+  chromium
   clang libclang-rt-14-dev
 )
 

@@ -88,6 +88,22 @@ void MetricsRecorder::scrape(Nanos time) {
   times_.push_back(time);
 }
 
+std::vector<MetricsRecorder::RecordedSeries> MetricsRecorder::series_named(
+    std::string_view name) const {
+  std::vector<RecordedSeries> found;
+  const size_t width = series_.size();
+  for (size_t i = 0; i < width; ++i) {
+    const std::string& text = series_[i].text;
+    if (text.size() < name.size() || text.compare(0, name.size(), name) != 0) continue;
+    if (text.size() > name.size() && text[name.size()] != '{') continue;
+    RecordedSeries s{text, {}};
+    s.values.reserve(times_.size());
+    for (size_t k = 0; k < times_.size(); ++k) s.values.push_back(values_[k * width + i]);
+    found.push_back(std::move(s));
+  }
+  return found;
+}
+
 void MetricsRecorder::write_openmetrics(std::ostream& out, int64_t start_unix_ns) const {
   std::vector<std::string> stamps;
   stamps.reserve(times_.size());

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/clock.h"
@@ -26,6 +27,15 @@ class MetricsRecorder {
   // Flushes the engines' pending observations and stores every series' value at `time`.
   void scrape(Nanos time);
   size_t num_scrapes() const { return times_.size(); }
+  const std::vector<Nanos>& times() const { return times_; }
+
+  // Every recorded series of the sample name `name` (as exposed: vllm:num_requests_running,
+  // vllm:num_preemptions_total, ...), each as its name{labels} text and one value per scrape.
+  struct RecordedSeries {
+    std::string text;
+    std::vector<double> values;
+  };
+  std::vector<RecordedSeries> series_named(std::string_view name) const;
 
   // start_unix_ns is the wall-clock instant of simulated time 0.
   void write_openmetrics(std::ostream& out, int64_t start_unix_ns) const;

@@ -55,6 +55,13 @@ class ReplayReport final : public EngineObserver {
   // Completes the figures once the replay is over.
   ReplaySummary finish(Nanos end_time, const EngineTotals& totals, int64_t trace_requests);
 
+  // The samples behind the figures, for plots: per-request values (sorted once finish() ran)
+  // and the inter-token latency sketch.
+  const ExactSamples& ttft_samples() const { return ttft_; }
+  const ExactSamples& tpot_samples() const { return tpot_; }
+  const ExactSamples& e2e_samples() const { return e2e_; }
+  const LogSketch& itl_sketch() const { return itl_; }
+
  private:
   void write_line(const Request& request);
   static const char* outcome(const Request& request);

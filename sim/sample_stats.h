@@ -31,6 +31,8 @@ class ExactSamples {
  public:
   void add(double value) { values_.push_back(value); }
   size_t size() const { return values_.size(); }
+  // The values added, in ascending order once summarize() has run.
+  const std::vector<double>& values() const { return values_; }
   // Percentiles interpolate linearly between closest ranks (numpy's default).
   Distribution summarize();
 
@@ -43,9 +45,11 @@ class LogSketch {
   LogSketch();
   void add(double value);  // values <= 0 count as exact zeros
   Distribution summarize() const;
+  // The q-quantile (0 <= q <= 1) as a bucket midpoint; 0 when empty.
+  double quantile(double q) const;
+  int64_t count() const { return count_; }
 
  private:
-  double quantile(double q) const;
   std::vector<int64_t> buckets_;
   int64_t zeros_ = 0;
   int64_t count_ = 0;

@@ -12,6 +12,8 @@
 #include "sim/cli/pending_file.h"
 #include "sim/metrics_recorder.h"
 #include "sim/replay_report.h"
+#include "sim/report/html_report.h"
+#include "sim/report/replay_sections.h"
 #include "sim/time_text.h"
 #include "sim/trace_io.h"
 #include "ui/progress_bar.h"
@@ -31,6 +33,7 @@ TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl, or 
   --metrics-out FILE               the replay's Prometheus metrics as OpenMetrics time series
   --promtool-series FILE           the same series as promtool test-rules input_series (YAML)
   --metrics-snapshot FILE          the /metrics text an engine would serve at the end of the run
+  --report FILE                    a self-contained HTML report with plots (series, CDFs)
   --scrape-interval D              time between samples of those series (5s)
   --start-time RFC3339             wall-clock time of the trace's start (2026-01-01T00:00:00Z)
   --slo KEY=V,...                  print these summary figures against their targets: latencies
@@ -58,6 +61,7 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
       .nonempty({"--metrics-out"}, o.metrics_out)
       .nonempty({"--promtool-series"}, o.promtool_series)
       .nonempty({"--metrics-snapshot"}, o.metrics_snapshot)
+      .nonempty({"--report"}, o.report)
       .value({"--scrape-interval"},
              [&o](const std::string& flag, const std::string& v) {
                const auto ns = parse_duration_ns(v);
@@ -97,6 +101,7 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
   if (!have_trace) throw UsageError("missing TRACE (a trace file or synthetic:...)");
   if (o.fail_on_slo && o.slo.empty()) throw UsageError("--fail-on-slo: needs --slo KEY=V,...");
   o.engine = engine.args();
+  o.command_line = shell_command_line("llmsim replay", args);
   return o;
 }
 
@@ -141,7 +146,7 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     if (o.arrival_rate_scale != 1.0) scale_arrivals(trace, o.arrival_rate_scale);
 
     std::unique_ptr<PendingFile> requests_file, summary_file, metrics_file, series_file,
-        snapshot_file;
+        snapshot_file, report_file;
     if (!o.output_dir.empty()) {
       std::error_code ec;
       fs::create_directories(o.output_dir, ec);
@@ -163,6 +168,7 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     if (!o.metrics_snapshot.empty()) {
       snapshot_file = std::make_unique<PendingFile>("--metrics-snapshot", o.metrics_snapshot);
     }
+    if (!o.report.empty()) report_file = std::make_unique<PendingFile>("--report", o.report);
 
     // Observers: the whole-run report, one report per engine when there are several, and the
     // Prometheus metrics when a time series is wanted.
@@ -174,8 +180,8 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     prometheus::Registry registry;
     std::unique_ptr<VllmMetricFamilies> families;
     std::vector<std::unique_ptr<EngineMetrics>> engine_metrics;
-    const bool want_metrics = metrics_file || series_file || snapshot_file;
-    const bool want_series = metrics_file || series_file;
+    const bool want_metrics = metrics_file || series_file || snapshot_file || report_file;
+    const bool want_series = metrics_file || series_file || report_file;
     if (want_metrics) {
       families = std::make_unique<VllmMetricFamilies>(registry, config.scheduler.max_model_len);
     }
@@ -233,6 +239,12 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     if (series_file) {
       recorder.write_promtool_series(series_file->stream(), o.scrape_interval_ns);
       series_file->commit();
+    }
+    if (report_file) {
+      report_file->stream() << render_replay_report(
+          o.command_line, fs::path(o.trace_path).filename().string(), summary,
+          replay_time_series(recorder), latency_cdfs(report, kMaxCdfPoints));
+      report_file->commit();
     }
     if (summary_file) {
       summary_file->stream() << format_summary_json(summary);

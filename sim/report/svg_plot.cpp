@@ -1,0 +1,196 @@
+#include "sim/report/svg_plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "sim/report/svg_text.h"
+
+namespace llm {
+namespace {
+
+// Layout, in SVG pixels (760 x 300): the plot area and a legend column on its right.
+constexpr double kLeft = 72;
+constexpr double kRight = 580;
+constexpr double kTop = 34;
+constexpr double kBottom = 250;
+constexpr double kLegendX = 596;
+constexpr size_t kLegendChars = 26;
+
+const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                               "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+constexpr size_t kNumColors = sizeof kColors / sizeof kColors[0];
+
+struct Range {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
+  void add(double v) {
+    if (!std::isfinite(v)) return;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  bool empty() const { return lo > hi; }
+};
+
+bool finite_point(const PlotSeries& s, size_t i) {
+  return std::isfinite(s.x[i]) && std::isfinite(s.y[i]);
+}
+
+std::string shortened(const std::string& text, size_t limit) {
+  if (text.size() <= limit) return text;
+  return text.substr(0, limit - 3) + "...";
+}
+
+}  // namespace
+
+std::vector<double> nice_ticks(double lo, double hi, int count) {
+  std::vector<double> ticks;
+  if (!(hi > lo) || count < 1) return {lo};
+  const double raw = (hi - lo) / count;
+  const double magnitude = std::pow(10, std::floor(std::log10(raw)));
+  double step = magnitude;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * magnitude;
+    if (step >= raw) break;
+  }
+  for (double t = std::ceil(lo / step - 1e-9) * step; t <= hi + step * 1e-9; t += step) {
+    ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+  }
+  return ticks;
+}
+
+std::string render_svg_plot(const Plot& plot) {
+  const bool categorical = !plot.x_categories.empty();
+  Range xr, yr;
+  size_t num_points = 0;
+  for (const PlotSeries& s : plot.series) {
+    const size_t n = std::min(s.x.size(), s.y.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (!finite_point(s, i)) continue;
+      xr.add(s.x[i]);
+      yr.add(s.y[i]);
+      ++num_points;
+    }
+  }
+  for (const ReferenceLine& r : plot.references) yr.add(r.y);
+  if (categorical) {
+    xr.lo = -0.5;
+    xr.hi = static_cast<double>(plot.x_categories.size()) - 0.5;
+  }
+  if (xr.empty()) xr = {0, 1};
+  if (yr.empty()) yr = {0, 1};
+  if (xr.hi == xr.lo) {
+    xr.lo -= 0.5;
+    xr.hi += 0.5;
+  }
+  // Counts, latencies and usages start at zero; the top leaves a little air.
+  if (yr.lo > 0) yr.lo = 0;
+  if (yr.hi == yr.lo) yr.hi = yr.lo + 1;
+  const std::vector<double> yticks = nice_ticks(yr.lo, yr.hi, 5);
+  yr.hi = std::max(yr.hi, yticks.back());
+  yr.lo = std::min(yr.lo, yticks.front());
+
+  auto px = [&](double x) { return kLeft + (x - xr.lo) / (xr.hi - xr.lo) * (kRight - kLeft); };
+  auto py = [&](double y) { return kBottom - (y - yr.lo) / (yr.hi - yr.lo) * (kBottom - kTop); };
+
+  std::string svg;
+  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" data-plot=\"" +
+         xml_escape(plot.id) + "\" data-points=\"" + std::to_string(num_points) +
+         "\" width=\"760\" height=\"300\" viewBox=\"0 0 760 300\" role=\"img\">";
+  svg += "<title>" + xml_escape(plot.title) + "</title>";
+  svg += "<text class=\"plot-title\" x=\"" + coordinate_text(kLeft) +
+         "\" y=\"20\" font-size=\"14\" font-weight=\"bold\">" + xml_escape(plot.title) + "</text>";
+  // Grid and y ticks.
+  for (double t : yticks) {
+    const std::string y = coordinate_text(py(t));
+    svg += "<line x1=\"" + coordinate_text(kLeft) + "\" x2=\"" + coordinate_text(kRight) +
+           "\" y1=\"" + y + "\" y2=\"" + y + "\" stroke=\"#e5e5e5\"/>";
+    svg += "<text x=\"" + coordinate_text(kLeft - 6) + "\" y=\"" + coordinate_text(py(t) + 4) +
+           "\" font-size=\"11\" text-anchor=\"end\">" + short_number_text(t) + "</text>";
+  }
+  // X ticks: the categories, or nice values.
+  std::vector<std::pair<double, std::string>> xticks;
+  if (categorical) {
+    for (size_t i = 0; i < plot.x_categories.size(); ++i) {
+      xticks.emplace_back(static_cast<double>(i), shortened(plot.x_categories[i], 14));
+    }
+  } else {
+    for (double t : nice_ticks(xr.lo, xr.hi, 6)) {
+      if (t >= xr.lo - 1e-9 && t <= xr.hi + 1e-9) xticks.emplace_back(t, short_number_text(t));
+    }
+  }
+  for (const auto& [t, label] : xticks) {
+    const std::string x = coordinate_text(px(t));
+    svg += "<line x1=\"" + x + "\" x2=\"" + x + "\" y1=\"" + coordinate_text(kBottom) + "\" y2=\"" +
+           coordinate_text(kBottom + 5) + "\" stroke=\"#333\"/>";
+    svg += "<text x=\"" + x + "\" y=\"" + coordinate_text(kBottom + 18) +
+           "\" font-size=\"11\" text-anchor=\"middle\">" + xml_escape(label) + "</text>";
+  }
+  // Axes and their labels.
+  svg += "<path d=\"M" + coordinate_text(kLeft) + " " + coordinate_text(kTop) + "V" +
+         coordinate_text(kBottom) + "H" + coordinate_text(kRight) +
+         "\" fill=\"none\" stroke=\"#333\"/>";
+  svg += "<text class=\"x-label\" x=\"" + coordinate_text((kLeft + kRight) / 2) + "\" y=\"" +
+         coordinate_text(kBottom + 40) + "\" font-size=\"12\" text-anchor=\"middle\">" +
+         xml_escape(plot.x_label) + "</text>";
+  svg += "<text class=\"y-label\" x=\"14\" y=\"" + coordinate_text((kTop + kBottom) / 2) +
+         "\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 " +
+         coordinate_text((kTop + kBottom) / 2) + ")\">" + xml_escape(plot.y_label) + "</text>";
+
+  // Series, then reference lines over them.
+  std::string legend;
+  double legend_y = kTop + 8;
+  auto add_legend = [&](const std::string& name, const std::string& color, bool dashed) {
+    const std::string y = coordinate_text(legend_y);
+    legend += "<line x1=\"" + coordinate_text(kLegendX) + "\" x2=\"" +
+              coordinate_text(kLegendX + 18) + "\" y1=\"" + y + "\" y2=\"" + y + "\" stroke=\"" +
+              color + "\" stroke-width=\"2\"" + (dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>";
+    legend += "<text x=\"" + coordinate_text(kLegendX + 24) + "\" y=\"" +
+              coordinate_text(legend_y + 4) + "\" font-size=\"11\">" +
+              xml_escape(shortened(name, kLegendChars)) + "</text>";
+    legend_y += 16;
+  };
+  for (size_t si = 0; si < plot.series.size(); ++si) {
+    const PlotSeries& s = plot.series[si];
+    const std::string color = kColors[si % kNumColors];
+    const size_t n = std::min(s.x.size(), s.y.size());
+    std::string points;
+    size_t count = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!finite_point(s, i)) continue;
+      if (count++) points += ' ';
+      points += coordinate_text(px(s.x[i])) + "," + coordinate_text(py(s.y[i]));
+    }
+    svg += "<g class=\"series\" data-series=\"" + xml_escape(s.name) + "\" data-points=\"" +
+           std::to_string(count) + "\">";
+    if (s.line && count > 0) {
+      svg += "<polyline fill=\"none\" stroke=\"" + color +
+             "\" stroke-width=\"1.5\" stroke-linejoin=\"round\" points=\"" + points + "\"/>";
+    }
+    if (s.markers) {
+      for (size_t i = 0; i < n; ++i) {
+        if (!finite_point(s, i)) continue;
+        svg += "<circle r=\"3.5\" fill=\"" + color + "\" cx=\"" + coordinate_text(px(s.x[i])) +
+               "\" cy=\"" + coordinate_text(py(s.y[i])) + "\"/>";
+      }
+    }
+    svg += "</g>";
+    add_legend(s.name, color, false);
+  }
+  for (const ReferenceLine& r : plot.references) {
+    const std::string y = coordinate_text(py(r.y));
+    svg += "<line class=\"reference\" x1=\"" + coordinate_text(kLeft) + "\" x2=\"" +
+           coordinate_text(kRight) + "\" y1=\"" + y + "\" y2=\"" + y +
+           "\" stroke=\"#000\" stroke-width=\"1.5\" stroke-dasharray=\"5 3\"/>";
+    add_legend(r.label, "#000", true);
+  }
+  if (num_points == 0) {
+    svg += "<text x=\"" + coordinate_text((kLeft + kRight) / 2) + "\" y=\"" +
+           coordinate_text((kTop + kBottom) / 2) +
+           "\" font-size=\"14\" text-anchor=\"middle\" fill=\"#888\">no data</text>";
+  }
+  svg += "<g class=\"legend\">" + legend + "</g></svg>";
+  return svg;
+}
+
+}  // namespace llm
