@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -11,6 +12,9 @@
 #include "core/flag_set.h"
 #include "sim/alerts/alert_timeline.h"
 #include "sim/alerts/rule_file.h"
+#include "sim/cli/pending_file.h"
+#include "sim/report/alert_section.h"
+#include "sim/report/html_report.h"
 #include "sim/time_text.h"
 
 namespace llm {
@@ -32,6 +36,8 @@ Alerts:
   --expect-fire ALERT              exit 1 unless ALERT fired (repeatable)
   --expect-quiet ALERT             exit 1 if ALERT fired (repeatable)
   --timeline-json FILE             the timeline as JSON
+  --report FILE                    the replay's HTML report with the alerts' pending and firing
+                                   windows on a timeline
   --promtool PATH                  promtool to run (promtool on PATH)
   --prometheus PATH                prometheus to run (prometheus on PATH)
 
@@ -159,6 +165,38 @@ std::string first_fired_text(const AlertRuleTimeline& a, int64_t start_ns) {
   return first ? trace_time_text(*first, start_ns) : "never";
 }
 
+// The replay's report with a section of the alert windows, in trace seconds.
+void write_alerts_report(PendingFile& file, HtmlReport report, const std::vector<std::string>& args,
+                         const std::vector<AlertRuleTimeline>& alerts, int64_t start_ns,
+                         int64_t end_ns) {
+  const auto trace_s = [start_ns](int64_t t) { return static_cast<double>(t - start_ns) / 1e9; };
+  std::vector<AlertWindow> windows;
+  for (const AlertRuleTimeline& a : alerts) {
+    for (const AlertLabelSetTimeline& set : a.label_sets) {
+      for (const AlertEpisode& e : set.episodes) {
+        AlertWindow w;
+        w.alert = a.alert;
+        w.labels = set.labels;
+        w.pending_s = trace_s(e.pending_ns);
+        if (e.fired_ns) w.fired_s = trace_s(*e.fired_ns);
+        if (e.resolved_ns) w.resolved_s = trace_s(*e.resolved_ns);
+        windows.push_back(std::move(w));
+      }
+    }
+  }
+  report.title = "llmsim alerts";
+  std::vector<std::string> command = {"alerts"};
+  command.insert(command.end(), args.begin(), args.end());
+  report.command_line = shell_command_line("llmsim", command);
+  int fired = 0;
+  for (const AlertRuleTimeline& a : alerts) fired += a.ever_fired() ? 1 : 0;
+  report.facts.insert(report.facts.begin(), {"Alerts fired", std::to_string(fired) + " of " +
+                                                                 std::to_string(alerts.size())});
+  report.sections.insert(report.sections.begin(), alert_section(windows, trace_s(end_ns)));
+  file.stream() << render_html_report(report);
+  file.commit();
+}
+
 }  // namespace
 
 int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -168,9 +206,13 @@ int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, 
   }
   AlertsOptions o;
   PromRuleFile rules;
+  std::unique_ptr<PendingFile> report_file;  // --report: the replay's report and the windows
   try {
     o = parse_alerts_args(args);
     rules = read_rule_file(o.rules_path);
+    if (!o.replay.report.empty()) {
+      report_file = std::make_unique<PendingFile>("--report", o.replay.report);
+    }
     std::set<std::string> names;
     for (const auto& g : rules.groups) {
       for (const auto& r : g.rules) {
@@ -204,7 +246,8 @@ int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, 
     ReplayOptions replay = o.replay;
     if (replay.metrics_out.empty()) replay.metrics_out = work.path() + "/replay.om";
     replay.progress = false;
-    const int code = execute_replay(replay, out, err);
+    HtmlReport report;
+    const int code = execute_replay(replay, out, err, {}, report_file ? &report : nullptr);
     if (code != 0) return code;
     const int64_t start_ns = replay.start_time_unix_ns;
     const int64_t end_ns = last_openmetrics_sample_ns(replay.metrics_out);
@@ -219,6 +262,9 @@ int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, 
           });
     }
     out << format_alert_timeline(alerts, start_ns, end_ns);
+    if (report_file) {
+      write_alerts_report(*report_file, report, args, alerts, start_ns, end_ns);
+    }
     if (!o.timeline_json.empty()) {
       std::ofstream json(o.timeline_json);
       json << alert_timeline_json(alerts, start_ns, end_ns);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,9 @@
 #include "sim/cli/pending_file.h"
 #include "sim/cli/replay_command.h"
 #include "sim/replay_report.h"
+#include "sim/report/capacity_section.h"
+#include "sim/report/figure_map.h"
+#include "sim/report/html_report.h"
 #include "sim/slo.h"
 #include "sim/summary_figures.h"
 #include "sim/trace_io.h"
@@ -52,6 +56,7 @@ Flags:
   --max-engines N          the largest number of engines tried (64)
   --jobs N                 replays run at once (the number of cores)
   --result-json FILE       {"engines", "engine_args", "slo", "at_answer", "below_answer", ...}
+  --report FILE            an HTML report: each SLO figure against the number of engines
 
 Every llmsim replay flag that shapes the run is accepted (engine arguments, --routing-policy,
 --arrival-rate-scale, --seed); --data-parallel-size is what capacity searches, and replay's output
@@ -61,8 +66,8 @@ flags do not apply.
 
 namespace {
 
-const char* const kCapacityValueFlags[] = {"--slo", "--search", "--max-engines", "--jobs",
-                                           "--result-json"};
+const char* const kCapacityValueFlags[] = {"--slo",  "--search",      "--max-engines",
+                                           "--jobs", "--result-json", "--report"};
 const char* const kRefusedReplayFlags[] = {
     "--data-parallel-size", "--output-dir",       "--metrics-out",
     "--promtool-series",    "--metrics-snapshot", "--scrape-interval",
@@ -81,6 +86,7 @@ struct CapacityOptions {
   int32_t max_engines = 64;
   int jobs = 1;
   std::string result_json;
+  std::string report;  // --report: the HTML report of the chosen candidate's engine search
 };
 
 std::string flag_name(const std::string& arg) { return arg.substr(0, arg.find('=')); }
@@ -173,7 +179,8 @@ CapacityOptions parse_capacity_args(const std::vector<std::string>& args) {
              })
       .integer({"--max-engines"}, o.max_engines, 1, 4096)
       .integer({"--jobs"}, o.jobs, 1, 1024)
-      .nonempty({"--result-json"}, o.result_json);
+      .nonempty({"--result-json"}, o.result_json)
+      .nonempty({"--report"}, o.report);
   flags.parse(own);
   o.base = parse_replay_part(o.replay_args);
   if (!have_slo) throw UsageError("missing --slo KEY=V,... (such as ttft_p99=2s,tpot_p99=100ms)");
@@ -351,6 +358,38 @@ std::string evaluated_line(const SearchOutcome& outcome, const char* unit,
 
 }  // namespace
 
+namespace {
+
+// --report: the SLO figures of every engine count replayed for the chosen candidate, against the
+// targets, in the HTML report of sim/report/.
+void write_capacity_report(const CapacityOptions& o, const std::vector<std::string>& args,
+                           const EngineSearch& search, std::optional<int64_t> engines,
+                           std::optional<double> sustained) {
+  std::vector<CapacityReportPoint> points;
+  for (const auto& [n, point] : search.points) {
+    points.push_back({static_cast<int32_t>(n), summary_figure_map(point.summary)});
+  }
+  std::map<std::string, double> targets;
+  for (const SloTarget& t : o.slo) targets[t.key] = t.target;
+  HtmlReport report;
+  report.title = "llmsim capacity";
+  std::vector<std::string> command = {"capacity"};
+  command.insert(command.end(), args.begin(), args.end());
+  report.command_line = shell_command_line("llmsim", command);
+  report.trace_name = std::filesystem::path(o.base.trace_path).filename().string();
+  report.facts.emplace_back("Engines meeting every SLO",
+                            engines ? std::to_string(*engines) : "none up to --max-engines");
+  report.facts.emplace_back("One engine's largest arrival-rate scale",
+                            sustained ? capacity_number(*sustained) + "x" : "none");
+  report.facts.emplace_back("Replays of the engine search", std::to_string(points.size()));
+  report.sections.push_back(capacity_section(points, targets));
+  PendingFile file("--report", o.report);
+  file.stream() << render_html_report(report);
+  file.commit();
+}
+
+}  // namespace
+
 int run_capacity_command(const std::vector<std::string>& args, std::ostream& out,
                          std::ostream& err) {
   if (wants_help(args)) {
@@ -513,6 +552,9 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
                               {"slo", capacity_slo_json(&r)}});
     }
 
+    if (!o.report.empty()) {
+      write_capacity_report(o, args, search, engines, sustained);
+    }
     if (!o.result_json.empty()) {
       result["engines"] = engines ? nlohmann::ordered_json(*engines) : nullptr;
       nlohmann::ordered_json engine_args = nlohmann::ordered_json::object();

@@ -138,7 +138,7 @@ int run_replay_command(const std::vector<std::string>& args, std::ostream& out, 
 }
 
 int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
-                   const ProgressFn& progress) {
+                   const ProgressFn& progress, HtmlReport* report_out) {
   try {
     ResolvedEngine engine;
     const ReplayConfig config = make_replay_config(o, &engine);
@@ -168,7 +168,9 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     if (!o.metrics_snapshot.empty()) {
       snapshot_file = std::make_unique<PendingFile>("--metrics-snapshot", o.metrics_snapshot);
     }
-    if (!o.report.empty()) report_file = std::make_unique<PendingFile>("--report", o.report);
+    if (!o.report.empty() && !report_out) {
+      report_file = std::make_unique<PendingFile>("--report", o.report);
+    }
 
     // Observers: the whole-run report, one report per engine when there are several, and the
     // Prometheus metrics when a time series is wanted.
@@ -180,8 +182,9 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     prometheus::Registry registry;
     std::unique_ptr<VllmMetricFamilies> families;
     std::vector<std::unique_ptr<EngineMetrics>> engine_metrics;
-    const bool want_metrics = metrics_file || series_file || snapshot_file || report_file;
-    const bool want_series = metrics_file || series_file || report_file;
+    const bool want_report = report_file || (report_out && !o.report.empty());
+    const bool want_metrics = metrics_file || series_file || snapshot_file || want_report;
+    const bool want_series = metrics_file || series_file || want_report;
     if (want_metrics) {
       families = std::make_unique<VllmMetricFamilies>(registry, config.scheduler.max_model_len);
     }
@@ -240,11 +243,16 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
       recorder.write_promtool_series(series_file->stream(), o.scrape_interval_ns);
       series_file->commit();
     }
-    if (report_file) {
-      report_file->stream() << render_replay_report(
-          o.command_line, fs::path(o.trace_path).filename().string(), summary,
-          replay_time_series(recorder), latency_cdfs(report, kMaxCdfPoints));
-      report_file->commit();
+    if (want_report) {
+      HtmlReport html =
+          replay_html_report(o.command_line, fs::path(o.trace_path).filename().string(), summary,
+                             replay_time_series(recorder), latency_cdfs(report, kMaxCdfPoints));
+      if (report_out) {
+        *report_out = std::move(html);
+      } else {
+        report_file->stream() << render_html_report(html);
+        report_file->commit();
+      }
     }
     if (summary_file) {
       summary_file->stream() << format_summary_json(summary);

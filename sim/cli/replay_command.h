@@ -14,6 +14,7 @@
 #include "backends/sim/engine_args.h"
 #include "core/flag_values.h"
 #include "sim/replay.h"
+#include "sim/report/html_report.h"
 #include "sim/slo.h"
 
 namespace llm {
@@ -54,8 +55,10 @@ using ProgressFn = std::function<void(int64_t done, int64_t total)>;
 // Runs a parsed replay; returns the process exit code (0, 2 for bad input, 1 for an I/O failure
 // or, with fail_on_slo, a missed SLO).
 // Output files are written under temporary names and renamed only when the replay succeeded.
+// With `report_out` and --report, the report is not written but left in *report_out for the
+// caller to extend and write (llmsim alerts adds its firing windows).
 int execute_replay(const ReplayOptions& options, std::ostream& out, std::ostream& err,
-                   const ProgressFn& progress = {});
+                   const ProgressFn& progress = {}, HtmlReport* report_out = nullptr);
 
 // `llmsim replay ARGS` (args exclude "replay"): --help, parsing, a progress bar on a terminal's
 // stderr, and execute_replay.

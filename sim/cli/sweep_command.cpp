@@ -9,6 +9,9 @@
 #include "core/flag_set.h"
 #include "sim/cli/pending_file.h"
 #include "sim/cli/sweep_runner.h"
+#include "sim/report/figure_map.h"
+#include "sim/report/html_report.h"
+#include "sim/report/sweep_section.h"
 #include "sim/summary_figures.h"
 #include "sim/sweep_results.h"
 #include "sim/trace_io.h"
@@ -20,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Sweep flags; every other argument is a replay argument.
-const std::set<std::string> kSweepFlags = {"--set", "--jobs", "--sort", "--out"};
+const std::set<std::string> kSweepFlags = {"--set", "--jobs", "--sort", "--out", "--report"};
 
 // Replay flags that a sweep cannot vary: its outputs (one per point would collide) and display.
 const std::set<std::string> kUnsweepable = {"output-dir",
@@ -31,6 +34,7 @@ const std::set<std::string> kUnsweepable = {"output-dir",
                                             "no-progress",
                                             "help",
                                             "set",
+                                            "report",
                                             "slo",
                                             "fail-on-slo",
                                             "jobs",
@@ -122,6 +126,7 @@ with those flags would, on several threads, and prints the points best first.
                          point is marked met or MISSED and those meeting all rank first
   --jobs N               replays at a time (the number of cores)
   --out DIR              write DIR/sweep.csv, DIR/sweep.json and DIR/POINT/summary.json
+  --report FILE          an HTML report: the sort figure against each swept flag
   --quiet                no table
   --no-progress          no progress bar
 Every other flag is a replay flag (llmsim replay --help) fixed for all points. A bad --set
@@ -151,7 +156,8 @@ SweepOptions parse_sweep_args(const std::vector<std::string>& args) {
                o.sort_by = v;
              })
       .integer({"--jobs"}, o.jobs, 1, 1024)
-      .nonempty({"--out"}, o.out_dir);
+      .nonempty({"--out"}, o.out_dir)
+      .nonempty({"--report"}, o.report);
   flags.parse(sweep_args);
   try {
     o.base = parse_replay_args(o.replay_args);
@@ -199,6 +205,39 @@ std::vector<ReplayOptions> sweep_point_options(const SweepOptions& o,
 }
 
 namespace {
+
+// --report: the sort figure of every point against each swept flag (sim/report/).
+void write_report(const SweepOutcome& outcome, const std::vector<std::string>& args,
+                  const std::string& path) {
+  std::vector<SweepReportPoint> points;
+  for (const SweepPointResult& result : outcome.points) {
+    SweepReportPoint p;
+    for (const SweepSetting& setting : result.point) p.flags[setting.flag] = setting.value;
+    if (result.ok) {
+      p.figures = summary_figure_map(result.summary);
+    } else {
+      p.error = result.error.empty() ? "failed" : result.error;
+    }
+    points.push_back(std::move(p));
+  }
+  HtmlReport report;
+  report.title = "llmsim sweep";
+  std::vector<std::string> command = {"sweep"};
+  command.insert(command.end(), args.begin(), args.end());
+  report.command_line = shell_command_line("llmsim", command);
+  report.trace_name = fs::path(outcome.trace).filename().string();
+  report.facts.emplace_back("Points", std::to_string(outcome.points.size()));
+  report.facts.emplace_back("Failed points", std::to_string(num_failed_points(outcome)));
+  const std::vector<size_t> ranking = sweep_ranking(outcome);
+  if (!ranking.empty() && outcome.points[ranking[0]].ok) {
+    report.facts.emplace_back("Best point by " + outcome.sort_by,
+                              outcome.points[ranking[0]].dir_name);
+  }
+  report.sections.push_back(sweep_section(points, outcome.sort_by));
+  PendingFile file("--report", path);
+  file.stream() << render_html_report(report);
+  file.commit();
+}
 
 void write_outputs(const SweepOutcome& outcome, const std::string& dir) {
   for (const SweepPointResult& result : outcome.points) {
@@ -270,6 +309,14 @@ int run_sweep_command(const std::vector<std::string>& args, std::ostream& out, s
     if (result.ok) continue;
     err << "llmsim sweep: point " << result.dir_name << " failed: " << result.error << "\n";
     code = 1;
+  }
+  if (!options.report.empty()) {
+    try {
+      write_report(outcome, args, options.report);
+    } catch (const std::exception& e) {
+      err << "llmsim sweep: " << e.what() << "\n";
+      return 1;
+    }
   }
   if (!options.out_dir.empty()) {
     try {

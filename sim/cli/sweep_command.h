@@ -21,6 +21,7 @@ struct SweepOptions {
   std::string sort_by = "ttft_p99";
   int jobs = 0;                          // 0: the core count
   std::string out_dir;                   // empty: no files
+  std::string report;                    // --report FILE: the HTML report
   std::vector<std::string> replay_args;  // TRACE and the fixed replay flags
   ReplayOptions base;                    // replay_args parsed
 };

@@ -131,16 +131,22 @@ std::vector<std::pair<std::string, std::string>> summary_facts(const ReplaySumma
   return f;
 }
 
-std::string render_replay_report(const std::string& command_line, const std::string& trace_name,
-                                 const ReplaySummary& summary, const ReplayTimeSeries& series,
-                                 const LatencyCdfs& cdfs) {
+HtmlReport replay_html_report(const std::string& command_line, const std::string& trace_name,
+                              const ReplaySummary& summary, const ReplayTimeSeries& series,
+                              const LatencyCdfs& cdfs) {
   HtmlReport r;
   r.title = "llmsim replay";
   r.command_line = command_line;
   r.trace_name = trace_name;
   r.facts = summary_facts(summary);
   r.sections = replay_sections(series, cdfs);
-  return render_html_report(r);
+  return r;
+}
+
+std::string render_replay_report(const std::string& command_line, const std::string& trace_name,
+                                 const ReplaySummary& summary, const ReplayTimeSeries& series,
+                                 const LatencyCdfs& cdfs) {
+  return render_html_report(replay_html_report(command_line, trace_name, summary, series, cdfs));
 }
 
 }  // namespace llm

@@ -25,6 +25,10 @@ std::vector<ReportSection> replay_sections(const ReplayTimeSeries& series, const
 std::vector<std::pair<std::string, std::string>> summary_facts(const ReplaySummary& summary);
 
 // The whole report of `llmsim replay`.
+// The replay's report as a struct, for commands that add sections (llmsim alerts).
+HtmlReport replay_html_report(const std::string& command_line, const std::string& trace_name,
+                              const ReplaySummary& summary, const ReplayTimeSeries& series,
+                              const LatencyCdfs& cdfs);
 std::string render_replay_report(const std::string& command_line, const std::string& trace_name,
                                  const ReplaySummary& summary, const ReplayTimeSeries& series,
                                  const LatencyCdfs& cdfs);

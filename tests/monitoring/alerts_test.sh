@@ -36,8 +36,26 @@ overload=(--gpu L40S --model Llama-3.1-70B --tensor-parallel-size 4 --no-async-s
 for s in normal overload; do
   declare -n flags=$s
   "$llmsim" alerts "$trace" --quiet --rules "$rules" --evaluation-interval 15s "${flags[@]}" \
-    --timeline-json "$work/$s.json" >"$work/$s.out" 2>&1 && ok || fail "$s: $(cat "$work/$s.out")"
+    --timeline-json "$work/$s.json" --report "$work/$s.html" >"$work/$s.out" 2>&1 && ok || fail "$s: $(cat "$work/$s.out")"
 done
+# --report: the replay's report with the firing windows; the overload's have the timeline's times.
+python3 - "$work" >"$work/report.out" 2>&1 <<'PY' && ok || fail "alerts --report: $(cat "$work/report.out")"
+import json, re, sys
+work = sys.argv[1]
+for s in ("normal", "overload"):
+    html = open("%s/%s.html" % (work, s), encoding="utf-8").read()
+    assert "<title>llmsim alerts: azure-conv-sample.json" in html, s
+    assert 'data-plot="alerts"' in html and 'data-plot="kv_cache"' in html, s
+    fired = set(float(t) for t in re.findall(r"<title>firing ([0-9.]+) s to", html))
+    want = set()
+    for alert in json.load(open("%s/%s.json" % (work, s)))["alerts"]:
+        for e in alert["episodes"]:
+            if e.get("fired_s") is not None:
+                want.add(float(e["fired_s"]))
+    assert fired == want, (s, sorted(fired), sorted(want))
+    assert (len(want) > 0) == (s == "overload"), (s, want)
+print("ok")
+PY
 python3 - "$here/llmsim_rules_test.yml.in" "$work" >"$work/check.out" 2>&1 <<'PY'
 import json, re, sys
 # The .in file's alert_rule_test entries, in its two forms (no YAML library needed):

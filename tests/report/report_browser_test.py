@@ -152,6 +152,29 @@ def main():
         if os.path.exists(png):
             check_screenshot(png, "sample")
 
+        # The sweep and capacity reports: each plot laid out with every point it was given.
+        sample = os.path.join(ROOT, "traces", "azure-conv-sample.json")
+        sweep = os.path.join(work, "sweep.html")
+        subprocess.run([llmsim, "sweep", sample, "--set", "max-num-seqs=2,8,64", "--set",
+                        "kv-cache-dtype=auto,fp8", "--report", sweep, "--quiet", "--no-progress"],
+                       check=True)
+        capacity = os.path.join(work, "capacity.html")
+        subprocess.run([llmsim, "capacity", sample, "--slo", "ttft_p99=2s,tpot_p99=100ms",
+                        "--arrival-rate-scale", "40", "--report", capacity], check=True,
+                       stdout=subprocess.DEVNULL)
+        for label, path, title, want in (
+                ("sweep", sweep, "llmsim sweep",
+                 {"sweep-max-num-seqs": 6, "sweep-kv-cache-dtype": 6}),
+                ("capacity", capacity, "llmsim capacity", {"capacity-0": 3, "capacity-1": 3})):
+            verdict, _ = verdict_of(chromium, path, work, label)
+            check(verdict["title"].startswith(title), f"{label}: title {verdict['title']}")
+            by_id = {p["id"]: p for p in verdict["plots"]}
+            check(sorted(by_id) == sorted(want), f"{label}: plots {sorted(by_id)}")
+            for plot_id, points in want.items():
+                p = by_id.get(plot_id)
+                check(p is not None and p["shown"] and p["points"] >= points and p["width"] > 10,
+                      f"{label}: plot {plot_id} drawn with at least {points} points: {p}")
+
         if os.path.exists(HOUR_TRACE):
             hour = os.path.join(work, "hour.html")
             replay(llmsim, HOUR_TRACE, hour, "--data-parallel-size", "2")
