@@ -13,13 +13,13 @@
 #include <thread>
 
 #include "core/flag_set.h"
-#include "core/observer_tee.h"
 #include "sim/capacity_parallel.h"
 #include "sim/capacity_report.h"
 #include "sim/capacity_search.h"
 #include "sim/capacity_signals.h"
 #include "sim/cli/pending_file.h"
 #include "sim/cli/replay_command.h"
+#include "sim/cli/sweep_runner.h"
 #include "sim/replay_report.h"
 #include "sim/report/capacity_section.h"
 #include "sim/report/figure_map.h"
@@ -239,23 +239,14 @@ std::vector<Candidate> make_candidates(const CapacityOptions& o) {
 
 CapacityPoint replay_point(const Trace& source, const ReplayOptions& o,
                            const std::vector<SloTarget>& slo) {
+  // Scaled here, so that the busiest hour is the scaled trace's; the replay is llmsim replay's.
   Trace trace = source;
   if (o.arrival_rate_scale != 1.0) scale_arrivals(trace, o.arrival_rate_scale);
-  const ReplayConfig config = make_replay_config(o);
-  ReplayReport report(nullptr);
+  ReplayOptions unscaled = o;
+  unscaled.arrival_rate_scale = 1.0;
   BusyWindowObserver window(busiest_hour(trace));
-  std::vector<std::unique_ptr<ObserverTee>> tees;
-  std::vector<EngineObserver*> observers;
-  for (int32_t i = 0; i < config.data_parallel_size; ++i) {
-    tees.push_back(std::make_unique<ObserverTee>());
-    tees.back()->add(&report);
-    tees.back()->add(&window);
-    observers.push_back(tees.back().get());
-  }
-  const ReplayTotals totals = run_replay(trace, config, observers);
   CapacityPoint r;
-  r.summary =
-      report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
+  r.summary = summarize_replay(unscaled, trace, {}, &window);
   r.slo = check_slo(r.summary, slo);
   r.met = all_met(r.slo);
   r.window = window.figures();

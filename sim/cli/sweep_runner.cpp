@@ -23,7 +23,7 @@ int64_t sequences_of(const Trace& trace) {
 }  // namespace
 
 ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace,
-                               const ProgressFn& progress) {
+                               const ProgressFn& progress, EngineObserver* also) {
   const ReplayConfig config = make_replay_config(options);
   Trace scaled;
   const Trace* replayed = &trace;
@@ -45,6 +45,7 @@ ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace,
       engine_reports.push_back(std::make_unique<ReplayReport>(nullptr));
       tee->add(engine_reports.back().get());
     }
+    if (also) tee->add(also);
     observers.push_back(tee.get());
     tees.push_back(std::move(tee));
   }

@@ -18,9 +18,10 @@ namespace llm {
 
 // The summary `llmsim replay` would write to summary.json for `options` on `trace` (the trace as
 // read, before --arrival-rate-scale), calling `progress` after each step as execute_replay does.
+// `also` (optional) observes every engine too (llmsim capacity's busiest-hour figures).
 // Throws what the replay throws.
 ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace,
-                               const ProgressFn& progress = {});
+                               const ProgressFn& progress = {}, EngineObserver* also = nullptr);
 
 // Runs every point of `results` whose error is empty, with its options (options[i] for
 // results[i]), on `jobs` threads (at least one), filling summary and ok, or error when the replay
