@@ -56,7 +56,9 @@ TEST(ReplayReport, RequestsVllmWouldRefuseAreRejectedNotErrors) {
     const nlohmann::json j = nlohmann::json::parse(line);
     const std::string id = j.at("id").get<std::string>();
     for (const Entry& e : entries) {
-      if (id == e.id) EXPECT_EQ(j.at("finish_reason"), e.outcome) << id;
+      if (id == e.id) {
+        EXPECT_EQ(j.at("finish_reason"), e.outcome) << id;
+      }
     }
   }
   EXPECT_EQ(i, 4u);

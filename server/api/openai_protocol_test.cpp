@@ -179,7 +179,7 @@ TEST(OpenAiResponse, ChunkShapes) {
             "data: {\"id\":\"chatcmpl-x\",\"object\":\"chat.completion.chunk\",\"created\":5,"
             "\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
             "\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
-  ChoiceResult c{1, " a", "stop", std::string("zz"), std::nullopt};
+  ChoiceResult c{1, " a", "stop", std::string("zz"), std::nullopt, "", ""};
   Usage u{2, 3};
   EXPECT_EQ(
       build_delta_chunk(h, c, &u),

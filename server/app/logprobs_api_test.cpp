@@ -167,7 +167,9 @@ TEST(LogprobsApi, StreamedChunksCarryTheirTokensLogprobs) {
     const json& choice = c["choices"][0];
     const json& lp = choice["logprobs"];
     ASSERT_TRUE(lp.is_object()) << c;
-    if (!lp["text_offset"].empty()) EXPECT_EQ(lp["text_offset"][0], offset);
+    if (!lp["text_offset"].empty()) {
+      EXPECT_EQ(lp["text_offset"][0], offset);
+    }
     tokens += lp["tokens"].size();
     offset += static_cast<int64_t>(choice["text"].get<std::string>().size());  // ASCII text
     text += choice["text"].get<std::string>();
