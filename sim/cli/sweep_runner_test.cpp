@@ -69,7 +69,9 @@ TEST(SweepRunner, SkipsFailedPointsAndProgressGrowsToTheTotal) {
   ASSERT_FALSE(calls.empty());
   for (size_t i = 0; i < calls.size(); ++i) {
     EXPECT_EQ(calls[i].second, 300);  // two points of 150 sequences
-    if (i > 0) EXPECT_GE(calls[i].first, calls[i - 1].first);
+    if (i > 0) {
+      EXPECT_GE(calls[i].first, calls[i - 1].first);
+    }
   }
   EXPECT_EQ(calls.back().first, 300);
 }
