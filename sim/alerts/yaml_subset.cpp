@@ -155,7 +155,7 @@ class Parser {
         value = flow_or_scalar(rest, n);
         value.line = line;
       }
-      m.entries.emplace_back(key, std::move(value));
+      m.entries.push_back({key, std::move(value)});
     }
     if (skip() && indent() > n) fail("unexpected indentation in a map");
     return m;
@@ -341,7 +341,7 @@ class Parser {
         const std::string key = unquote(trim(p.substr(0, colon)));
         if (!seen.insert(key).second) fail("duplicate key '" + key + "'");
         item.scalar = flow_scalar(trim(p.substr(colon + 1)));
-        v.entries.emplace_back(key, item);
+        v.entries.push_back({key, item});
       } else {
         item.scalar = flow_scalar(p);
         v.items.push_back(item);

@@ -13,17 +13,26 @@
 
 namespace llm {
 
+struct YamlEntry;  // a map's key and value (defined below: a node holds entries of nodes)
+
 struct YamlNode {
   enum class Kind { kScalar, kMap, kSequence };
   Kind kind = Kind::kScalar;
   int line = 0;
-  std::string scalar;                                     // kScalar; empty for a missing value
-  std::vector<std::pair<std::string, YamlNode>> entries;  // kMap, in file order
-  std::vector<YamlNode> items;                            // kSequence
+  std::string scalar;              // kScalar; empty for a missing value
+  std::vector<YamlEntry> entries;  // kMap, in file order
+  std::vector<YamlNode> items;     // kSequence
 
   bool is_map() const { return kind == Kind::kMap; }
   bool is_sequence() const { return kind == Kind::kSequence; }
   bool is_scalar() const { return kind == Kind::kScalar; }
+};
+
+// Not a std::pair: pair<string, YamlNode> inside YamlNode would need YamlNode complete (clang
+// and libstdc++ refuse it); a struct declared ahead may be completed after.
+struct YamlEntry {
+  std::string key;
+  YamlNode value;
 };
 
 // "LINE: what" in what(); line() for callers that prefix the file name.
