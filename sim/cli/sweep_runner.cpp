@@ -52,7 +52,10 @@ ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace,
   ReplayHooks hooks;
   if (progress) {
     const int64_t total = sequences_of(*replayed);
-    hooks.on_step = [&](size_t, const EngineCore&) { progress(report.num_finished(), total); };
+    // total by value: it goes out of scope before the replay calls the hook.
+    hooks.on_step = [&report, &progress, total](size_t, const EngineCore&) {
+      progress(report.num_finished(), total);
+    };
   }
   const ReplayTotals totals = run_replay(*replayed, config, observers, hooks);
   ReplaySummary summary =
