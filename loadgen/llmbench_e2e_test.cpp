@@ -45,18 +45,18 @@ TEST(LlmbenchE2E, MeasuresTheServersTtftAndItl) {
   ASSERT_EQ(run.report.completed, 4) << (run.report.errors.empty() ? "" : run.report.errors[0]);
   for (const auto& r : run.results) {
     EXPECT_GE(r.ttft_ns / kMs, 59);
-    EXPECT_LE(r.ttft_ns / kMs, 60 + 30);
+    EXPECT_LE(r.ttft_ns / kMs, 60 + 80);  // upper bounds allow a loaded 2-core CI machine
     ASSERT_EQ(r.itl_ns.size(), 4u);
     for (int64_t g : r.itl_ns) {
       EXPECT_GE(g / kMs, 24);
-      EXPECT_LE(g / kMs, 25 + 20);
+      EXPECT_LE(g / kMs, 25 + 50);
     }
     EXPECT_EQ(r.output_tokens, 5);  // from usage
     EXPECT_EQ(r.content_chunks, 5);
-    EXPECT_NEAR((r.e2e_ns - r.ttft_ns) / kMs, 100, 25);
+    EXPECT_NEAR((r.e2e_ns - r.ttft_ns) / kMs, 100, 60);
   }
-  EXPECT_NEAR(run.report.tpot.mean, 25, 6);
-  EXPECT_NEAR(run.report.itl.median, 25, 6);
+  EXPECT_NEAR(run.report.tpot.mean, 25, 15);
+  EXPECT_NEAR(run.report.itl.median, 25, 10);
   EXPECT_EQ(run.report.total_output_tokens, 20);
 }
 
@@ -120,7 +120,8 @@ TEST(LlmbenchE2E, ConnectionClosedMidStream) {
   const BenchRun run = run_benchmark(make_trace(3), config_for(server));
   EXPECT_EQ(run.report.failed, 3);
   ASSERT_FALSE(run.report.errors.empty());
-  EXPECT_NE(run.report.errors[0].find("connection lost"), std::string::npos) << run.report.errors[0];
+  EXPECT_NE(run.report.errors[0].find("connection lost"), std::string::npos)
+      << run.report.errors[0];
 }
 
 TEST(LlmbenchE2E, ConnectionRefused) {
