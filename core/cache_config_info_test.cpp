@@ -21,7 +21,7 @@ TEST(CacheConfigInfo, CapacityIsVllmsWholeBlocksPerMaxLengthRequest) {
     const char* size_tokens;
   };
   const Case cases[] = {
-      {16, 2048, 4096, "8.0", "32768"},    // 256 blocks per request
+      {16, 2048, 4096, "8.0", "32768"},               // 256 blocks per request
       {16, 100, 1000, "1.5873015873015872", "1587"},  // ceil(1000 / 16) = 63 blocks
       {4, 64, 64, "4.0", "256"},
       {16, 10, 4096, "0.0390625", "160"},  // less than one request

@@ -27,11 +27,11 @@ TEST(SummaryFigures, NamesReadTheFiguresTheyName) {
     const char* key;
     double want;
   };
-  for (const Row& row : {Row{"ttft_mean", 1.0}, Row{"ttft_p50", 1.5}, Row{"ttft_p90", 1.9},
-                         Row{"ttft_p99", 1.99}, Row{"ttft_max", 2.0}, Row{"tpot_p99", 0.0199},
-                         Row{"e2e_p99", 7.5}, Row{"queue_max", 3.25}, Row{"itl_p50", 0.03},
-                         Row{"preemptions", 4}, Row{"peak_kv_usage", 0.75},
-                         Row{"output_tokens_per_s", 123.5}, Row{"duration_s", 60}}) {
+  for (const Row& row :
+       {Row{"ttft_mean", 1.0}, Row{"ttft_p50", 1.5}, Row{"ttft_p90", 1.9}, Row{"ttft_p99", 1.99},
+        Row{"ttft_max", 2.0}, Row{"tpot_p99", 0.0199}, Row{"e2e_p99", 7.5}, Row{"queue_max", 3.25},
+        Row{"itl_p50", 0.03}, Row{"preemptions", 4}, Row{"peak_kv_usage", 0.75},
+        Row{"output_tokens_per_s", 123.5}, Row{"duration_s", 60}}) {
     const auto got = summary_figure(s, row.key);
     ASSERT_TRUE(got.has_value()) << row.key;
     EXPECT_DOUBLE_EQ(*got, row.want) << row.key;

@@ -80,11 +80,13 @@ TEST(HttpMetrics, StatusesAreGroupedByClassAndEverySeriesExistsFromTheStart) {
   const std::string by_route = "{handler=\"/v1/completions\",method=\"POST\"}";
   EXPECT_EQ(value_in(text, "http_request_duration_seconds_count" + by_route), 7);
   // 0.3 s is above the 0.1 bound and within 0.5 (bounds printed as Python floats).
-  EXPECT_EQ(value_in(text, "http_request_duration_seconds_bucket{handler=\"/v1/completions\","
-                           "le=\"0.1\",method=\"POST\"}"),
+  EXPECT_EQ(value_in(text,
+                     "http_request_duration_seconds_bucket{handler=\"/v1/completions\","
+                     "le=\"0.1\",method=\"POST\"}"),
             0);
-  EXPECT_EQ(value_in(text, "http_request_duration_seconds_bucket{handler=\"/v1/completions\","
-                           "le=\"0.5\",method=\"POST\"}"),
+  EXPECT_EQ(value_in(text,
+                     "http_request_duration_seconds_bucket{handler=\"/v1/completions\","
+                     "le=\"0.5\",method=\"POST\"}"),
             7);
   EXPECT_EQ(value_in(text, "http_request_duration_highr_seconds_bucket{le=\"0.25\"}"), 0);
   EXPECT_EQ(value_in(text, "http_request_duration_highr_seconds_bucket{le=\"0.5\"}"), 7);

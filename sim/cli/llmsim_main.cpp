@@ -53,14 +53,10 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"replay", llm::run_replay_command},
-    {"tokenize", llm::run_tokenize_command},
-    {"make-model", llm::run_make_model_command},
-    {"calibrate", llm::run_calibrate_command},
-    {"fidelity", llm::run_fidelity_command},
-    {"dst", llm::run_dst_command},
-    {"alerts", llm::run_alerts_command},
-    {"sweep", llm::run_sweep_command},
+    {"replay", llm::run_replay_command},         {"tokenize", llm::run_tokenize_command},
+    {"make-model", llm::run_make_model_command}, {"calibrate", llm::run_calibrate_command},
+    {"fidelity", llm::run_fidelity_command},     {"dst", llm::run_dst_command},
+    {"alerts", llm::run_alerts_command},         {"sweep", llm::run_sweep_command},
     {"capacity", llm::run_capacity_command},
 };
 
