@@ -6,12 +6,13 @@
 // (the cpu part is skipped without LLMSIM or the vocabulary; LLM_TOKENIZERS overrides its folder.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
+import { startLlmserve, stopLlmserve } from './llmserve_process.mjs';
 
 const llmserve = process.env.LLMSERVE;
 const llmsim = process.env.LLMSIM;
@@ -22,52 +23,26 @@ const vocab = join(vocabDir, 'ggml-vocab-llama-bpe.gguf');
 const skipCpu = !llmsim ? 'set LLMSIM to run the cpu part'
   : !existsSync(vocab) ? `no vocabulary at ${vocab}` : false;
 
-function startServer(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(llmserve, ['--host', '127.0.0.1', '--port', '0', ...args],
-                        { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`llmserve did not start: ${stderr}`)), 60000);
-    child.stderr.on('data', (data) => {
-      stderr += data.toString();
-      const m = stderr.match(/listening on ([\d.]+):(\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, baseURL: `http://${m[1]}:${m[2]}/v1` });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`llmserve exited ${code}: ${stderr}`)));
-  });
-}
-
-function stopServer(server) {
-  if (!server) return Promise.resolve();
-  return new Promise((resolve) => {
-    server.child.on('exit', resolve);
-    server.child.kill('SIGTERM');
-  });
-}
-
 let sim;
 let cpu;
 let dir;
 before(async () => {
-  sim = await startServer(['--model', 'Llama-3.2-1B', '--served-model-name', 'sim-model',
+  sim = await startLlmserve(llmserve, ['--model', 'Llama-3.2-1B', '--served-model-name', 'sim-model',
                            '--step-time-scale', '0']);
-  sim.client = new OpenAI({ baseURL: sim.baseURL, apiKey: 'unused', maxRetries: 0 });
+  sim.client = new OpenAI({ baseURL: `${sim.root}/v1`, apiKey: 'unused', maxRetries: 0 });
   if (skipCpu) return;
   dir = mkdtempSync(join(tmpdir(), 'llmserve-logprobs-e2e-'));
   execFileSync(llmsim, ['make-model', '--arch', 'llama', '--vocab', vocab, '--dim', '64',
                         '--layers', '2', '--heads', '4', '--kv-heads', '2', '--seed', '1',
                         '--out', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
-  cpu = await startServer(['--backend', 'cpu', '--model', join(dir, 'model.gguf'),
+  cpu = await startLlmserve(llmserve, ['--backend', 'cpu', '--model', join(dir, 'model.gguf'),
                            '--served-model-name', 'cpu-model', '--max-model-len', '256']);
-  cpu.client = new OpenAI({ baseURL: cpu.baseURL, apiKey: 'unused', maxRetries: 0 });
+  cpu.client = new OpenAI({ baseURL: `${cpu.root}/v1`, apiKey: 'unused', maxRetries: 0 });
 });
 
 after(async () => {
-  await stopServer(sim);
-  await stopServer(cpu);
+  await stopLlmserve(sim);
+  await stopLlmserve(cpu);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

@@ -9,13 +9,14 @@
 // (LLM_TOKENIZERS overrides the vocabulary folder, ../shared/testdata/tokenizers by default.)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { registerClientTests } from './client_checks.mjs';
+import { startLlmserve, stopLlmserve } from './llmserve_process.mjs';
 
 const llmserve = process.env.LLMSERVE;
 const llmsim = process.env.LLMSIM;
@@ -30,24 +31,6 @@ let dir;
 let server;
 let client;
 let root;  // http://host:port (the tokenizer routes are not under /v1)
-
-function startServer(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(llmserve, ['--host', '127.0.0.1', '--port', '0', ...args],
-                        { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`llmserve did not start: ${stderr}`)), 60000);
-    child.stderr.on('data', (data) => {
-      stderr += data.toString();
-      const m = stderr.match(/listening on ([\d.]+):(\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, root: `http://${m[1]}:${m[2]}` });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`llmserve exited ${code}: ${stderr}`)));
-  });
-}
 
 async function post(path, body) {
   const r = await fetch(root + path, {
@@ -68,7 +51,7 @@ before(async () => {
   execFileSync(llmsim, ['make-model', '--arch', 'llama', '--vocab', vocab, '--dim', '64',
                         '--layers', '2', '--heads', '4', '--kv-heads', '2', '--seed', '1',
                         '--out', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
-  server = await startServer(['--backend', 'cpu', '--model', join(dir, 'model.gguf'),
+  server = await startLlmserve(llmserve, ['--backend', 'cpu', '--model', join(dir, 'model.gguf'),
                               '--served-model-name', model, '--max-model-len', '256',
                               '--max-num-seqs', '8',
                               '--enable-per-request-metrics']);
@@ -77,12 +60,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (server) {
-    await new Promise((resolve) => {
-      server.child.on('exit', resolve);
-      server.child.kill('SIGTERM');
-    });
-  }
+  await stopLlmserve(server);
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -194,7 +172,7 @@ test('the safetensors checkpoint serves the same greedy text as the GGUF', { ski
   // The tokenizer: tokenizer.json beside the checkpoint when make-model writes one, else the GGUF.
   const tokenizer = existsSync(join(dir, 'tokenizer.json'))
     ? [] : ['--tokenizer', join(dir, 'model.gguf')];
-  const st = await startServer(['--backend', 'cpu', '--model', dir, '--served-model-name', model,
+  const st = await startLlmserve(llmserve, ['--backend', 'cpu', '--model', dir, '--served-model-name', model,
                                 '--max-model-len', '256', '--max-num-seqs', '4', ...tokenizer]);
   try {
     const other = new OpenAI({ baseURL: `${st.root}/v1`, apiKey: 'unused', maxRetries: 0 });
@@ -208,10 +186,7 @@ test('the safetensors checkpoint serves the same greedy text as the GGUF', { ski
     assert.equal(chatSt.usage.prompt_tokens, chatGguf.usage.prompt_tokens);
     assert.equal(chatSt.choices[0].message.content, chatGguf.choices[0].message.content);
   } finally {
-    await new Promise((resolve) => {
-      st.child.on('exit', resolve);
-      st.child.kill('SIGTERM');
-    });
+    await stopLlmserve(st);
   }
 });
 

@@ -3,37 +3,18 @@
 // Run: LLMSERVE=path/to/llmserve node --test tests/e2e/
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import OpenAI from 'openai';
+import { startLlmserve, stopLlmserve } from './llmserve_process.mjs';
 
 const binary = process.env.LLMSERVE;
 if (!binary) throw new Error('set LLMSERVE to the llmserve binary');
 
-// Starts llmserve on a free loopback port and resolves with its base URL and process.
-function startServer(extraArgs) {
-  return new Promise((resolve, reject) => {
-    const args = ['--host', '127.0.0.1', '--port', '0', '--model', 'Llama-3.2-1B',
-                  '--served-model-name', 'test-model', '--step-time-scale', '0.01', ...extraArgs];
-    const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`llmserve did not start: ${stderr}`)), 15000);
-    child.stderr.on('data', (data) => {
-      stderr += data.toString();
-      const m = stderr.match(/listening on ([\d.]+):(\d+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ child, baseURL: `http://${m[1]}:${m[2]}/v1` });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`llmserve exited ${code}: ${stderr}`)));
-  });
-}
-
-function stopServer(server) {
-  return new Promise((resolve) => {
-    server.child.on('exit', resolve);
-    server.child.kill('SIGTERM');
-  });
+// llmserve with the sim model as "test-model" and `extraArgs`; resolves with { child, baseURL }.
+async function startServer(extraArgs) {
+  const server = await startLlmserve(binary, ['--model', 'Llama-3.2-1B', '--served-model-name',
+                                              'test-model', '--step-time-scale', '0.01',
+                                              ...extraArgs], 15000);
+  return { ...server, baseURL: `${server.root}/v1` };
 }
 
 let server;
@@ -42,7 +23,7 @@ before(async () => {
   server = await startServer(['--enable-per-request-metrics']);
   client = new OpenAI({ baseURL: server.baseURL, apiKey: 'unused', maxRetries: 0 });
 });
-after(async () => stopServer(server));
+after(async () => stopLlmserve(server));
 
 const metricFields = ['time_to_first_token_ms', 'generation_time_ms', 'queue_time_ms',
                       'mean_itl_ms', 'tokens_per_second'];
@@ -139,7 +120,7 @@ test('api key: the right key works, a wrong one is a 401', async () => {
     const bad = new OpenAI({ baseURL: secured.baseURL, apiKey: 'wrong', maxRetries: 0 });
     await assert.rejects(bad.models.list(), (e) => e instanceof OpenAI.AuthenticationError);
   } finally {
-    await stopServer(secured);
+    await stopLlmserve(secured);
   }
 });
 
