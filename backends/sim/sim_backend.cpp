@@ -4,6 +4,7 @@
 
 #include "backends/sim/sim_logprobs.h"
 #include "backends/sim/sim_tokenizer.h"
+#include "backends/sim/step_record.h"
 #include "core/rng.h"
 
 namespace llm {
@@ -31,10 +32,9 @@ int64_t SimBackend::natural_output_len(const Request& r) const {
 Nanos SimBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) {
   sampled.assign(batch.seqs.size(), -1);
   logprobs_.clear();
-  BatchCost cost;
+  const BatchCost cost = batch_cost_of(batch);
   for (size_t i = 0; i < batch.seqs.size(); ++i) {
     const ScheduledSeq& s = batch.seqs[i];
-    cost.add(s.num_computed_before, s.num_new_tokens, s.samples);
     if (!s.samples) continue;
     const Request& r = *s.request;
     const bool last = r.scripted_output_len > 0 && r.num_output_tokens + 1 >= r.scripted_output_len;

@@ -38,10 +38,21 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   if (!options.request_log.empty()) {
     request_log_ = std::make_unique<RequestLog>(options.request_log, options.request_log_content);
   }
+  if (!options.step_log.empty()) {
+    try {
+      step_log_ = std::make_unique<StepLogFile>(options.step_log);
+    } catch (const std::exception& e) {
+      throw UsageError(std::string("--step-log: ") + e.what());
+    }
+  }
   for (int32_t i = 0; i < options.data_parallel_size; ++i) {
     Backend* backend = make_backend();
     if (wrap) {
       backends_.push_back(wrap(*backend));
+      backend = backends_.back().get();
+    }
+    if (step_log_) {
+      backends_.push_back(std::make_unique<StepLogBackend>(*backend, *step_log_, i));
       backend = backends_.back().get();
     }
     EngineMetrics* metrics = nullptr;

@@ -22,6 +22,7 @@
 #include "server/app/server_options.h"
 #include "server/engine/engine_service.h"
 #include "server/engine/scaled_backend.h"
+#include "server/engine/step_log_backend.h"
 #include "server/http/http_metrics.h"
 #include "server/http/http_server.h"
 
@@ -63,6 +64,7 @@ class LlmServer {
   std::vector<std::unique_ptr<Backend>> backends_;  // wrappers after what they wrap
   std::vector<int32_t> model_eos_ids_;              // the model config's eos_token_ids (cpu)
   std::unique_ptr<RequestLog> request_log_;
+  std::unique_ptr<StepLogFile> step_log_;
   std::vector<std::unique_ptr<EngineService>> engines_;
   std::unique_ptr<ApiRouter> router_;
   std::unique_ptr<HttpServer> http_;

@@ -38,6 +38,8 @@ Operations (ours):
   --shutdown-timeout S             on SIGTERM/SIGINT, let requests finish this long (30)
   --request-log FILE               JSON lines, one per request (no text unless the next flag)
   --request-log-content            include prompt and completion text in the request log
+  --step-log FILE                  JSON lines, one per engine step: the batch's shape and its
+                                   measured time (for llmsim price-steps)
   --metrics-api-key KEY            require "Authorization: Bearer KEY" on /metrics
   --max-request-body-bytes N       larger bodies get 413 (16777216)
   --max-header-bytes N             larger headers get 431 (16384)
@@ -79,6 +81,7 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
       .number({"--shutdown-timeout"}, o.shutdown_timeout_s, 0.0)
       .text({"--request-log"}, o.request_log)
       .boolean({"--request-log-content"}, o.request_log_content)
+      .text({"--step-log"}, o.step_log)
       .integer({"--max-request-body-bytes"}, o.max_request_body_bytes, 1)
       .integer({"--max-header-bytes"}, o.max_header_bytes, 256)
       .number({"--read-timeout"}, o.read_timeout_s, 0.001)

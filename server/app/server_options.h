@@ -44,6 +44,7 @@ struct ServerOptions {
   double shutdown_timeout_s = 30.0;
   std::string request_log;
   bool request_log_content = false;
+  std::string step_log;  // --step-log: one StepRecord line per engine step
   int64_t max_request_body_bytes = 16 << 20;
   int64_t max_header_bytes = 16 << 10;
   double read_timeout_s = 60.0;

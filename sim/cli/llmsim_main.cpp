@@ -10,6 +10,7 @@
 #include "sim/cli/dst_command.h"
 #include "sim/cli/fidelity_command.h"
 #include "sim/cli/make_model_command.h"
+#include "sim/cli/price_steps_command.h"
 #include "sim/cli/replay_command.h"
 #include "sim/cli/sweep_command.h"
 #include "sim/cli/tokenize_command.h"
@@ -43,6 +44,9 @@ commands:
   alerts TRACE --rules FILE.yml [flags]
                          when the rule file's alerts would have fired on the replay
                          (llmsim alerts --help)
+  price-steps STEPLOG --profile FILE.json
+                         price a real engine's logged steps (llmserve --step-log) with a profile,
+                         by kind of step (llmsim price-steps --help)
 )";
 
 using CommandFn = int (*)(const std::vector<std::string>&, std::ostream&, std::ostream&);
@@ -57,7 +61,7 @@ constexpr Command kCommands[] = {
     {"make-model", llm::run_make_model_command}, {"calibrate", llm::run_calibrate_command},
     {"fidelity", llm::run_fidelity_command},     {"dst", llm::run_dst_command},
     {"alerts", llm::run_alerts_command},         {"sweep", llm::run_sweep_command},
-    {"capacity", llm::run_capacity_command},
+    {"capacity", llm::run_capacity_command},     {"price-steps", llm::run_price_steps_command},
 };
 
 }  // namespace

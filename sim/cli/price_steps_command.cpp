@@ -1,0 +1,90 @@
+#include "sim/cli/price_steps_command.h"
+
+#include <fstream>
+#include <ostream>
+#include <stdexcept>
+
+#include "backends/sim/engine_profile.h"
+#include "backends/sim/step_record.h"
+#include "core/flag_set.h"
+#include "sim/step_pricing.h"
+
+namespace llm {
+
+namespace {
+
+constexpr const char* kUsage =
+    R"(usage: llmsim price-steps STEPLOG --profile FILE.json [--engine N] [--gap-limit-ms MS]
+
+Prices every step of STEPLOG (written by llmserve --step-log FILE: one JSON line per engine step
+with the batch's shape and its measured time) with the profile's step model, and prints by kind
+of step the measured and predicted median step times, the median per-step error, and the sums
+with their error; then decode-only steps by mean context; then the host time between steps (gaps
+shorter than --gap-limit-ms, default 5), which a step model does not price. A fidelity error of
+llmsim fidelity shows here as the kinds of step whose sums are off.
+
+  --engine N          only engine N's steps (default: every engine)
+)";
+
+std::vector<StepRecord> read_step_log(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UsageError(path + ": cannot read the step log");
+  std::vector<StepRecord> steps;
+  int64_t line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.empty()) continue;
+    try {
+      steps.push_back(parse_step_record(line));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(path + ":" + std::to_string(line_no) + ": " + e.what());
+    }
+  }
+  if (steps.empty()) throw UsageError(path + ": no steps in the log");
+  return steps;
+}
+
+}  // namespace
+
+int run_price_steps_command(const std::vector<std::string>& args, std::ostream& out,
+                            std::ostream& err) {
+  if (wants_help(args)) {
+    out << kUsage;
+    return 0;
+  }
+  std::string log_path, profile_path;
+  int64_t engine = -1;
+  double gap_limit_ms = 5.0;
+  FlagSet flags("llmsim price-steps");
+  flags.nonempty({"--profile"}, profile_path)
+      .integer({"--engine"}, engine, 0)
+      .number({"--gap-limit-ms"}, gap_limit_ms, 0.0)
+      .positional([&log_path](const std::string& arg) {
+        if (!log_path.empty()) throw UsageError("expected one STEPLOG, got '" + arg + "' too");
+        log_path = arg;
+      });
+  StepPricing pricing;
+  try {
+    flags.parse(args);
+    if (log_path.empty()) throw UsageError("missing STEPLOG");
+    if (profile_path.empty()) throw UsageError("--profile: required");
+    EngineProfile profile;
+    try {
+      profile = load_engine_profile(profile_path);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--profile: ") + e.what());
+    }
+    const std::vector<StepRecord> steps = read_step_log(log_path);
+    pricing = price_steps(steps, profile.step, engine, gap_limit_ms);
+    if (pricing.all.steps == 0) {
+      throw UsageError("--engine " + std::to_string(engine) + ": no steps of that engine in " +
+                       log_path);
+    }
+  } catch (const UsageError& e) {
+    return report_usage_error(err, "llmsim price-steps", e);
+  }
+  out << format_step_pricing(pricing);
+  return 0;
+}
+
+}  // namespace llm
