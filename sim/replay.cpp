@@ -8,7 +8,7 @@
 #include "backends/sim/sim_backend.h"
 #include "core/engine_core.h"
 #include "core/rng.h"
-#include "sim/live_prefixes.h"
+#include "sim/announced_blocks.h"
 #include "sim/scraped_gauges.h"
 
 namespace llm {
@@ -107,7 +107,7 @@ class Replayer {
   bool router_scraping_;
   Nanos next_router_scrape_ = 0;
   ScrapedGauges router_gauges_;
-  std::vector<std::unique_ptr<LivePrefixes>> announced_;
+  std::vector<std::unique_ptr<AnnouncedBlocks>> announced_;  // per engine, from its KV events
 };
 
 Replayer::Replayer(const Trace& trace, const ReplayConfig& config,
@@ -131,7 +131,8 @@ Replayer::Replayer(const Trace& trace, const ReplayConfig& config,
   for (size_t i = 0; i < slots_.size(); ++i) make_engine(i, observers[i]);
   if (epp_policy_) {
     for (EngineSlot& s : slots_) {
-      announced_.push_back(std::make_unique<LivePrefixes>(s.core->scheduler().kv()));
+      s.core->enable_kv_events();
+      announced_.push_back(std::make_unique<AnnouncedBlocks>(s.core->scheduler().kv()));
     }
   }
 }
@@ -208,6 +209,10 @@ void Replayer::complete_steps(Nanos now) {
     s.aborts.clear();
     if (config_.faults.loop_abort_probability > 0) aborted |= loop_abort(s);
     if (aborted) notify_state(s);
+    if (epp_policy_) {
+      // The step's KV-cache events reach the picker's index as the step completes.
+      for (const KvEvent& e : s.core->take_kv_events()) announced_[i]->apply(e);
+    }
     if (hooks_.on_step) hooks_.on_step(i, *s.core);
   }
 }

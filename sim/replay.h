@@ -18,7 +18,9 @@
 // The llm-d routing policies (sim/router.h) see the engines as llm-d's endpoint picker does: the
 // replay scrapes every engine's gauges for the router at 0, EppView::scrape_interval, ... (right
 // after the step completions of that instant, before its arrivals) and the router routes on the
-// samples that are at least EppView::staleness old; no scrape instants are added otherwise.
+// samples that are at least EppView::staleness old; no scrape instants are added otherwise. Their
+// prefix scorer sees each engine's KV-cache events (core/kv_events.h), applied to an index of
+// announced blocks (sim/announced_blocks.h) as each step completes.
 // Thread-safety: run_replay is single-threaded and uses no global state.
 #pragma once
 
