@@ -16,6 +16,7 @@ packages=(
   python3-numpy
   chromium
   clang libclang-rt-14-dev
+  python3-yaml python3-jsonschema
 )
 
 missing=()
@@ -24,6 +25,11 @@ for p in "${packages[@]}"; do
     missing+=("$p")
   fi
 done
+# kubectl renders deploy/ in tests/deploy: Debian's kubernetes-client, unless some kubectl is
+# already installed (another vendor's package of it would conflict).
+if ! command -v kubectl >/dev/null; then
+  missing+=(kubernetes-client)
+fi
 
 if ((${#missing[@]})); then
   echo "ci/install-deps.sh: installing ${missing[*]}" >&2

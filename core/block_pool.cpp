@@ -60,6 +60,15 @@ void BlockPool::cache(int32_t block, uint64_t hash) {
   by_hash_.insert(hash, block);
 }
 
+bool BlockPool::reset_prefix_cache() {
+  if (num_used() != 0) return false;
+  for (int32_t b = 1; b < num_blocks(); ++b) {
+    if (blocks_[b].hashed) unindex(b);
+  }
+  if (events_) events_->push_back(KvAllBlocksCleared{});
+  return true;
+}
+
 std::vector<int32_t> BlockPool::free_queue() const {
   std::vector<int32_t> order;
   for (int32_t b = head_; b != kNone; b = blocks_[b].next) order.push_back(b);
@@ -107,11 +116,18 @@ void BlockPool::push_tail(int32_t b) {
 }
 
 void BlockPool::evict_hash(int32_t b) {
+  if (!blocks_[b].hashed) return;
+  const uint64_t hash = unindex(b);
+  if (events_) events_->push_back(KvBlockRemoved{{hash}});
+}
+
+uint64_t BlockPool::unindex(int32_t b) {
   Block& block = blocks_[b];
-  if (!block.hashed) return;
   if (!by_hash_.erase(block.hash, b)) throw std::logic_error("BlockPool: hashed block not indexed");
+  const uint64_t hash = block.hash;
   block.hashed = false;
   block.hash = 0;
+  return hash;
 }
 
 }  // namespace llm

@@ -7,6 +7,9 @@
 // with a hash is still a cache entry: it is reused (and its hash evicted) only when it reaches the
 // head of the free queue. Freed blocks with a hash go to the tail (evicted last), blocks without
 // one to the head (reused first).
+//
+// With an event sink set, every hash evicted is appended to it as a KvBlockRemoved (one per
+// block, as vLLM does) and a prefix-cache reset as KvAllBlocksCleared (core/kv_events.h).
 // Thread-safety: none; owned by one engine.
 #pragma once
 
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "core/block_hash_map.h"
+#include "core/kv_events.h"
 
 namespace llm {
 
@@ -48,6 +52,14 @@ class BlockPool {
   // it is.
   void cache(int32_t block, uint64_t hash);
 
+  // Forgets every cached hash, as vLLM's reset_prefix_cache: only when no block is referenced
+  // (returns false, changing nothing, otherwise). The free-queue order is kept.
+  bool reset_prefix_cache();
+
+  // Where evictions and resets are reported from now on; null (the default) reports nothing.
+  // The sink must outlive the pool or be unset first.
+  void set_event_sink(std::vector<KvEvent>* sink) { events_ = sink; }
+
   // Free-queue order from the head (next to reuse) to the tail; for tests.
   std::vector<int32_t> free_queue() const;
 
@@ -64,13 +76,15 @@ class BlockPool {
   void unlink(int32_t block);
   void push_head(int32_t block);
   void push_tail(int32_t block);
-  void evict_hash(int32_t block);
+  void evict_hash(int32_t block);   // reports the eviction to the event sink
+  uint64_t unindex(int32_t block);  // forgets a hashed block's hash; returns it
 
   std::vector<Block> blocks_;
   BlockHashMap by_hash_;
   int32_t head_ = kNone;
   int32_t tail_ = kNone;
   int32_t num_free_ = 0;
+  std::vector<KvEvent>* events_ = nullptr;  // not owned
 };
 
 }  // namespace llm

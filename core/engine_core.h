@@ -25,6 +25,7 @@
 #include "core/backend.h"
 #include "core/clock.h"
 #include "core/engine_observer.h"
+#include "core/kv_events.h"
 #include "core/request.h"
 #include "core/scheduler.h"
 
@@ -70,6 +71,14 @@ class EngineCore {
   bool last_step_failed() const { return step_failed_; }
   // The unfinished request with engine id `id`, or null.
   const Request* find_request(uint64_t id) const;
+  // KV-cache events (core/kv_events.h): collection starts here and is off by default (the engine
+  // then pays nothing for it). take_kv_events() gives the events since the previous call, in the
+  // order they happened; call it after each step to batch them per step, as vLLM does.
+  void enable_kv_events() { scheduler_.kv().enable_kv_events(); }
+  std::vector<KvEvent> take_kv_events() { return scheduler_.kv().take_kv_events(); }
+  // vLLM's reset_prefix_cache: forgets every cached block (an AllBlocksCleared event) when no
+  // request holds any; false, changing nothing, otherwise. Call it between steps.
+  bool reset_prefix_cache() { return scheduler_.kv().reset_prefix_cache(); }
   // The sets and KV usage now, as a StepStats with start = end = clock.now() and no step figures
   // (what EngineObserver::on_state takes after requests left between steps).
   StepStats state() const;

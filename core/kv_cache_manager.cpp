@@ -138,13 +138,46 @@ bool KvCacheManager::allocate_slots(Request& r, int64_t num_new_tokens,
   pool_.allocate(static_cast<int32_t>(new_blocks), r.block_ids);
 
   if (caching_) {
+    const int64_t first = r.num_hashed_blocks_cached;
     const int64_t full = std::min(end_token, r.num_tokens()) / block_size_;
-    for (int64_t i = r.num_hashed_blocks_cached; i < full; ++i) {
-      pool_.cache(r.block_ids[i], block_hash(r, i));
-    }
+    for (int64_t i = first; i < full; ++i) pool_.cache(r.block_ids[i], block_hash(r, i));
+    if (events_ && full > first) events_->push_back(stored_event(r, first, full));
     r.num_hashed_blocks_cached = std::max(r.num_hashed_blocks_cached, full);
   }
   return true;
+}
+
+KvBlockStored KvCacheManager::stored_event(const Request& r, int64_t first, int64_t end) const {
+  KvBlockStored e;
+  e.block_hashes.assign(r.block_hashes.begin() + first, r.block_hashes.begin() + end);
+  if (first > 0) e.parent_block_hash = r.block_hashes[first - 1];
+  e.block_size = block_size_;
+  e.token_ids.reserve(static_cast<size_t>((end - first) * block_size_));
+  const auto num_outputs = static_cast<int64_t>(r.output_tokens.size());
+  for (int64_t t = first * block_size_; t < end * block_size_; ++t) {
+    const int64_t out = t - r.prompt_len;
+    if (out < 0 && !r.prompt_tokens.empty()) {
+      e.token_ids.push_back(r.prompt_tokens[t]);
+    } else if (out >= 0 && out < num_outputs) {
+      e.token_ids.push_back(r.output_tokens[out]);
+    } else {
+      const uint64_t hash = r.block_hashes[t / block_size_];
+      e.token_ids.push_back(synthesized_token_id(hash, static_cast<int32_t>(t % block_size_)));
+    }
+  }
+  return e;
+}
+
+void KvCacheManager::enable_kv_events() {
+  if (events_) return;
+  events_ = std::make_unique<std::vector<KvEvent>>();
+  pool_.set_event_sink(events_.get());
+}
+
+std::vector<KvEvent> KvCacheManager::take_kv_events() {
+  std::vector<KvEvent> taken;
+  if (events_) taken.swap(*events_);
+  return taken;
 }
 
 void KvCacheManager::release(Request& r) {

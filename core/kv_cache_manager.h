@@ -7,14 +7,20 @@
 // from the trace's prefix hash ids, else from a per-request salt (content nobody else shares). The
 // extra keys are the LoRA name (every block) and cache_salt (the first block, hence the whole
 // chain); a request with neither hashes without them.
+//
+// KV-cache events (core/kv_events.h) are off until enable_kv_events(); then each allocation that
+// caches full blocks appends one KvBlockStored (as vLLM's cache_full_blocks), the pool appends
+// evictions and resets, and take_kv_events() hands them over in order.
 // Thread-safety: none; owned by one engine.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "core/block_pool.h"
+#include "core/kv_events.h"
 #include "core/request.h"
 
 namespace llm {
@@ -57,6 +63,16 @@ class KvCacheManager {
   // Counts one admitted new request's lookup in the prefix-cache counters.
   void record_lookup(int64_t prompt_tokens, int64_t hit_tokens);
 
+  // Forgets every cached block when no request holds any (vLLM's reset_prefix_cache); false,
+  // changing nothing, otherwise.
+  bool reset_prefix_cache() { return pool_.reset_prefix_cache(); }
+
+  // Starts collecting KV-cache events (idempotent). Until then nothing is collected.
+  void enable_kv_events();
+  bool kv_events_enabled() const { return events_ != nullptr; }
+  // The events since the previous call, oldest first (empty when not enabled).
+  std::vector<KvEvent> take_kv_events();
+
   // Chained hash of block `index` (full blocks only), computing earlier ones as needed.
   // Only the request is changed (its memoized hashes).
   uint64_t block_hash(Request& request, int64_t index) const;
@@ -70,6 +86,8 @@ class KvCacheManager {
   template <typename HashOf>
   int64_t walk_cached_prefix(const Request& request, HashOf&& hash_of,
                              std::vector<int32_t>& hit_blocks) const;
+  // The KvBlockStored for the request's full blocks [first, end), all hashed.
+  KvBlockStored stored_event(const Request& request, int64_t first, int64_t end) const;
   // Hit blocks nobody references: taking them removes them from the free queue.
   int64_t count_unreferenced(std::span<const int32_t> hit_blocks) const;
 
@@ -77,6 +95,8 @@ class KvCacheManager {
   int32_t block_size_;
   bool caching_;
   PrefixCacheCounters counters_;
+  // Heap-held so the pool's pointer to it stays valid if the manager moves; null when disabled.
+  std::unique_ptr<std::vector<KvEvent>> events_;
 };
 
 }  // namespace llm

@@ -8,6 +8,8 @@
 #include "backends/sim/sim_backend.h"
 #include "core/engine_core.h"
 #include "core/rng.h"
+#include "sim/announced_blocks.h"
+#include "sim/scraped_gauges.h"
 
 namespace llm {
 namespace {
@@ -77,6 +79,8 @@ class Replayer {
   bool loop_abort(EngineSlot& slot);
   void notify_state(EngineSlot& slot);
   void scrape(Nanos now);
+  void scrape_for_router(Nanos now);
+  GaugeSample gauges_seen(size_t engine, Nanos now);
   void start_steps(Nanos now);
   ReplayTotals totals();
 
@@ -98,6 +102,12 @@ class Replayer {
   bool scraping_;
   Nanos next_scrape_ = 0;
   Nanos last_scrape_ = -1;
+  // The llm-d policies: the router's scrapes and the engines' announced prefixes.
+  bool epp_policy_;
+  bool router_scraping_;
+  Nanos next_router_scrape_ = 0;
+  ScrapedGauges router_gauges_;
+  std::vector<std::unique_ptr<AnnouncedBlocks>> announced_;  // per engine, from its KV events
 };
 
 Replayer::Replayer(const Trace& trace, const ReplayConfig& config,
@@ -106,16 +116,25 @@ Replayer::Replayer(const Trace& trace, const ReplayConfig& config,
       config_(config),
       hooks_(hooks),
       slots_(observers.size()),
-      router_(config.routing),
+      router_(config.routing, config.epp.weights ? &*config.epp.weights : nullptr, config.seed),
       loads_(observers.size()),
       aborts_(config.faults.aborts),
       engine_of_(trace.requests.size(), 0),
       first_id_(trace.requests.size(), kNoId),
       loop_rng_(hash_combine(config.faults.seed, kLoopAbortStream)),
-      scraping_(hooks.scrape_interval > 0 && hooks.on_scrape) {
+      scraping_(hooks.scrape_interval > 0 && hooks.on_scrape),
+      epp_policy_(routes_on_scrapes(config.routing) && observers.size() > 1),
+      router_scraping_(epp_policy_ && config.epp.scrape_interval > 0),
+      router_gauges_(observers.size(), config.epp.staleness) {
   std::stable_sort(aborts_.begin(), aborts_.end(),
                    [](const ClientAbort& a, const ClientAbort& b) { return a.time < b.time; });
   for (size_t i = 0; i < slots_.size(); ++i) make_engine(i, observers[i]);
+  if (epp_policy_) {
+    for (EngineSlot& s : slots_) {
+      s.core->enable_kv_events();
+      announced_.push_back(std::make_unique<AnnouncedBlocks>(s.core->scheduler().kv()));
+    }
+  }
 }
 
 void Replayer::make_engine(size_t i, EngineObserver* observer) {
@@ -152,6 +171,7 @@ Nanos Replayer::next_instant() const {
   }
   if (next_abort_ < aborts_.size()) t = std::min(t, aborts_[next_abort_].time);
   if (scraping_) t = std::min(t, next_scrape_);
+  if (router_scraping_) t = std::min(t, next_router_scrape_);
   return t;
 }
 
@@ -161,6 +181,7 @@ ReplayTotals Replayer::run() {
     clock_.set(std::max(next_instant(), clock_.now()));
     const Nanos now = clock_.now();
     complete_steps(now);
+    scrape_for_router(now);
     while (next_ < requests.size() && requests[next_].arrival_ns <= now) {
       route(next_);
       ++next_;
@@ -188,14 +209,25 @@ void Replayer::complete_steps(Nanos now) {
     s.aborts.clear();
     if (config_.faults.loop_abort_probability > 0) aborted |= loop_abort(s);
     if (aborted) notify_state(s);
+    if (epp_policy_) {
+      // The step's KV-cache events reach the picker's index as the step completes.
+      for (const KvEvent& e : s.core->take_kv_events()) announced_[i]->apply(e);
+    }
     if (hooks_.on_step) hooks_.on_step(i, *s.core);
   }
 }
 
 void Replayer::route(size_t index) {
   std::unique_ptr<Request> parent = make_request(trace_.requests[index], index);
+  const Nanos now = clock_.now();
   for (size_t i = 0; i < slots_.size(); ++i) {
-    loads_[i] = {slots_[i].outstanding(), &slots_[i].core->scheduler().kv()};
+    loads_[i] = EngineLoad{};
+    loads_[i].outstanding = slots_[i].outstanding();
+    loads_[i].kv = &slots_[i].core->scheduler().kv();
+    if (epp_policy_) {
+      loads_[i].scraped = gauges_seen(i, now);
+      loads_[i].announced = announced_[i].get();
+    }
   }
   const size_t picked = router_.pick(*parent, loads_);
   if (hooks_.on_route) hooks_.on_route(index, picked);
@@ -288,6 +320,21 @@ void Replayer::scrape(Nanos now) {
   next_scrape_ += hooks_.scrape_interval;
 }
 
+void Replayer::scrape_for_router(Nanos now) {
+  if (!router_scraping_ || next_router_scrape_ > now) return;
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    const StepStats state = slots_[i].core->state();
+    router_gauges_.record(i, {now, state.num_waiting, state.kv_usage});
+  }
+  next_router_scrape_ += config_.epp.scrape_interval;
+}
+
+GaugeSample Replayer::gauges_seen(size_t engine, Nanos now) {
+  if (router_scraping_) return router_gauges_.seen_at(engine, now);
+  const StepStats state = slots_[engine].core->state();  // no scrapes: the live state
+  return {now, state.num_waiting, state.kv_usage};
+}
+
 void Replayer::start_steps(Nanos now) {
   for (EngineSlot& s : slots_) {
     if (s.busy || !s.core->has_unfinished()) continue;
@@ -374,6 +421,9 @@ ReplayTotals run_replay(const Trace& trace, const ReplayConfig& config,
   const size_t num_engines = static_cast<size_t>(std::max(config.data_parallel_size, 1));
   if (observers.size() != num_engines) {
     throw std::invalid_argument("run_replay: one observer per engine is required");
+  }
+  if (config.epp.scrape_interval < 0 || config.epp.staleness < 0) {
+    throw std::invalid_argument("run_replay: the EPP's scrape interval and staleness must be >= 0");
   }
   Replayer replayer(trace, config, observers, hooks);
   return replayer.run();

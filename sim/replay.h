@@ -15,6 +15,12 @@
 // fault point); and the mock GPU's faults (backends/sim/faulty_backend.h: slowdowns, latency
 // spikes, failed steps). At one instant the order becomes: step completions (each followed by its
 // engine's queued arrivals and aborts), arrivals, client aborts, the scrape, step starts.
+// The llm-d routing policies (sim/router.h) see the engines as llm-d's endpoint picker does: the
+// replay scrapes every engine's gauges for the router at 0, EppView::scrape_interval, ... (right
+// after the step completions of that instant, before its arrivals) and the router routes on the
+// samples that are at least EppView::staleness old; no scrape instants are added otherwise. Their
+// prefix scorer sees each engine's KV-cache events (core/kv_events.h), applied to an index of
+// announced blocks (sim/announced_blocks.h) as each step completes.
 // Thread-safety: run_replay is single-threaded and uses no global state.
 #pragma once
 
@@ -22,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "backends/sim/cost_model.h"
@@ -55,12 +62,20 @@ struct ReplayFaults {
   bool any() const;
 };
 
+// What llm-d's endpoint picker sees of the engines (the llm-d routing policies only).
+struct EppView {
+  Nanos scrape_interval = 50'000'000;    // its /metrics scrapes (0: the live state, no scrapes)
+  Nanos staleness = 0;                   // it routes on samples at least this old
+  std::optional<ScorerWeights> weights;  // replaces the policy's scorer profile
+};
+
 struct ReplayConfig {
   SchedulerConfig scheduler;  // num_gpu_blocks must be set
   Deployment deployment;
   uint64_t seed = 0;
   int32_t data_parallel_size = 1;
   RoutingPolicy routing = RoutingPolicy::kRoundRobin;
+  EppView epp;
   ReplayFaults faults;  // none by default
 };
 

@@ -26,7 +26,20 @@ std::string replay_usage() {
 TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl, or synthetic:KEY=V,...
 
 )" + engine_flags_usage() +
-         R"(Simulation:
+         R"(Several engines:
+  --data-parallel-size N           engines, each with its own KV cache (1)
+  --routing-policy P               how requests are spread over the engines (round-robin):
+                                   on the live state: round-robin, least-outstanding,
+                                   prefix-affinity; on what llm-d's endpoint picker sees (scraped
+                                   gauges, announced KV blocks): llm-d (its default profile:
+                                   queue-scorer 2 + kv-cache-utilization-scorer 2 +
+                                   prefix-cache-scorer 3), or one of those scorers alone:
+                                   queue-scorer, kv-cache-utilization-scorer, prefix-cache-scorer
+  --epp-scrape-interval D          llm-d policies: the picker scrapes each engine this often
+                                   (50ms; 0 = it sees the live state)
+  --epp-metrics-staleness D        llm-d policies: it routes on samples at least this old (0)
+  --epp-scorer-weights W           llm-d policies: the profile, queue=W,kv-cache=W,prefix-cache=W
+Simulation:
   --seed N                         output-token seed (0)
   --arrival-rate-scale F           multiply the arrival rate (2 = twice the load) (1)
   --output-dir DIR                 write DIR/requests.jsonl and DIR/summary.json
@@ -45,6 +58,37 @@ TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl, or 
 )";
 }
 
+namespace {
+
+// A duration for the EPP flags: 0 or a positive duration, whole microseconds.
+int64_t parse_epp_duration(const std::string& flag, const std::string& v) {
+  if (v == "0") return 0;
+  const auto ns = parse_duration_ns(v);
+  if (!ns || *ns % 1'000 != 0) {
+    throw UsageError(flag + ": expected 0 or a duration such as 50ms, 200ms or 1s, got '" + v +
+                     "'");
+  }
+  return *ns;
+}
+
+void check_epp_flags(const ReplayOptions& o) {
+  const bool any = o.epp_scrape_interval_ns || o.epp_staleness_ns || o.epp_weights;
+  if (any && !routes_on_scrapes(parse_routing_policy(o.routing_policy))) {
+    throw UsageError(
+        "--epp-scrape-interval, --epp-metrics-staleness and --epp-scorer-weights "
+        "need an llm-d routing policy (llm-d, queue-scorer, "
+        "kv-cache-utilization-scorer, prefix-cache-scorer), not --routing-policy " +
+        o.routing_policy);
+  }
+  if (o.epp_staleness_ns.value_or(0) > 0 && o.epp_scrape_interval_ns == 0) {
+    throw UsageError(
+        "--epp-metrics-staleness: needs scrapes (--epp-scrape-interval 0 routes on "
+        "the live state)");
+  }
+}
+
+}  // namespace
+
 ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
   ReplayOptions o;
   bool have_trace = false;
@@ -56,6 +100,22 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
              [&o](const std::string&, const std::string& v) {
                parse_routing_policy(v);
                o.routing_policy = v;
+             })
+      .value({"--epp-scrape-interval"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.epp_scrape_interval_ns = parse_epp_duration(flag, v);
+             })
+      .value({"--epp-metrics-staleness"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.epp_staleness_ns = parse_epp_duration(flag, v);
+             })
+      .value({"--epp-scorer-weights"},
+             [&o](const std::string& flag, const std::string& v) {
+               try {
+                 o.epp_weights = parse_scorer_weights(v);
+               } catch (const std::invalid_argument& e) {
+                 throw UsageError(flag + ": " + e.what());
+               }
              })
       .nonempty({"--served-model-name"}, o.served_model_name, "name")
       .nonempty({"--metrics-out"}, o.metrics_out)
@@ -100,6 +160,7 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
   flags.parse(args);
   if (!have_trace) throw UsageError("missing TRACE (a trace file or synthetic:...)");
   if (o.fail_on_slo && o.slo.empty()) throw UsageError("--fail-on-slo: needs --slo KEY=V,...");
+  check_epp_flags(o);
   o.engine = engine.args();
   o.command_line = shell_command_line("llmsim replay", args);
   return o;
@@ -114,6 +175,9 @@ ReplayConfig make_replay_config(const ReplayOptions& o, ResolvedEngine* resolved
   c.seed = o.seed;
   c.data_parallel_size = o.data_parallel_size;
   c.routing = parse_routing_policy(o.routing_policy);
+  if (o.epp_scrape_interval_ns) c.epp.scrape_interval = *o.epp_scrape_interval_ns;
+  if (o.epp_staleness_ns) c.epp.staleness = *o.epp_staleness_ns;
+  c.epp.weights = o.epp_weights;
   return c;
 }
 

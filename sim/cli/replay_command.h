@@ -26,13 +26,17 @@ struct ReplayOptions {
   double arrival_rate_scale = 1.0;
   int32_t data_parallel_size = 1;
   std::string routing_policy = "round-robin";
-  std::string served_model_name;  // the model_name label; default: --model
-  std::string output_dir;         // empty: no files
-  std::string metrics_out;        // OpenMetrics time series file
-  std::string promtool_series;    // promtool test input_series file
-  std::string metrics_snapshot;   // the final /metrics text (Prometheus exposition)
-  std::string report;             // the HTML report (sim/report/)
-  std::string command_line;       // as typed, for the report's header
+  // The llm-d routing policies' view (sim/replay.h EppView); unset: its defaults.
+  std::optional<int64_t> epp_scrape_interval_ns;  // --epp-scrape-interval
+  std::optional<int64_t> epp_staleness_ns;        // --epp-metrics-staleness
+  std::optional<ScorerWeights> epp_weights;       // --epp-scorer-weights
+  std::string served_model_name;                  // the model_name label; default: --model
+  std::string output_dir;                         // empty: no files
+  std::string metrics_out;                        // OpenMetrics time series file
+  std::string promtool_series;                    // promtool test input_series file
+  std::string metrics_snapshot;                   // the final /metrics text (Prometheus exposition)
+  std::string report;                             // the HTML report (sim/report/)
+  std::string command_line;                       // as typed, for the report's header
   int64_t scrape_interval_ns = 5'000'000'000;
   int64_t start_time_unix_ns = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
   bool quiet = false;                                      // no summary table on stdout
