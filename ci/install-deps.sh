@@ -16,6 +16,8 @@ packages=(
   python3-numpy
   chromium
   clang libclang-rt-14-dev
+  # KV-cache events (server/kv_events/, tests/kv_events/)
+  libzmq3-dev cppzmq-dev libmsgpack-cxx-dev python3-zmq python3-msgpack
 )
 
 missing=()
