@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <stdexcept>
 #include <thread>
@@ -95,15 +96,23 @@ struct KvEventPublisher::Impl {
   }
 
   // The publisher thread: until stopped and the queue is empty, serve replays and send batches.
+  // A ZeroMQ error is reported and the thread goes on (vLLM logs and backs off too): publishing
+  // is never worth stopping the server for.
   void run() {
     while (true) {
-      serve_replays();
-      std::optional<KvEventBatch> batch = queue.pop(kPollInterval);
-      if (!batch) {
-        if (!running) return;
-        continue;
+      try {
+        serve_replays();
+        std::optional<KvEventBatch> batch = queue.pop(kPollInterval);
+        if (!batch) {
+          if (!running) return;
+          continue;
+        }
+        send(*batch);
+      } catch (const zmq::error_t& e) {
+        std::fprintf(stderr, "llmserve: KV events publisher (engine %d): %s\n", dp_rank, e.what());
+        std::this_thread::sleep_for(kPollInterval);
+        if (!running && queue.size() == 0) return;
       }
-      send(*batch);
     }
   }
 
