@@ -1,7 +1,7 @@
 // The KV-event publishers of one llmserve (--kv-events-config): one KvEventPublisher per
 // data-parallel engine, rank i on the endpoints offset by i (as vLLM), all with one topic, and
 // the counter llmserve:kv_events_dropped_total{model_name, engine} of batches a full queue
-// refused (vLLM has no metric for this; it only logs).
+// refused (vLLM has no such metric: its publisher waits on a full queue instead).
 // Thread-safety: publish(i, ...) from engine i's thread; the rest from the owning thread.
 #pragma once
 
