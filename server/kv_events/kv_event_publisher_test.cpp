@@ -85,8 +85,8 @@ TEST(KvEventPublisher, ReplayAnswersFromTheStartSequenceThenAnEndMarker) {
 
   zmq::socket_t dealer(context, zmq::socket_type::dealer);
   dealer.connect(publisher.replay_endpoint());
-  std::vector<zmq::const_buffer> request = {zmq::const_buffer(nullptr, 0),
-                                            zmq::buffer(big_endian(1))};
+  const std::string start = big_endian(1);  // outlives the buffers that point into it
+  std::vector<zmq::const_buffer> request = {zmq::const_buffer(nullptr, 0), zmq::buffer(start)};
   ASSERT_TRUE(zmq::send_multipart(dealer, request));
   for (uint64_t seq : {1u, 2u}) {
     const std::vector<zmq::message_t> frames = receive(dealer);
