@@ -367,9 +367,15 @@ def single_engine(binary):
 def data_parallel(binary):
     """Two engines: engine i publishes on the endpoint's port + i, sequences from 0 each, with
     dp_rank i in its payloads."""
-    base = free_port_pair()
-    config = {"enable_kv_cache_events": True, "endpoint": f"tcp://*:{base}"}
-    proc, port, engines = start_llmserve(binary, config, "--data-parallel-size", "2")
+    for attempt in range(3):  # another process may take the free pair before llmserve binds it
+        base = free_port_pair()
+        config = {"enable_kv_cache_events": True, "endpoint": f"tcp://*:{base}"}
+        try:
+            proc, port, engines = start_llmserve(binary, config, "--data-parallel-size", "2")
+            break
+        except SystemExit as e:
+            if attempt == 2 or "exited with code" not in str(e):
+                raise
     try:
         ports = [int(e[0].rsplit(":", 1)[1]) for e in engines]
         if ports != [base, base + 1] or any(e[1] for e in engines):
