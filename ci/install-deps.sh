@@ -17,6 +17,8 @@ packages=(
   chromium
   clang libclang-rt-14-dev
   python3-yaml python3-jsonschema
+  # KV-cache events (server/kv_events/, tests/kv_events/)
+  libzmq3-dev cppzmq-dev libmsgpack-cxx-dev python3-zmq python3-msgpack
 )
 
 missing=()

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <functional>
 #include <thread>
 
@@ -163,7 +164,25 @@ LlmServer::~LlmServer() {
   http_.reset();
 }
 
-void LlmServer::start() { http_->start(); }
+void LlmServer::start() {
+  http_->start();
+  if (context_.options.kv_events.publishes()) start_kv_events();
+}
+
+void LlmServer::start_kv_events() {
+  const KvEventsConfig& config = context_.options.kv_events;
+  const std::string& model = context_.setup.served_model_name;
+  kv_events_ = std::make_unique<KvEventPublisherSet>(
+      config, engines_.size(), kv_events_topic(config, port(), model), model, registry_);
+  for (size_t i = 0; i < engines_.size(); ++i) {
+    engines_[i]->set_kv_event_sink(
+        [this, i](std::vector<KvEvent> events) { kv_events_->publish(i, std::move(events)); });
+    const KvEventPublisher& p = kv_events_->at(i);
+    std::fprintf(stderr, "llmserve: engine %zu publishes KV events on %s%s%s, topic %s\n", i,
+                 p.endpoint().c_str(), p.replay_endpoint().empty() ? "" : ", replay on ",
+                 p.replay_endpoint().c_str(), p.topic().c_str());
+  }
+}
 
 void LlmServer::shutdown() {
   if (stopped_) return;

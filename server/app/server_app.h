@@ -25,6 +25,7 @@
 #include "server/engine/step_log_backend.h"
 #include "server/http/http_metrics.h"
 #include "server/http/http_server.h"
+#include "server/kv_events/kv_event_publisher_set.h"
 
 namespace llm {
 
@@ -68,6 +69,9 @@ class LlmServer {
   std::vector<std::unique_ptr<EngineService>> engines_;
   std::unique_ptr<ApiRouter> router_;
   std::unique_ptr<HttpServer> http_;
+  // --kv-events-config: started once the port is known; outlives the engines' use of it.
+  std::unique_ptr<KvEventPublisherSet> kv_events_;
+  void start_kv_events();
   bool stopped_ = false;
 };
 

@@ -17,6 +17,9 @@ Server (vLLM's names):
   --disable-log-stats              no Prometheus metrics collection
   --enable-force-include-usage     always send the final usage chunk when streaming
   --enable-request-id-headers      echo X-Request-Id in responses
+  --kv-events-config JSON          publish KV-cache events over ZeroMQ for prefix-aware routers
+                                   (vLLM's JSON, e.g. '{"enable_kv_cache_events":true,
+                                   "endpoint":"tcp://*:5557"}'; docs/kv-events.md)
 )" + engine_flags_usage() +
          R"(  --data-parallel-size N           engines, each with its own backend and KV cache (1); a
                                    request goes to the one with the fewest unfinished requests
@@ -87,7 +90,10 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
       .number({"--read-timeout"}, o.read_timeout_s, 0.001)
       .integer({"--max-connections"}, o.max_connections, 1)
       .integer({"--max-waiting-requests"}, o.max_waiting_requests, 0)
-      .integer({"--http-threads"}, o.http_threads, 1);
+      .integer({"--http-threads"}, o.http_threads, 1)
+      .value({"--kv-events-config"}, [&o](const std::string& flag, const std::string& v) {
+        o.kv_events = parse_kv_events_config(v, flag);
+      });
   flags.parse(args);
   if (o.enable_per_request_metrics && o.disable_log_stats) {
     throw UsageError(

@@ -14,6 +14,7 @@
 #include "core/flag_values.h"
 #include "core/scheduler_config.h"
 #include "core/vllm_metrics.h"
+#include "server/kv_events/kv_events_config.h"
 
 namespace llm {
 
@@ -53,6 +54,8 @@ struct ServerOptions {
   // --max-waiting-requests: refuse (503, Retry-After) completions while this many sequences wait
   // in the engines, all data-parallel engines together; -1 (the default) = no limit, as vLLM.
   int64_t max_waiting_requests = -1;
+  // --kv-events-config: vLLM's KV-cache event publishing (server/kv_events/, docs/kv-events.md).
+  KvEventsConfig kv_events;
 };
 
 // Seconds in the Retry-After header of a 503 from --max-waiting-requests.

@@ -124,6 +124,13 @@ EngineService::EngineService(const SchedulerConfig& config, Backend& backend,
 
 EngineService::~EngineService() { stop(); }
 
+void EngineService::set_kv_event_sink(std::function<void(std::vector<KvEvent>)> sink) {
+  run_on_engine_thread([this, &sink] {
+    engine_->enable_kv_events();
+    kv_event_sink_ = std::move(sink);
+  });
+}
+
 namespace {
 
 // The sequences a submission adds to the waiting queue: its n children.
@@ -391,6 +398,10 @@ void EngineService::loop() {
         return;
       }
       blocked = engine_->has_unfinished() && !engine_->step();
+      if (kv_event_sink_) {
+        std::vector<KvEvent> events = engine_->take_kv_events();
+        if (!events.empty()) kv_event_sink_(std::move(events));
+      }
     } catch (const std::exception& e) {
       // Commands not yet applied (a throwing kCall included) are answered as after the failure.
       for (Command& c : commands) {

@@ -102,6 +102,10 @@ class EngineService {
   // Runs fn on the engine thread between steps and waits for it (e.g. to flush metrics).
   void run_on_engine_thread(const std::function<void()>& fn);
   EngineSnapshot snapshot();
+  // KV-cache events (core/kv_events.h, --kv-events-config): from now on the engine collects them
+  // and after each step hands that step's events, when there are any, to `sink` on the engine
+  // thread (the sink must not block). Waits for the engine thread; call it before serving.
+  void set_kv_event_sink(std::function<void(std::vector<KvEvent>)> sink);
 
   void stop();
 
@@ -138,6 +142,7 @@ class EngineService {
   std::unique_ptr<Relay> relay_;
   ObserverTee tee_;
   std::unique_ptr<EngineCore> engine_;
+  std::function<void(std::vector<KvEvent>)> kv_event_sink_;  // empty: no KV events
 
   // Guarded by mutex_; wake_ signals a new command or stopping_.
   std::mutex mutex_;
