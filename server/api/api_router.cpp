@@ -165,9 +165,8 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
   }
   if (metrics_path) {
     if (!need("GET")) return finish(std::move(r));
-    context_.engines.flush_metrics();
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    r.body = serialize_exposition(context_.registry->Collect());
+    r.body = serialize_exposition(context_.engines.collect_metrics(*context_.registry));
     return finish(std::move(r));
   }
   if (tokenizer_path) {
