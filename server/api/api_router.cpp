@@ -72,6 +72,19 @@ ModelInfo model_info(const ServerContext& context) {
                    context.setup.scheduler.policy == SchedulingPolicy::kPriority};
 }
 
+// llm-d's model-server response headers (as llm-d-inference-sim sets them): the pod and the port
+// the request came in on when POD_NAME is set, the namespace when POD_NAMESPACE is.
+void add_pod_headers(const ServerContext& context, const HttpRequest& req,
+                     std::vector<std::pair<std::string, std::string>>& headers) {
+  if (!context.pod_name.empty()) {
+    headers.emplace_back("x-inference-pod", context.pod_name);
+    headers.emplace_back("x-inference-port", std::to_string(req.local_port));
+  }
+  if (!context.pod_namespace.empty()) {
+    headers.emplace_back("x-inference-namespace", context.pod_namespace);
+  }
+}
+
 HttpResponse unauthorized() {
   HttpResponse r;
   r.status = 401;
@@ -218,6 +231,7 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
         if (!place) return finish(admission_rejected(context_.admission_metrics));
         result.admission = std::move(*place);
       }
+      add_pod_headers(context_, req, extra);
       result.job = std::make_shared<CompletionJob>(context_, std::move(parsed), req, request_id,
                                                    std::move(extra));
       return result;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 
@@ -27,6 +28,8 @@ void wait_until(Pred done, std::chrono::steady_clock::time_point deadline) {
 
 LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   context_.options = options;
+  if (const char* pod = std::getenv("POD_NAME")) context_.pod_name = pod;
+  if (const char* ns = std::getenv("POD_NAMESPACE")) context_.pod_namespace = ns;
   // One backend per data-parallel engine, all alike.
   const std::function<Backend*()> make_backend =
       options.backend == "cpu" ? setup_cpu() : setup_sim();

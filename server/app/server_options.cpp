@@ -17,6 +17,8 @@ Server (vLLM's names):
   --disable-log-stats              no Prometheus metrics collection
   --enable-force-include-usage     always send the final usage chunk when streaming
   --enable-request-id-headers      echo X-Request-Id in responses
+  --enable-prompt-tokens-details   usage.prompt_tokens_details.cached_tokens when the prefix
+                                   cache served part of the prompt
 )" + engine_flags_usage() +
          R"(  --data-parallel-size N           engines, each with its own backend and KV cache (1); a
                                    request goes to the one with the fewest unfinished requests
@@ -84,7 +86,8 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
       .number({"--read-timeout"}, o.read_timeout_s, 0.001)
       .integer({"--max-connections"}, o.max_connections, 1)
       .integer({"--max-waiting-requests"}, o.max_waiting_requests, 0)
-      .integer({"--http-threads"}, o.http_threads, 1);
+      .integer({"--http-threads"}, o.http_threads, 1)
+      .boolean({"--enable-prompt-tokens-details"}, o.enable_prompt_tokens_details);
   flags.parse(args);
   if (o.enable_per_request_metrics && o.disable_log_stats) {
     throw UsageError(

@@ -36,6 +36,9 @@ struct ServerOptions {
   bool disable_log_stats = false;
   bool enable_force_include_usage = false;
   bool enable_request_id_headers = false;
+  // vLLM's --enable-prompt-tokens-details: usage.prompt_tokens_details.cached_tokens when the
+  // prefix cache served part of the prompt.
+  bool enable_prompt_tokens_details = false;
   EngineArgs engine;  // the engine arguments shared with llmsim (--gpu and --model included)
   int32_t data_parallel_size = 1;
   uint64_t seed = 0;
