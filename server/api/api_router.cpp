@@ -9,6 +9,7 @@
 #include "core/exposition.h"
 #include "server/api/json_text.h"
 #include "server/api/openai_response.h"
+#include "server/api/render_api.h"
 #include "server/api/responses_request.h"
 #include "server/api/tokenize_api.h"
 
@@ -192,6 +193,23 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
                    ? tokenize_response(req.body, *context_.codec, model, &ignored)
                    : detokenize_response(req.body, *context_.codec, model, &ignored);
       log_ignored_fields(request_id, ignored);
+    } catch (const ApiException& e) {
+      r.status = e.error().status;
+      r.body = error_body(e.error());
+    }
+    return finish(std::move(r));
+  }
+  const bool render_chat = path == "/v1/chat/completions/render";
+  if (render_chat || path == "/v1/completions/render") {
+    // Tokenizer work only: served while draining or after an engine failure, never admitted.
+    if (!need("POST")) return finish(std::move(r));
+    if (!is_json_media_type(req.content_type)) return finish(not_json(req.content_type));
+    try {
+      CompletionRequest parsed =
+          parse_completion_request(render_chat ? Endpoint::kChat : Endpoint::kCompletions, req.body,
+                                   *context_.codec, model_info(context_));
+      log_ignored_fields(request_id, parsed.ignored_fields);
+      r.body = render_response(parsed, request_id, context_.setup.scheduler.max_model_len);
     } catch (const ApiException& e) {
       r.status = e.error().status;
       r.body = error_body(e.error());
