@@ -22,6 +22,9 @@ Server (vLLM's names):
 )" + engine_flags_usage() +
          R"(  --data-parallel-size N           engines, each with its own backend and KV cache (1); a
                                    request goes to the one with the fewest unfinished requests
+  --data-parallel-separate-ports   engine i serves the whole API and its own /metrics on
+                                   --port + i (with --port 0: a free port each), so that a
+                                   gateway sees N endpoints
   --seed N                         sim: the output-token seed (0); cpu: mixed into the per-request
                                    seeds of requests that send no "seed"
 Backend:
@@ -87,7 +90,8 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
       .integer({"--max-connections"}, o.max_connections, 1)
       .integer({"--max-waiting-requests"}, o.max_waiting_requests, 0)
       .integer({"--http-threads"}, o.http_threads, 1)
-      .boolean({"--enable-prompt-tokens-details"}, o.enable_prompt_tokens_details);
+      .boolean({"--enable-prompt-tokens-details"}, o.enable_prompt_tokens_details)
+      .boolean({"--data-parallel-separate-ports"}, o.data_parallel_separate_ports);
   flags.parse(args);
   if (o.enable_per_request_metrics && o.disable_log_stats) {
     throw UsageError(
@@ -98,6 +102,11 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
     throw UsageError(
         "--backend cuda: not built in this session (the CUDA backend is a later issue; use "
         "--backend cpu for real tokens or --backend sim)");
+  }
+  if (o.data_parallel_separate_ports && o.port > 0 && o.port + o.data_parallel_size - 1 > 65535) {
+    throw UsageError("--data-parallel-separate-ports: --port " + std::to_string(o.port) +
+                     " + --data-parallel-size " + std::to_string(o.data_parallel_size) +
+                     " - 1 is past 65535");
   }
   o.engine = engine.args();
   if (o.served_model_name.empty() && o.engine.profile.empty()) {
