@@ -6,6 +6,7 @@
 // vllm:num_requests_running reads 256, then scrapes /metrics over one keep-alive connection at
 // 20 Hz for SCRAPE_BENCH_SECONDS (default 10) and reports the latency of each scrape (request sent
 // to last body byte read): p50, p99 and max in milliseconds next to the goal, p99 under 5 ms.
+// SCRAPE_BENCH_HTTP_THREADS sets the server's --http-threads (default 2).
 // Results and the command: docs/benchmarks.md ("/metrics under load").
 #include <arpa/inet.h>
 #include <benchmark/benchmark.h>
@@ -146,6 +147,9 @@ void BM_ScrapeUnderLoad(benchmark::State& state) {
       llm::parse_server_args({"--host", "127.0.0.1", "--port", "0", "--max-num-seqs",
                               std::to_string(std::max(streams, 1)), "--shutdown-timeout", "0"},
                              nullptr);
+  if (const char* threads = std::getenv("SCRAPE_BENCH_HTTP_THREADS"); threads && *threads) {
+    options.http_threads = std::atoi(threads);  // the server's --http-threads (default 2)
+  }
   std::vector<double> latencies_ms;
   std::vector<double> render_ms;  // the same body rendered on this thread, without HTTP
   double running = 0;
