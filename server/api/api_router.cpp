@@ -9,6 +9,7 @@
 #include "core/exposition.h"
 #include "server/api/json_text.h"
 #include "server/api/openai_response.h"
+#include "server/api/render_api.h"
 #include "server/api/responses_request.h"
 #include "server/api/tokenize_api.h"
 
@@ -70,6 +71,19 @@ void log_ignored_fields(const std::string& request_id, const std::vector<std::st
 ModelInfo model_info(const ServerContext& context) {
   return ModelInfo{context.setup.served_model_name, context.setup.scheduler.max_model_len,
                    context.setup.scheduler.policy == SchedulingPolicy::kPriority};
+}
+
+// llm-d's model-server response headers (as llm-d-inference-sim sets them): the pod and the port
+// the request came in on when POD_NAME is set, the namespace when POD_NAMESPACE is.
+void add_pod_headers(const ServerContext& context, const HttpRequest& req,
+                     std::vector<std::pair<std::string, std::string>>& headers) {
+  if (!context.pod_name.empty()) {
+    headers.emplace_back("x-inference-pod", context.pod_name);
+    headers.emplace_back("x-inference-port", std::to_string(req.local_port));
+  }
+  if (!context.pod_namespace.empty()) {
+    headers.emplace_back("x-inference-namespace", context.pod_namespace);
+  }
 }
 
 HttpResponse unauthorized() {
@@ -165,9 +179,8 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
   }
   if (metrics_path) {
     if (!need("GET")) return finish(std::move(r));
-    context_.engines.flush_metrics();
     r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    r.body = serialize_exposition(context_.registry->Collect());
+    r.body = serialize_exposition(context_.engines.collect_metrics(*context_.registry));
     return finish(std::move(r));
   }
   if (tokenizer_path) {
@@ -180,6 +193,23 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
                    ? tokenize_response(req.body, *context_.codec, model, &ignored)
                    : detokenize_response(req.body, *context_.codec, model, &ignored);
       log_ignored_fields(request_id, ignored);
+    } catch (const ApiException& e) {
+      r.status = e.error().status;
+      r.body = error_body(e.error());
+    }
+    return finish(std::move(r));
+  }
+  const bool render_chat = path == "/v1/chat/completions/render";
+  if (render_chat || path == "/v1/completions/render") {
+    // Tokenizer work only: served while draining or after an engine failure, never admitted.
+    if (!need("POST")) return finish(std::move(r));
+    if (!is_json_media_type(req.content_type)) return finish(not_json(req.content_type));
+    try {
+      CompletionRequest parsed =
+          parse_completion_request(render_chat ? Endpoint::kChat : Endpoint::kCompletions, req.body,
+                                   *context_.codec, model_info(context_));
+      log_ignored_fields(request_id, parsed.ignored_fields);
+      r.body = render_response(parsed, request_id, context_.setup.scheduler.max_model_len);
     } catch (const ApiException& e) {
       r.status = e.error().status;
       r.body = error_body(e.error());
@@ -219,6 +249,7 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
         if (!place) return finish(admission_rejected(context_.admission_metrics));
         result.admission = std::move(*place);
       }
+      add_pod_headers(context_, req, extra);
       result.job = std::make_shared<CompletionJob>(context_, std::move(parsed), req, request_id,
                                                    std::move(extra));
       return result;

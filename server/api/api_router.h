@@ -1,6 +1,7 @@
 // Routing of one parsed HTTP request: auth (API key under /v1, /v2, /inference, /cohere and on
 // /tokenize, /detokenize; the optional metrics key on /metrics), request ids, the simple routes
-// (/health, /version, /v1/models, /metrics, /tokenize, /detokenize) answered at once, and the
+// (/health, /version, /v1/models, /metrics, /tokenize, /detokenize, and the render endpoints
+// /v1/completions/render and /v1/chat/completions/render) answered at once, and the
 // generation routes (/v1/chat/completions, /v1/completions, /v1/responses) turned into a
 // CompletionJob for the session to run. Unknown routes 404 and wrong methods 405, in the error
 // envelope; a POST to a JSON route whose Content-Type is not application/json is a 400, as in

@@ -312,7 +312,7 @@ void CompletionJob::complete() {
     } else if (include_usage_) {
       const std::optional<PerRequestMetrics> m = metrics();
       const bool with_metrics = context_.options.enable_per_request_metrics && attributable();
-      append_usage_chunk(output_, chunk_prefix_, usage(), with_metrics ? &m : nullptr);
+      append_usage_chunk(output_, chunk_prefix_, final_usage(), with_metrics ? &m : nullptr);
     }
     output_ += kDoneFrame;
   }
@@ -333,6 +333,16 @@ Usage CompletionJob::usage() const {
   Usage u;
   for (const Prompt& p : prompts_) u.prompt_tokens += p.length;
   for (const Choice& c : choices_) u.completion_tokens += c.completion_tokens;
+  return u;
+}
+
+Usage CompletionJob::final_usage() const {
+  Usage u = usage();
+  if (context_.options.enable_prompt_tokens_details) {
+    int64_t cached = 0;
+    for (const Prompt& p : prompts_) cached += p.cached_tokens;
+    if (cached > 0) u.cached_tokens = cached;  // vLLM leaves the details out when 0
+  }
   return u;
 }
 
@@ -379,7 +389,7 @@ HttpResponse CompletionJob::response() const {
       append_prompt_logprobs(chat_prompt_logprobs, c.prompt_logprobs);
     }
   }
-  r.body = build_completion_body(head_, results, usage(), metrics(), chat_prompt_logprobs);
+  r.body = build_completion_body(head_, results, final_usage(), metrics(), chat_prompt_logprobs);
   return r;
 }
 

@@ -114,6 +114,8 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   std::string prompt_text(size_t prompt) const;
   void complete();
   Usage usage() const;
+  // The usage of the final chunk or body: with prompt_tokens_details where enabled.
+  Usage final_usage() const;
   bool attributable() const { return request_.n == 1 && request_.prompts.size() == 1; }
   std::optional<PerRequestMetrics> metrics() const;
   void abort_in_engine();  // cancelled_, and the engine aborts what still runs

@@ -19,6 +19,8 @@ namespace llm {
 struct Usage {
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
+  // prompt_tokens_details.cached_tokens (vLLM: with --enable-prompt-tokens-details, when not 0).
+  std::optional<int64_t> cached_tokens;
 };
 
 struct ChoiceResult {

@@ -35,6 +35,10 @@ int main(int argc, char** argv) {
     llm::LlmServer server(options);
     server.start();
     std::cerr << "llmserve: listening on " << options.host << ":" << server.port() << std::endl;
+    for (size_t i = 1; i < server.num_ports(); ++i) {
+      std::cerr << "llmserve: engine " << i << " listening on " << options.host << ":"
+                << server.port(i) << std::endl;
+    }
     int signal_number = 0;
     sigwait(&signals, &signal_number);
     std::cerr << "llmserve: " << (signal_number == SIGINT ? "SIGINT" : "SIGTERM")

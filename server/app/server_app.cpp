@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 
@@ -28,6 +29,8 @@ void wait_until(Pred done, std::chrono::steady_clock::time_point deadline) {
 
 LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   context_.options = options;
+  if (const char* pod = std::getenv("POD_NAME")) context_.pod_name = pod;
+  if (const char* ns = std::getenv("POD_NAMESPACE")) context_.pod_namespace = ns;
   // One backend per data-parallel engine, all alike.
   const std::function<Backend*()> make_backend =
       options.backend == "cpu" ? setup_cpu() : setup_sim();
@@ -56,14 +59,25 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
       backends_.push_back(std::make_unique<StepLogBackend>(*backend, *step_log_, i));
       backend = backends_.back().get();
     }
+    // With separate ports, engines past the first get a front end (and registry) of their own.
+    PortFrontend* own = nullptr;
+    if (options.data_parallel_separate_ports && i > 0) {
+      port_frontends_.push_back(std::make_unique<PortFrontend>());
+      own = port_frontends_.back().get();
+      if (!options.disable_log_stats) {
+        own->families =
+            std::make_unique<VllmMetricFamilies>(own->registry, setup.scheduler.max_model_len);
+      }
+    }
+    VllmMetricFamilies* families = own ? own->families.get() : families_.get();
     EngineMetrics* metrics = nullptr;
-    if (families_) {
+    if (families) {
       metrics_.push_back(
-          std::make_unique<EngineMetrics>(*families_, setup.served_model_name, i, setup.cache));
+          std::make_unique<EngineMetrics>(*families, setup.served_model_name, i, setup.cache));
       metrics = metrics_.back().get();
     }
     engines_.push_back(std::make_unique<EngineService>(setup.scheduler, *backend, metrics));
-    context_.engines.add(engines_.back().get(), metrics);
+    (own ? own->context.engines : context_.engines).add(engines_.back().get(), metrics);
     if (i == 0) {
       // Ids that end a sequence besides the backend's eos (unless ignore_eos): the tokenizer's
       // eot, and its eos where the model's differs.
@@ -83,17 +97,48 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   context_.request_log = request_log_.get();
   context_.admission_metrics = admission_metrics_.get();
   router_ = std::make_unique<ApiRouter>(context_);
+  http_metrics_ = std::make_unique<HttpMetrics>(registry_);
+  http_ = make_http(*router_, http_metrics_.get(), options.port);
+  for (size_t k = 0; k < port_frontends_.size(); ++k) {
+    finish_port_frontend(*port_frontends_[k], k + 1);
+  }
+}
+
+std::unique_ptr<HttpServer> LlmServer::make_http(ApiRouter& router, HttpMetrics* metrics,
+                                                 int port) const {
+  const ServerOptions& options = context_.options;
   HttpServerConfig http;
   http.host = options.host;
-  http.port = options.port;
+  http.port = port;
   http.threads = options.http_threads;
   http.max_body_bytes = options.max_request_body_bytes;
   http.max_header_bytes = options.max_header_bytes;
   http.read_timeout_s = options.read_timeout_s;
   http.max_connections = options.max_connections;
-  http_metrics_ = std::make_unique<HttpMetrics>(registry_);
-  http.metrics = http_metrics_.get();
-  http_ = std::make_unique<HttpServer>(*router_, http);
+  http.metrics = metrics;
+  return std::make_unique<HttpServer>(router, http);
+}
+
+void LlmServer::finish_port_frontend(PortFrontend& f, size_t engine) {
+  ServerContext& c = f.context;
+  c.options = context_.options;
+  c.setup = context_.setup;
+  c.codec = context_.codec;
+  c.seed_unseeded_requests = context_.seed_unseeded_requests;
+  c.extra_stop_token_ids = context_.extra_stop_token_ids;
+  c.pod_name = context_.pod_name;
+  c.pod_namespace = context_.pod_namespace;
+  c.request_log = context_.request_log;
+  c.registry = &f.registry;
+  if (!c.options.disable_log_stats) {
+    f.admission_metrics = std::make_unique<AdmissionMetrics>(f.registry, c.setup.served_model_name);
+    c.admission_metrics = f.admission_metrics.get();
+  }
+  f.router = std::make_unique<ApiRouter>(c);
+  f.http_metrics = std::make_unique<HttpMetrics>(f.registry);
+  const int base = c.options.port;
+  f.http =
+      make_http(*f.router, f.http_metrics.get(), base == 0 ? 0 : base + static_cast<int>(engine));
 }
 
 std::function<Backend*()> LlmServer::setup_sim() {
@@ -159,13 +204,16 @@ std::function<Backend*()> LlmServer::setup_cpu() {
 
 LlmServer::~LlmServer() {
   if (http_) http_->stop();
-  // The engines go first: their sinks post into the HTTP server's io_context.
+  for (auto& f : port_frontends_) f->http->stop();
+  // The engines go first: their sinks post into the HTTP servers' io_contexts.
   engines_.clear();
   http_.reset();
+  port_frontends_.clear();
 }
 
 void LlmServer::start() {
   http_->start();
+  for (auto& f : port_frontends_) f->http->start();
   if (context_.options.kv_events.publishes()) start_kv_events();
 }
 
@@ -190,18 +238,34 @@ void LlmServer::shutdown() {
   using clock = std::chrono::steady_clock;
   context_.draining = true;
   http_->begin_drain();
+  for (auto& f : port_frontends_) {
+    f->context.draining = true;
+    f->http->begin_drain();
+  }
   const auto deadline =
       clock::now() + std::chrono::duration_cast<clock::duration>(
                          std::chrono::duration<double>(context_.options.shutdown_timeout_s));
-  EngineSet& engines = context_.engines;
-  wait_until([&] { return engines.num_unfinished() == 0; }, deadline);
-  if (engines.num_unfinished() > 0) engines.abort_all();
+  auto unfinished = [this] {
+    size_t n = 0;
+    for (const auto& e : engines_) n += e->num_unfinished();
+    return n;
+  };
+  auto generations = [this] {
+    size_t n = http_->active_generations();
+    for (const auto& f : port_frontends_) n += f->http->active_generations();
+    return n;
+  };
+  wait_until([&] { return unfinished() == 0; }, deadline);
+  if (unfinished() > 0) {
+    for (auto& e : engines_) e->abort_all();
+  }
   // Let the sessions write the last frames of what just finished or was aborted.
-  wait_until([&] { return engines.num_unfinished() == 0 && http_->active_generations() == 0; },
+  wait_until([&] { return unfinished() == 0 && generations() == 0; },
              clock::now() + std::chrono::seconds(2));
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   http_->stop();
-  engines.stop();
+  for (auto& f : port_frontends_) f->http->stop();
+  for (auto& e : engines_) e->stop();
 }
 
 }  // namespace llm

@@ -41,6 +41,9 @@ class LlmServer {
   // Listens and serves. Throws std::runtime_error when it cannot listen.
   void start();
   uint16_t port() const { return http_->port(); }
+  // With --data-parallel-separate-ports: one port per engine (engine i on port(i)); else 1.
+  size_t num_ports() const { return 1 + port_frontends_.size(); }
+  uint16_t port(size_t i) const { return i == 0 ? port() : port_frontends_[i - 1]->http->port(); }
 
   // Graceful stop: /health answers 503 and new generations are refused with 503; in-flight
   // requests may finish for up to --shutdown-timeout seconds, the rest are aborted (their clients
@@ -73,6 +76,23 @@ class LlmServer {
   std::unique_ptr<KvEventPublisherSet> kv_events_;
   void start_kv_events();
   bool stopped_ = false;
+
+  // --data-parallel-separate-ports: engines 1..N-1 each behind a front end of their own (engine 0
+  // keeps the members above): its context (sharing the options, codec and request log), its
+  // registry (its engine's series, its admission and HTTP metrics), router and HTTP server.
+  struct PortFrontend {
+    ServerContext context;
+    prometheus::Registry registry;
+    std::unique_ptr<VllmMetricFamilies> families;
+    std::unique_ptr<AdmissionMetrics> admission_metrics;
+    std::unique_ptr<HttpMetrics> http_metrics;
+    std::unique_ptr<ApiRouter> router;
+    std::unique_ptr<HttpServer> http;
+  };
+  std::vector<std::unique_ptr<PortFrontend>> port_frontends_;
+  // Wires the router and HTTP server of a front end listening on `port`.
+  std::unique_ptr<HttpServer> make_http(ApiRouter& router, HttpMetrics* metrics, int port) const;
+  void finish_port_frontend(PortFrontend& frontend, size_t engine);
 };
 
 }  // namespace llm

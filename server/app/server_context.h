@@ -33,6 +33,11 @@ struct ServerContext {
   prometheus::Registry* registry = nullptr;
   RequestLog* request_log = nullptr;              // null without --request-log
   AdmissionMetrics* admission_metrics = nullptr;  // null with --disable-log-stats
+  // llm-d's model-server headers on generation responses: x-inference-pod (and x-inference-port,
+  // the port the request came in on) when POD_NAME is set, x-inference-namespace when
+  // POD_NAMESPACE is ("" = unset; read once at startup).
+  std::string pod_name;
+  std::string pod_namespace;
   std::atomic<bool> draining{false};       // SIGTERM received: /health 503, no new generations
   std::atomic<uint64_t> next_sequence{0};  // makes engine request ids unique
   std::atomic<uint64_t> next_seed{0};      // default seeds of unseeded requests (real backends)

@@ -20,9 +20,14 @@ Server (vLLM's names):
   --kv-events-config JSON          publish KV-cache events over ZeroMQ for prefix-aware routers
                                    (vLLM's JSON, e.g. '{"enable_kv_cache_events":true,
                                    "endpoint":"tcp://*:5557"}'; docs/kv-events.md)
+  --enable-prompt-tokens-details   usage.prompt_tokens_details.cached_tokens when the prefix
+                                   cache served part of the prompt
 )" + engine_flags_usage() +
          R"(  --data-parallel-size N           engines, each with its own backend and KV cache (1); a
                                    request goes to the one with the fewest unfinished requests
+  --data-parallel-separate-ports   engine i serves the whole API and its own /metrics on
+                                   --port + i (with --port 0: a free port each), so that a
+                                   gateway sees N endpoints
   --seed N                         sim: the output-token seed (0); cpu: mixed into the per-request
                                    seeds of requests that send no "seed"
 Backend:
@@ -93,7 +98,9 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
       .integer({"--http-threads"}, o.http_threads, 1)
       .value({"--kv-events-config"}, [&o](const std::string& flag, const std::string& v) {
         o.kv_events = parse_kv_events_config(v, flag);
-      });
+      })
+      .boolean({"--enable-prompt-tokens-details"}, o.enable_prompt_tokens_details)
+      .boolean({"--data-parallel-separate-ports"}, o.data_parallel_separate_ports);
   flags.parse(args);
   if (o.enable_per_request_metrics && o.disable_log_stats) {
     throw UsageError(
@@ -104,6 +111,11 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
     throw UsageError(
         "--backend cuda: not built in this session (the CUDA backend is a later issue; use "
         "--backend cpu for real tokens or --backend sim)");
+  }
+  if (o.data_parallel_separate_ports && o.port > 0 && o.port + o.data_parallel_size - 1 > 65535) {
+    throw UsageError("--data-parallel-separate-ports: --port " + std::to_string(o.port) +
+                     " + --data-parallel-size " + std::to_string(o.data_parallel_size) +
+                     " - 1 is past 65535");
   }
   o.engine = engine.args();
   if (o.served_model_name.empty() && o.engine.profile.empty()) {

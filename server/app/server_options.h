@@ -37,8 +37,14 @@ struct ServerOptions {
   bool disable_log_stats = false;
   bool enable_force_include_usage = false;
   bool enable_request_id_headers = false;
+  // vLLM's --enable-prompt-tokens-details: usage.prompt_tokens_details.cached_tokens when the
+  // prefix cache served part of the prompt.
+  bool enable_prompt_tokens_details = false;
   EngineArgs engine;  // the engine arguments shared with llmsim (--gpu and --model included)
   int32_t data_parallel_size = 1;
+  // Ours: engine i serves the whole API and its own /metrics on --port + i (one HTTP server per
+  // engine, as N vLLM servers of data-parallel ranks would), instead of one port for all.
+  bool data_parallel_separate_ports = false;
   uint64_t seed = 0;
   // Ours.
   double step_time_scale = 1.0;  // multiplies the modelled step time; 0 = zero-cost steps

@@ -119,5 +119,23 @@ TEST(ServerOptions, MaxWaitingRequestsIsUnlimitedByDefaultAndTakesACountFromZero
             std::string::npos);
 }
 
+TEST(ServerOptions, GatewayFlagsOfIssue13) {
+  const ServerOptions off = parse_server_args({}, nullptr);
+  EXPECT_FALSE(off.data_parallel_separate_ports);
+  EXPECT_FALSE(off.enable_prompt_tokens_details);
+  const ServerOptions on =
+      parse_server_args({"--data-parallel-size", "4", "--data-parallel-separate-ports", "--port",
+                         "65532", "--enable-prompt-tokens-details"},
+                        nullptr);
+  EXPECT_TRUE(on.data_parallel_separate_ports);
+  EXPECT_TRUE(on.enable_prompt_tokens_details);
+  // Engine 3 would listen on 65536.
+  EXPECT_EQ(error_of({"--data-parallel-size", "4", "--data-parallel-separate-ports", "--port",
+                      "65533"}),
+            "--data-parallel-separate-ports: --port 65533 + --data-parallel-size 4 - 1 is past "
+            "65535");
+  EXPECT_NE(error_of({"--data-parallel-separate-ports=yes"}), "");
+}
+
 }  // namespace
 }  // namespace llm

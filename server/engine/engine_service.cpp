@@ -69,6 +69,13 @@ class EngineService::Relay final : public EngineObserver {
     deliver_final(r, u);
   }
 
+  // Hands the queued updates to their sinks, in order (the engine thread, after publishing the
+  // metrics of the events that made them).
+  void send() {
+    for (Outgoing& o : outbox_) (o.owned ? o.owned : *o.sink)(o.update);
+    outbox_.clear();
+  }
+
   std::unordered_map<std::string, Parent> parents_;
 
  private:
@@ -83,21 +90,30 @@ class EngineService::Relay final : public EngineObserver {
     u.timeline = r.timeline;
     return u;
   }
+  // Updates are queued, not sent at once: send() delivers them once the step (or the batch of
+  // commands) that made them is over and its metrics are published, so that a client that saw
+  // its answer finds it in the next scrape.
+  struct Outgoing {
+    const SequenceSink* sink;  // the parent's, alive until send() (only finals erase a parent)
+    SequenceSink owned;        // a final's sink, moved out of its erased parent
+    SequenceUpdate update;
+  };
   // A sequence's final update. The request leaves (and stops counting as unfinished) once all
   // its sequences have, before the sink hears of it, so a client that saw the end sees it gone.
   void deliver_final(const Request& r, const SequenceUpdate& u) {
     auto p = parents_.find(r.parent_id);
     if (p == parents_.end()) return;
-    SequenceSink sink = p->second.sink;
     if (--p->second.remaining == 0) {
+      outbox_.push_back({nullptr, std::move(p->second.sink), u});
       parents_.erase(p);
       --unfinished_;
+    } else {
+      outbox_.push_back({nullptr, p->second.sink, u});
     }
-    sink(u);
   }
   void deliver(const Request& r, const SequenceUpdate& u) {
     auto p = parents_.find(r.parent_id);
-    if (p != parents_.end()) p->second.sink(u);
+    if (p != parents_.end()) outbox_.push_back({&p->second.sink, {}, u});
   }
 
   std::atomic<size_t>& unfinished_;
@@ -109,6 +125,7 @@ class EngineService::Relay final : public EngineObserver {
   };
   std::vector<Pending> pending_;
   std::vector<uint64_t> finished_sent_;
+  std::vector<Outgoing> outbox_;
 };
 
 EngineService::EngineService(const SchedulerConfig& config, Backend& backend,
@@ -293,6 +310,11 @@ void EngineService::apply(Command& c) {
   }
 }
 
+void EngineService::publish() {
+  if (publish_hook_) publish_hook_();
+  relay_->send();
+}
+
 void EngineService::fail_all(const char* what) {
   failed_ = true;
   std::fprintf(stderr, "llmserve: the engine failed and stops serving: %s\n", what);
@@ -383,9 +405,11 @@ void EngineService::loop() {
         state.kv_usage = s.kv().usage();
         tee_.on_state(state);
       }
+      publish();
       if (stopping) {
         Command all{Command::kAbortAll, {}, {}, {}, {}, nullptr};
         apply(all);
+        publish();
         std::lock_guard<std::mutex> lock(mutex_);
         for (Command& c : inbox_) {
           if (c.kind == Command::kCall) {
@@ -402,6 +426,7 @@ void EngineService::loop() {
         std::vector<KvEvent> events = engine_->take_kv_events();
         if (!events.empty()) kv_event_sink_(std::move(events));
       }
+      publish();
     } catch (const std::exception& e) {
       // Commands not yet applied (a throwing kCall included) are answered as after the failure.
       for (Command& c : commands) {
@@ -416,6 +441,7 @@ void EngineService::loop() {
       }
       commands.clear();
       inbox_sequences_ -= taken;
+      relay_->send();  // what the steps before the failure produced, while its parents live
       fail_all(e.what());
     }
   }

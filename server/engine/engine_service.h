@@ -4,7 +4,7 @@
 // thread-safe: typically it posts to the session's executor).
 // If a step (the backend) throws, the engine is dead: every in-flight request gets a finished
 // update with FinishReason::kError, new submissions are refused, and only run_on_engine_thread
-// keeps working (for /metrics); failed() tells /health.
+// keeps working; failed() tells /health.
 // Thread-safety: every public method is safe from any thread except the engine thread itself
 // (run_on_engine_thread, snapshot and stop wait for it); sinks are called on the engine thread.
 #pragma once
@@ -81,6 +81,13 @@ class EngineService {
   void set_submit_hook(std::function<void(int64_t sequences)> hook) {
     submit_hook_ = std::move(hook);
   }
+  // Called on the engine thread after each step and each batch of commands, before the updates
+  // they made reach their sinks (e.g. to publish the step's metrics, so that a client that saw an
+  // answer finds it in the next scrape). Set before serving.
+  void set_publish_hook(std::function<void()> hook) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    publish_hook_ = std::move(hook);
+  }
   // Aborts every sequence of the request (between engine steps). Unknown ids are ignored.
   void abort(const std::string& request_id);
   // Aborts everything still running or waiting (used when a drain times out).
@@ -127,13 +134,16 @@ class EngineService {
   // Publishes the scheduler's waiting count, then forgets `applied` inbox sequences (in this
   // order, so that a reader never sees a submission in neither count).
   void publish_waiting(int64_t applied);
+  // The publish hook, then the queued sink updates (engine thread).
+  void publish();
   // After a failure: fails every in-flight request; later commands are answered or dropped.
   void fail_all(const char* what);
   void apply_failed(Command& command);
 
-  // Constant after construction (the hook: before serving).
+  // Constant after construction (the hooks: before serving).
   SchedulerConfig config_;
   std::function<void(int64_t)> submit_hook_;
+  std::function<void()> publish_hook_;
   Backend& backend_;  // asked for natural lengths on the engine thread; stepped by engine_
 
   // Owned by the engine thread once it has started: only loop() and the commands it applies touch

@@ -1,6 +1,7 @@
 #include "server/engine/engine_set.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace llm {
 namespace {
@@ -29,9 +30,19 @@ void WaitingReservation::release() {
 }
 
 void EngineSet::add(EngineService* engine, EngineMetrics* metrics) {
+  if (engines_.size() == kMaxEngines) throw std::logic_error("EngineSet: too many engines");
+  if (!publication_) publication_ = std::make_shared<MetricsPublication>(kMaxEngines);
+  const size_t index = engines_.size();
   engines_.push_back(engine);
   metrics_.push_back(metrics);
   engine->set_submit_hook([this](int64_t sequences) { hand_off(sequences); });
+  if (metrics) {
+    // The hook shares the publication: the engine may outlive the set.
+    std::shared_ptr<MetricsPublication> publication = publication_;
+    engine->set_publish_hook([publication, index, metrics] {
+      publication->publish(index, [metrics] { metrics->flush(); });
+    });
+  }
 }
 
 void EngineSet::hand_off(int64_t sequences) {
@@ -104,10 +115,10 @@ void EngineSet::stop() {
   for (EngineService* e : engines_) e->stop();
 }
 
-void EngineSet::flush_metrics() {
-  for (size_t i = 0; i < engines_.size(); ++i) {
-    if (EngineMetrics* m = metrics_[i]) engines_[i]->run_on_engine_thread([m] { m->flush(); });
-  }
+std::vector<prometheus::MetricFamily> EngineSet::collect_metrics(
+    const prometheus::Registry& registry) const {
+  if (!publication_) return registry.Collect();
+  return publication_->collect(registry);
 }
 
 }  // namespace llm

@@ -23,6 +23,7 @@
 
 #include "core/vllm_metrics.h"
 #include "server/engine/engine_service.h"
+#include "server/engine/metrics_publication.h"
 
 namespace llm {
 
@@ -53,7 +54,9 @@ class WaitingReservation {
 
 class EngineSet {
  public:
-  // `metrics` may be null (--disable-log-stats). Both must outlive the set's use.
+  // `metrics` may be null (--disable-log-stats). Both must outlive the set's use. At most
+  // kMaxEngines.
+  static constexpr size_t kMaxEngines = 64;
   void add(EngineService* engine, EngineMetrics* metrics);
 
   size_t size() const { return engines_.size(); }
@@ -72,12 +75,15 @@ class EngineSet {
   std::optional<WaitingReservation> reserve_waiting(int64_t sequences, int64_t limit);
   void abort_all();
   void stop();
-  // Each engine's pending metric updates, applied on its own thread (before a /metrics scrape).
-  void flush_metrics();
+  // The registry's families for a /metrics scrape: each engine publishes its metrics after every
+  // step on its own thread (MetricsPublication), so this never waits for a step or an engine.
+  std::vector<prometheus::MetricFamily> collect_metrics(const prometheus::Registry& registry) const;
 
  private:
   std::vector<EngineService*> engines_;
   std::vector<EngineMetrics*> metrics_;
+  // Created by the first add() for kMaxEngines engines (add() runs before serving).
+  std::shared_ptr<MetricsPublication> publication_;
   std::atomic<size_t> turn_{0};
   // An engine accepted `sequences` from this thread: they leave this thread's reservation.
   void hand_off(int64_t sequences);

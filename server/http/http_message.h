@@ -4,6 +4,7 @@
 // Thread-safety: plain values and pure functions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,6 +22,7 @@ struct HttpRequest {
   // The Content-Type header as sent ("" when absent); the default is a JSON client's.
   std::string content_type = "application/json";
   bool keep_alive = true;
+  uint16_t local_port = 0;  // the port the request was received on (x-inference-port)
 };
 
 struct HttpResponse {

@@ -254,6 +254,8 @@ class Session : public std::enable_shared_from_this<Session> {
     r.traceparent = header("traceparent");
     r.content_type = header(http::field::content_type);
     r.keep_alive = keep_alive_;
+    beast::error_code ignored;
+    r.local_port = stream_.socket().local_endpoint(ignored).port();
     r.body = std::move(req.body());
 
     RouteResult result = server_.router.route(r);
