@@ -28,8 +28,9 @@ void wait_until(Pred done, std::chrono::steady_clock::time_point deadline) {
 LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   context_.options = options;
   // One backend per data-parallel engine, all alike.
-  const std::function<Backend*()> make_backend =
-      options.backend == "cpu" ? setup_cpu() : setup_sim();
+  const std::function<Backend*()> make_backend = options.backend == "cpu"    ? setup_cpu()
+                                                 : options.backend == "cuda" ? setup_cuda()
+                                                                             : setup_sim();
   const EngineSetup& setup = context_.setup;
   if (!options.disable_log_stats) {
     families_ = std::make_unique<VllmMetricFamilies>(registry_, setup.scheduler.max_model_len);
