@@ -17,6 +17,10 @@ std::function<Backend*()> LlmServer::setup_cuda() {
   const ServerOptions& o = context_.options;
   const CudaDeviceInfo device = probe_cuda_device();
   if (!device.usable) throw UsageError("--backend cuda: " + device.problem);
+  if (o.data_parallel_size > 1) {
+    throw UsageError("--data-parallel-size " + std::to_string(o.data_parallel_size) +
+                     ": the cuda backend runs one engine on the one GPU it uses (device 0)");
+  }
   const std::string& path = o.engine.model;
   auto weights = std::make_shared<ModelWeights>();
   try {
@@ -28,8 +32,7 @@ std::function<Backend*()> LlmServer::setup_cuda() {
                                               ? std::optional<int64_t>(o.kv_cache_memory_bytes)
                                               : std::nullopt;
   const CudaKvPlan plan =
-      cuda_kv_plan(o.engine, weights->config, device.memory,
-                   cuda_weight_bytes(*weights) * o.data_parallel_size, kv_bytes);
+      cuda_kv_plan(o.engine, weights->config, device.memory, cuda_weight_bytes(*weights), kv_bytes);
   EngineSetup& e = context_.setup;
   e.scheduler = plan.scheduler;
   e.cache = cache_config_info(e.scheduler, plan.cache_dtype, o.engine.gpu_memory_utilization,
