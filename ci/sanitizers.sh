@@ -4,7 +4,7 @@
 # tests on), builds it and runs its ctest. Fails on a build error, a failing test, or any
 # sanitizer report, including one from a server or CLI process a test started and whose exit status
 # it ignores (every report is also written under build-asan/sanitizer-reports/). See
-# docs/fuzzing.md.
+# docs/fuzzing.md. CUDA is off there (nvcc takes no sanitizer flags; docs/cuda.md).
 #   ci/sanitizers.sh              configure, build, test
 #   ci/sanitizers.sh --configure  only configure build-asan (ci/fuzz.sh uses it)
 # LLM_ASAN_BUILD_DIR names another build directory (default build-asan).
@@ -14,7 +14,7 @@ build=${LLM_ASAN_BUILD_DIR:-build-asan}
 
 bash ci/install-deps.sh
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DLLM_BUILD_FUZZERS=ON -DLLM_BUILD_BENCHMARKS=OFF -DLLM_BUILD_TESTS=ON >/dev/null
+  -DLLM_BUILD_FUZZERS=ON -DLLM_BUILD_BENCHMARKS=OFF -DLLM_BUILD_TESTS=ON -DLLM_ENABLE_CUDA=OFF >/dev/null
 [[ ${1:-} == --configure ]] && exit 0
 
 reports="$PWD/$build/sanitizer-reports"

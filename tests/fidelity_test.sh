@@ -70,7 +70,7 @@ expect() {  # expect NAME RC PATTERN COMMAND...
   grep -qE -- "$pattern" "$work/err" && ok || fail "$name: stderr lacks '$pattern': $(head -c 300 "$work/err")"
 }
 expect "calibrate without --out" 2 "--out: required" "$build/llmsim" calibrate --backend cpu --model x
-expect "calibrate cuda" 2 "--backend cuda: not built" "$build/llmsim" calibrate --backend cuda --model x --out "$work/x.json"
+expect "calibrate cuda" 2 "--backend cuda: |--model x: cannot load" "$build/llmsim" calibrate --backend cuda --model x --out "$work/x.json"
 expect "calibrate both" 2 "--backend" "$build/llmsim" calibrate --backend cpu --url http://127.0.0.1:1 --model x --out "$work/x.json"
 expect "calibrate a server that is down" 1 "cannot GET http://127.0.0.1:1/v1/models" \
   "$build/llmsim" calibrate --url http://127.0.0.1:1 --out "$work/x.json"

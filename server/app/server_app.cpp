@@ -32,8 +32,9 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   if (const char* pod = std::getenv("POD_NAME")) context_.pod_name = pod;
   if (const char* ns = std::getenv("POD_NAMESPACE")) context_.pod_namespace = ns;
   // One backend per data-parallel engine, all alike.
-  const std::function<Backend*()> make_backend =
-      options.backend == "cpu" ? setup_cpu() : setup_sim();
+  const std::function<Backend*()> make_backend = options.backend == "cpu"    ? setup_cpu()
+                                                 : options.backend == "cuda" ? setup_cuda()
+                                                                             : setup_sim();
   const EngineSetup& setup = context_.setup;
   if (!options.disable_log_stats) {
     families_ = std::make_unique<VllmMetricFamilies>(registry_, setup.scheduler.max_model_len);

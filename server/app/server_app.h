@@ -64,6 +64,7 @@ class LlmServer {
   // Load the model or tokenizer and set up the context; return a maker of one engine's backend.
   std::function<Backend*()> setup_sim();
   std::function<Backend*()> setup_cpu();
+  std::function<Backend*()> setup_cuda();  // cuda_server_setup.cpp
 
   std::vector<std::unique_ptr<Backend>> backends_;  // wrappers after what they wrap
   std::vector<int32_t> model_eos_ids_;              // the model config's eos_token_ids (cpu)

@@ -32,13 +32,15 @@ Server (vLLM's names):
                                    seeds of requests that send no "seed"
 Backend:
   --backend sim|cpu|cuda           sim (default: the simulated GPU), cpu (fp32 reference on this
-                                   machine; --model is then a .gguf file or a safetensors dir)
+                                   machine; --model is then a .gguf file or a safetensors dir),
+                                   cuda (bf16 on the GPU, same --model; docs/cuda.md; exits 2
+                                   when there is no usable GPU)
   --tokenizer PATH                 a real tokenizer (.gguf, tokenizer.json or its dir): with sim,
                                    prompt counts and output text come from it (default for cpu:
                                    --model)
   --chat-template llama2|llama3|chatml  chat prompt format (default: from the model's metadata)
   --kv-cache-memory-bytes N        cpu: KV cache budget when --num-gpu-blocks-override is unset
-                                   (1073741824)
+                                   (1073741824); cuda: replaces --gpu-memory-utilization's share
   --cpu-threads N                  cpu: GEMM worker threads in all, shared by the engines
                                    of --data-parallel-size (0 = all cores)
   --step-time-scale F              multiply the modelled step time (1; 0 = zero-cost steps)
@@ -74,7 +76,11 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
              [&o](const std::string& flag, const std::string& v) {
                o.chat_template = parse_choice_flag(flag, v, {"llama2", "llama3", "chatml"});
              })
-      .integer({"--kv-cache-memory-bytes", "--kv-cache-memory"}, o.kv_cache_memory_bytes, 1)
+      .value({"--kv-cache-memory-bytes", "--kv-cache-memory"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.kv_cache_memory_bytes = parse_int_flag(flag, v, 1, INT64_MAX);
+               o.kv_cache_memory_bytes_given = true;
+             })
       .integer({"--cpu-threads"}, o.cpu_threads, 0)
       .text({"--served-model-name"}, o.served_model_name)
       .text({"--api-key"}, o.api_key)
@@ -106,11 +112,6 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
     throw UsageError(
         "--enable-per-request-metrics requires statistics logging: it cannot be used with "
         "--disable-log-stats");
-  }
-  if (o.backend == "cuda") {
-    throw UsageError(
-        "--backend cuda: not built in this session (the CUDA backend is a later issue; use "
-        "--backend cpu for real tokens or --backend sim)");
   }
   if (o.data_parallel_separate_ports && o.port > 0 && o.port + o.data_parallel_size - 1 > 65535) {
     throw UsageError("--data-parallel-separate-ports: --port " + std::to_string(o.port) +

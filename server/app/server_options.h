@@ -24,11 +24,12 @@ inline constexpr int32_t kMaxDataParallelSize = 64;
 struct ServerOptions {
   std::string host = "0.0.0.0";
   int port = 8000;
-  std::string backend = "sim";  // sim | cpu (cuda: a clear startup error for now)
+  std::string backend = "sim";  // sim | cpu | cuda
   std::string tokenizer;        // --tokenizer: a real tokenizer (.gguf, tokenizer.json or dir)
   std::string chat_template;    // --chat-template: llama2 | llama3 | chatml ("" = the model's)
   // --kv-cache-memory-bytes: the cpu backend's KV budget when --num-gpu-blocks-override is unset.
   int64_t kv_cache_memory_bytes = int64_t{1} << 30;
+  bool kv_cache_memory_bytes_given = false;  // cuda: the flag replaces --gpu-memory-utilization
   int32_t cpu_threads = 0;        // --cpu-threads: the cpu backend's GEMM threads (0 = all cores)
   std::string served_model_name;  // default: --model
   std::string api_key;            // --api-key or VLLM_API_KEY

@@ -9,6 +9,8 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/cpu_engine_config.h"
+#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/weight_packing.h"
 #include "backends/model/model_loader.h"
 #include "backends/sim/engine_args.h"
 #include "backends/sim/engine_profile.h"
@@ -32,7 +34,9 @@ Measures a real engine and writes the profile that `llmsim replay --profile FILE
 In-process (--backend): drives the backend through the engine's own scheduler with designed
 probes (prefills of several lengths, decode batches of 1..max-num-seqs at several contexts,
 prefills joining running decodes), times each step on the steady clock and fits the model.
-  --backend cpu|cuda               the backend to measure (cuda: not built yet)
+  --backend cpu|cuda               the backend to measure (cuda: the GPU's KV cache from
+                                   --gpu-memory-utilization or --num-gpu-blocks-override;
+                                   exits 2 when there is no usable GPU)
   --model PATH                     the model file (.gguf or a safetensors directory)
   --cpu-threads N                  GEMM worker threads (0 = all cores)
   --kv-cache-memory-bytes N        KV budget when --num-gpu-blocks-override is unset (1073741824)
@@ -90,9 +94,6 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
   }
   if (!o.engine.profile.empty()) throw UsageError("--profile: calibrate writes a profile");
   if (o.engine.gpu != EngineArgs{}.gpu) throw UsageError("--gpu: calibrate measures a real engine");
-  if (o.backend == "cuda") {
-    throw UsageError("--backend cuda: not built yet (the CUDA backend is a later issue)");
-  }
   if (!o.backend.empty() && !o.model_given) throw UsageError("--model: required with --backend");
   if (!o.url.empty() && o.model_given) o.target.model = o.engine.model;
   return o;
@@ -116,8 +117,14 @@ std::string percent(double fraction) {
   return buf;
 }
 
-// Measures the CPU backend in-process; returns the profile.
+// Measures the CPU or CUDA backend in-process; returns the profile.
 EngineProfile calibrate_cpu(const CalibrateOptions& o, std::ostream& err) {
+  const bool cuda = o.backend == "cuda";
+  CudaDeviceInfo device;
+  if (cuda) {
+    device = probe_cuda_device();
+    if (!device.usable) throw UsageError("--backend cuda: " + device.problem);
+  }
   ModelWeights weights_value;
   try {
     weights_value = load_model_weights(o.engine.model);
@@ -126,13 +133,29 @@ EngineProfile calibrate_cpu(const CalibrateOptions& o, std::ostream& err) {
   }
   auto weights = std::make_shared<const ModelWeights>(std::move(weights_value));
   const ModelConfig& model = weights->config;
-  const SchedulerConfig config = cpu_scheduler_config(o.engine, model, o.kv_cache_memory_bytes);
+  CudaKvPlan plan;
+  if (cuda) plan = cuda_kv_plan(o.engine, model, device.memory, cuda_weight_bytes(*weights), {});
+  const SchedulerConfig config =
+      cuda ? plan.scheduler : cpu_scheduler_config(o.engine, model, o.kv_cache_memory_bytes);
   CpuBackendOptions cpu;
   cpu.num_blocks = config.num_gpu_blocks;
   cpu.block_size = config.block_size;
   cpu.threads =
       o.cpu_threads > 0 ? o.cpu_threads : static_cast<int>(std::thread::hardware_concurrency());
-  CpuBackend backend(weights, cpu);
+  std::unique_ptr<Backend> backend_owner;
+  if (cuda) {
+    CudaBackendOptions g;
+    g.num_blocks = config.num_gpu_blocks;
+    g.block_size = config.block_size;
+    g.kv_dtype_bytes = plan.kv_dtype_bytes;
+    g.max_num_seqs = config.max_num_seqs;
+    g.max_num_batched_tokens = config.max_num_batched_tokens;
+    g.max_model_len = config.max_model_len;
+    backend_owner = make_cuda_backend(weights, g);
+  } else {
+    backend_owner = std::make_unique<CpuBackend>(weights, cpu);
+  }
+  Backend& backend = *backend_owner;
 
   ProbeOptions probe;
   probe.repeats = o.repeats;
@@ -150,13 +173,14 @@ EngineProfile calibrate_cpu(const CalibrateOptions& o, std::ostream& err) {
 
   const StepFit fit = fit_step_model(samples);
   EngineProfile p;
-  p.source = "cpu backend in-process, " + std::to_string(cpu.threads) + " threads";
+  p.source = cuda ? "cuda backend in-process, " + device.name
+                  : "cpu backend in-process, " + std::to_string(cpu.threads) + " threads";
   p.model = o.engine.model;
   p.step = fit.model;
   p.async_scheduling = false;  // the engine loop schedules a step after the previous one ends
   p.num_gpu_blocks = config.num_gpu_blocks;
   p.block_size = config.block_size;
-  p.kv_cache_dtype = "float32";
+  p.kv_cache_dtype = cuda ? plan.cache_dtype : "float32";
   p.max_model_len = config.max_model_len;
   p.vocab_size = model.vocab_size;
   p.max_num_seqs = config.max_num_seqs;
