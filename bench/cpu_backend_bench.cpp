@@ -15,6 +15,9 @@
 // and sim_step_ms / sim_tok_s: llmsim's roofline cost model (backends/sim/cost_model.h) for the
 // same shape and batch on a "device" made of the measured read bandwidth and GEMM peak
 // (efficiencies 1, no overheads, fp32 weights and KV).
+// $LLM_BENCH_THREADS (default 0: all) sets the threads of BM_GemmPeak, BM_DecodeMatmuls,
+// BM_Decode and BM_Prefill. With 1 the CPU column is all the work of an iteration, which keeps
+// an A/B of two builds (bench/cpu_ab.py --metric cpu_time) meaningful on a loaded machine.
 // Goal (issue 5): decode at batch 1 reaches at least 50% of roofline_tok_s.
 // Run: llm_bench --benchmark_filter='BM_Memory|BM_Gemm|BM_Decode|BM_Prefill'
 #include <benchmark/benchmark.h>
@@ -81,6 +84,11 @@ double streamed_params() {
 }
 
 double weight_bytes_per_step() { return 4.0 * streamed_params(); }
+
+int bench_threads() {
+  const char* env = std::getenv("LLM_BENCH_THREADS");
+  return env && *env ? std::atoi(env) : 0;
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -230,7 +238,7 @@ void BM_GemmPeak(benchmark::State& state) {
       out(static_cast<size_t>(m * n));
   for (float& v : x) v = static_cast<float>(rng.uniform());
   for (float& v : w) v = static_cast<float>(rng.uniform());
-  ThreadPool pool(0);
+  ThreadPool pool(bench_threads());
   const MatmulPart part{w.data(), n, nullptr, out.data(), n};
   for (auto _ : state) {
     matmul(&pool, x.data(), m, k, {&part, 1});
@@ -260,7 +268,7 @@ void BM_DecodeMatmuls(benchmark::State& state) {
       v(static_cast<size_t>(rows * kvd)), o(static_cast<size_t>(rows * h)),
       gate(static_cast<size_t>(rows * f)), up(static_cast<size_t>(rows * f)),
       logits(static_cast<size_t>(rows * c.vocab_size));
-  ThreadPool pool(0);
+  ThreadPool pool(bench_threads());
   auto step = [&] {
     for (const LayerWeights& l : w.layers) {
       const MatmulPart qkv[] = {{l.q_proj.data(), qd, nullptr, q.data(), qd},
@@ -351,6 +359,7 @@ Fixture make_fixture(int64_t batch, int64_t context, int64_t prompt_len) {
   Fixture f;
   CpuBackendOptions o;
   o.block_size = kBlockSize;
+  o.threads = bench_threads();
   const int64_t blocks_per = (prompt_len + kBlockSize - 1) / kBlockSize;
   o.num_blocks = 1 + batch * blocks_per;
   f.backend = std::make_unique<CpuBackend>(bench_weights(), o);

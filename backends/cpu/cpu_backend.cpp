@@ -65,7 +65,7 @@ struct CpuBackend::Impl {
   std::vector<int32_t> tok_id;   // [T]
   std::vector<int64_t> tok_pos;  // [T]
   std::vector<int32_t> tok_seq;  // [T] index into batch.seqs
-  std::vector<float> x, xn, q, k, v, attn, tmp, gate, up, rope_cos, rope_sin;
+  std::vector<float> x, xn, q, k, v, attn, tmp, gate, rope_cos, rope_sin;
   std::vector<int64_t> sample_rows;  // [S] token index of each sampling sequence's last token
   std::vector<size_t> sample_seq;    // [S] index into batch.seqs
   // Prompt logprobs: token index of each prompt row (a position whose next token is the prompt's,
@@ -136,12 +136,16 @@ void CpuBackend::Impl::gather(const SchedulerOutput& batch) {
     const Request& r = *s.request;
     const int64_t end = s.num_computed_before + s.num_new_tokens;
     if (s.num_new_tokens <= 0) continue;
-    if ((end + kv.block_size - 1) / kv.block_size > static_cast<int64_t>(r.block_ids.size())) {
+    const int64_t blocks_read = (end + kv.block_size - 1) / kv.block_size;
+    if (blocks_read > static_cast<int64_t>(r.block_ids.size())) {
       throw std::invalid_argument("cpu backend: request " + r.external_id + " has " +
                                   std::to_string(r.block_ids.size()) + " KV blocks for " +
                                   std::to_string(end) + " tokens");
     }
-    for (int32_t b : r.block_ids) {
+    // The blocks this step reads (attention reads positions 0..end-1); blocks the scheduler
+    // allocated ahead are checked when a step first reaches them.
+    for (int32_t b :
+         std::span<const int32_t>(r.block_ids).first(static_cast<size_t>(blocks_read))) {
       if (b < 0 || b >= kv.num_blocks) {
         throw std::invalid_argument("cpu backend: KV block id " + std::to_string(b) +
                                     " outside the cache's " + std::to_string(kv.num_blocks) +
@@ -195,7 +199,6 @@ void CpuBackend::Impl::layer(int64_t li, const SchedulerOutput& batch) {
   attn.resize(static_cast<size_t>(T * qd));
   tmp.resize(static_cast<size_t>(T * h));
   gate.resize(static_cast<size_t>(T * f));
-  up.resize(static_cast<size_t>(T * f));
 
   // Attention block.
   for (int64_t t = 0; t < T; ++t) {
@@ -215,13 +218,14 @@ void CpuBackend::Impl::layer(int64_t li, const SchedulerOutput& batch) {
     const Request& r = *batch.seqs[static_cast<size_t>(tok_seq[static_cast<size_t>(t)])].request;
     const int64_t pos = tok_pos[static_cast<size_t>(t)];
     const int64_t block = r.block_ids[static_cast<size_t>(pos / kv.block_size)];
+    const int64_t slot = pos % kv.block_size;
     for (int64_t g = 0; g < nkv; ++g) {
       float* kk = k.data() + t * kvd + g * hd;
       apply_rope(kk, cs, sn, hd);
-      const int64_t off = kv.offset(li, block, g, pos % kv.block_size);
-      std::copy(kk, kk + hd, kv.k.get() + off);
+      float* kt = kv.k.get() + kv.k_index(li, block, g, slot, 0);  // transposed: stride block_size
+      for (int64_t i = 0; i < hd; ++i) kt[i * kv.block_size] = kk[i];
       const float* vv = v.data() + t * kvd + g * hd;
-      std::copy(vv, vv + hd, kv.v.get() + off);
+      std::copy(vv, vv + hd, kv.v.get() + kv.v_offset(li, block, g, slot));
     }
   }
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
@@ -245,12 +249,7 @@ void CpuBackend::Impl::layer(int64_t li, const SchedulerOutput& batch) {
   for (int64_t t = 0; t < T; ++t) {
     rms_norm(x.data() + t * h, w.ffn_norm.data(), h, c.rms_norm_eps, xn.data() + t * h);
   }
-  const MatmulPart gu[] = {
-      {w.gate_proj.data(), f, nullptr, gate.data(), f},
-      {w.up_proj.data(), f, nullptr, up.data(), f},
-  };
-  matmul(&pool, xn.data(), T, h, gu);
-  silu_mul(gate.data(), up.data(), T * f, gate.data());
+  matmul_swiglu(&pool, xn.data(), T, h, w.gate_proj.data(), w.up_proj.data(), f, gate.data(), f);
   const MatmulPart down[] = {{w.down_proj.data(), h, nullptr, tmp.data(), h}};
   matmul(&pool, gate.data(), T, f, down);
   add_in_place(x.data(), tmp.data(), T * h);

@@ -6,20 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "backends/cpu/simd_target.h"
 #include "backends/cpu/thread_pool.h"
-
-#if defined(__x86_64__)
-// GCC 12's AVX-512 reduction intrinsics (_mm512_reduce_add_ps) start from an "undefined" vector,
-// which its own headers then report as used uninitialized (GCC bug 105593): a false positive.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#define LLM_HAVE_X86 1
-#define LLM_AVX2 __attribute__((target("avx2,fma")))
-#define LLM_AVX512 __attribute__((target("avx512f,avx2,fma")))
-#else
-#define LLM_HAVE_X86 0
-#endif
+#include "backends/cpu/vector_ops.h"
 
 namespace llm {
 namespace {
@@ -109,18 +98,29 @@ LLM_AVX2 float dot_avx2(const float* a, const float* b, int64_t k) {
   return hsum_avx2(acc);
 }
 
+// Cache lines a tile prefetches into L2 while it computes, spread evenly over its k steps: a
+// later weight panel of a multi-row product, so that the panel is in cache when its turn comes.
+struct PanelPrefetch {
+  const char* p = nullptr;
+  int64_t lines = 0;
+};
+
 // An R x C tile of outputs; each output accumulates exactly as dot_avx2 does.
 // When `ahead` is set, the tile also prefetches the C weight rows that follow its own (the next
 // tile's), so a pass that streams weights from memory keeps more loads in flight.
 template <int R, int C>
 LLM_AVX2 void tile_avx2(const float* x, int64_t ldx, const float* w, int64_t ldw, int64_t k,
-                        const float* bias, float* out, int64_t ldo, bool ahead) {
+                        const float* bias, float* out, int64_t ldo, bool ahead, PanelPrefetch pf) {
   __m256 acc[R][C];
   for (int r = 0; r < R; ++r) {
     for (int c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_ps();
   }
+  const int64_t pf_per_step = (pf.lines + k / kLanes) / (k / kLanes + 1);
   int64_t i = 0;
   for (; i + kLanes <= k; i += kLanes) {
+    for (int64_t q = 0; q < pf_per_step && pf.lines > 0; ++q, --pf.lines, pf.p += 64) {
+      _mm_prefetch(pf.p, _MM_HINT_T1);
+    }
     if (ahead && (i & 15) == 0) {
       for (int c = 0; c < C; ++c) {
         _mm_prefetch(reinterpret_cast<const char*>(w + (C + c) * ldw + i), _MM_HINT_T0);
@@ -152,7 +152,7 @@ LLM_AVX2 void tile_avx2(const float* x, int64_t ldx, const float* w, int64_t ldw
 }
 
 using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, const float*, float*,
-                        int64_t, bool);
+                        int64_t, bool, PanelPrefetch);
 constexpr int kMaxR = 4, kMaxC = 8;
 
 template <size_t... I>
@@ -191,13 +191,18 @@ LLM_AVX512 float dot_avx512(const float* a, const float* b, int64_t k) {
 
 template <int R, int C>
 LLM_AVX512 void tile_avx512(const float* x, int64_t ldx, const float* w, int64_t ldw, int64_t k,
-                            const float* bias, float* out, int64_t ldo, bool ahead) {
+                            const float* bias, float* out, int64_t ldo, bool ahead,
+                            PanelPrefetch pf) {
   __m512 acc[R][C];
   for (int r = 0; r < R; ++r) {
     for (int c = 0; c < C; ++c) acc[r][c] = _mm512_setzero_ps();
   }
+  const int64_t pf_per_step = (pf.lines + k / kLanes16) / (k / kLanes16 + 1);
   int64_t i = 0;
   for (; i + kLanes16 <= k; i += kLanes16) {
+    for (int64_t q = 0; q < pf_per_step && pf.lines > 0; ++q, --pf.lines, pf.p += 64) {
+      _mm_prefetch(pf.p, _MM_HINT_T1);
+    }
     if (ahead) {
       for (int c = 0; c < C; ++c) {
         _mm_prefetch(reinterpret_cast<const char*>(w + (C + c) * ldw + i), _MM_HINT_T0);
@@ -238,15 +243,15 @@ constexpr auto kTiles512 = make_tiles512(std::make_index_sequence<kMaxR * kMaxC>
 // Computes rows [0, m) x columns [n0, n1) of one part.
 void run_block(const float* x, int64_t m, int64_t k, const MatmulPart& p, int64_t n0, int64_t n1,
                int64_t row_block, SimdLevel level) {
-  auto tile = [&](int64_t r0, int rows, int64_t c0, int cols) {
+  auto tile = [&](int64_t r0, int rows, int64_t c0, int cols, PanelPrefetch pf) {
     const float* bias = p.bias ? p.bias + c0 : nullptr;
 #if LLM_HAVE_X86
     if (level != SimdLevel::kPortable) {
-      // The first row tile of a column tile is the one that pulls its weights from memory.
-      const bool ahead = r0 == 0 && c0 + 2 * cols <= n1;
+      // A single row's tile is the one that pulls its weights from memory.
+      const bool ahead = rows == 1 && r0 == 0 && c0 + 2 * cols <= n1;
       const auto& table = level == SimdLevel::kAvx512 ? kTiles512 : kTiles;
       table[(rows - 1) * kMaxC + (cols - 1)](x + r0 * k, k, p.w + c0 * k, k, k, bias,
-                                             p.out + r0 * p.ldo + c0, p.ldo, ahead);
+                                             p.out + r0 * p.ldo + c0, p.ldo, ahead, pf);
       return;
     }
 #endif
@@ -255,18 +260,36 @@ void run_block(const float* x, int64_t m, int64_t k, const MatmulPart& p, int64_
   };
   // Multi-row tiles: 4 x 3 outputs in 16 AVX2 registers, 4 x 6 in 32 AVX-512 registers.
   const int64_t tile_cols = level == SimdLevel::kAvx512 ? 6 : 3;
+  // A multi-row pass streams each weight panel (tile_cols rows of w) from memory once and applies
+  // it to every row tile; while the row tiles of one panel compute, they prefetch the panel
+  // kPanelsAhead further into L2, shared out among them.
+  constexpr int64_t kPanelsAhead = 2;
   for (int64_t m0 = 0; m0 < m; m0 += row_block) {
     const int64_t m1 = std::min(m, m0 + row_block);
     if (m1 - m0 == 1) {  // a single row: wide tiles keep eight weight streams in flight
       for (int64_t c = n0; c < n1; c += 8) {
-        tile(m0, 1, c, static_cast<int>(std::min<int64_t>(8, n1 - c)));
+        tile(m0, 1, c, static_cast<int>(std::min<int64_t>(8, n1 - c)), PanelPrefetch{});
       }
       continue;
     }
+    const int64_t row_tiles = (m1 - m0 + 3) / 4;
     for (int64_t c = n0; c < n1; c += tile_cols) {
       const int cols = static_cast<int>(std::min<int64_t>(tile_cols, n1 - c));
-      for (int64_t r = m0; r < m1; r += 4) {
-        tile(r, static_cast<int>(std::min<int64_t>(4, m1 - r)), c, cols);
+      // Only the first row block reads the weights from memory; later ones find them in L2.
+      const int64_t ahead_first = c + kPanelsAhead * tile_cols;
+      const int64_t ahead_end = m0 == 0 ? std::min(n1, ahead_first + tile_cols) : ahead_first;
+      const int64_t ahead_lines =
+          ahead_end > ahead_first ? ((ahead_end - ahead_first) * k * 4 + 63) / 64 : 0;
+      const int64_t per_tile = (ahead_lines + row_tiles - 1) / row_tiles;
+      int64_t t = 0;
+      for (int64_t r = m0; r < m1; r += 4, ++t) {
+        PanelPrefetch pf;
+        const int64_t first = std::min(ahead_lines, t * per_tile);
+        pf.lines = std::min(ahead_lines, first + per_tile) - first;
+        if (pf.lines > 0) {
+          pf.p = reinterpret_cast<const char*>(p.w + ahead_first * k) + 64 * first;
+        }
+        tile(r, static_cast<int>(std::min<int64_t>(4, m1 - r)), c, cols, pf);
       }
     }
   }
@@ -308,36 +331,76 @@ float dot(const float* a, const float* b, int64_t k) {
   return dot_portable(a, b, k);
 }
 
+namespace {
+
+// The blocking of a product of m rows over k: columns per task and rows per row block. About
+// 256 KiB of weights per task and of activations per row block (L2-sized), so a task reads its
+// weight rows from memory once and reuses them across the row block.
+struct Blocking {
+  int64_t cols, row_block;
+};
+
+Blocking blocking_for(int64_t k) {
+  const int64_t kk = std::max<int64_t>(k, 1);
+  return {round_block(65536 / kk, 24, 24, 480), round_block(65536 / kk, 4, 4, 256)};
+}
+
+int64_t tasks_of(int64_t n, int64_t cols) { return (n + cols - 1) / cols; }
+
+// Runs fn(task) for tasks [0, n): on the pool when there is enough work to share.
+template <typename Fn>
+void run_tasks(ThreadPool* pool, int64_t n, double flops, Fn& fn) {
+  if (pool == nullptr || n < 2 || flops < 2e5) {
+    for (int64_t t = 0; t < n; ++t) fn(t);
+    return;
+  }
+  pool->run(n, fn);
+}
+
+}  // namespace
+
 void matmul(ThreadPool* pool, const float* x, int64_t m, int64_t k,
             std::span<const MatmulPart> parts) {
   if (m <= 0) return;
   const SimdLevel level = simd_level();
-  const int64_t kk = std::max<int64_t>(k, 1);
-  // About 256 KiB of weights per task and of activations per row block (L2-sized), so a task
-  // reads its weight rows from memory once and reuses them across the row block.
-  const int64_t cols = round_block(65536 / kk, 24, 24, 480);
-  const int64_t row_block = round_block(65536 / kk, 4, 4, 256);
-  struct Task {
-    int32_t part;
-    int64_t n0, n1;
-  };
-  std::vector<Task> tasks;
-  for (size_t p = 0; p < parts.size(); ++p) {
-    for (int64_t n0 = 0; n0 < parts[p].n; n0 += cols) {
-      tasks.push_back({static_cast<int32_t>(p), n0, std::min(parts[p].n, n0 + cols)});
-    }
-  }
+  const Blocking b = blocking_for(k);
+  // Task t is the t-th column block, counting the parts' blocks one part after the other (found
+  // by a walk over the few parts: no task list is built).
+  int64_t total = 0;
+  for (const MatmulPart& p : parts) total += tasks_of(p.n, b.cols);
   auto run_task = [&](int64_t t) {
-    const Task& task = tasks[static_cast<size_t>(t)];
-    run_block(x, m, k, parts[static_cast<size_t>(task.part)], task.n0, task.n1, row_block, level);
+    size_t p = 0;
+    for (; t >= tasks_of(parts[p].n, b.cols); ++p) t -= tasks_of(parts[p].n, b.cols);
+    const int64_t n0 = t * b.cols;
+    run_block(x, m, k, parts[p], n0, std::min(parts[p].n, n0 + b.cols), b.row_block, level);
   };
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) *
-                       static_cast<double>(tasks.size()) * static_cast<double>(cols);
-  if (pool == nullptr || tasks.size() < 2 || flops < 2e5) {
-    for (size_t t = 0; t < tasks.size(); ++t) run_task(static_cast<int64_t>(t));
-    return;
-  }
-  pool->run(static_cast<int64_t>(tasks.size()), run_task);
+                       static_cast<double>(total) * static_cast<double>(b.cols);
+  run_tasks(pool, total, flops, run_task);
+}
+
+void matmul_swiglu(ThreadPool* pool, const float* x, int64_t m, int64_t k, const float* gate,
+                   const float* up, int64_t n, float* out, int64_t ldo) {
+  if (m <= 0 || n <= 0) return;
+  const SimdLevel level = simd_level();
+  const Blocking b = blocking_for(k);
+  auto run_task = [&](int64_t t) {
+    thread_local std::vector<float> up_block;
+    const int64_t n0 = t * b.cols, cols = std::min(n, n0 + b.cols) - n0;
+    up_block.resize(static_cast<size_t>(m * cols));
+    const MatmulPart g{gate + n0 * k, cols, nullptr, out + n0, ldo};
+    const MatmulPart u{up + n0 * k, cols, nullptr, up_block.data(), cols};
+    run_block(x, m, k, g, 0, cols, b.row_block, level);
+    run_block(x, m, k, u, 0, cols, b.row_block, level);
+    for (int64_t r = 0; r < m; ++r) {
+      float* o = out + r * ldo + n0;
+      silu_mul(o, up_block.data() + r * cols, cols, o);
+    }
+  };
+  const int64_t total = tasks_of(n, b.cols);
+  const double flops = 4.0 * static_cast<double>(m) * static_cast<double>(k) *
+                       static_cast<double>(total) * static_cast<double>(b.cols);
+  run_tasks(pool, total, flops, run_task);
 }
 
 }  // namespace llm
