@@ -98,29 +98,18 @@ LLM_AVX2 float dot_avx2(const float* a, const float* b, int64_t k) {
   return hsum_avx2(acc);
 }
 
-// Cache lines a tile prefetches into L2 while it computes, spread evenly over its k steps: a
-// later weight panel of a multi-row product, so that the panel is in cache when its turn comes.
-struct PanelPrefetch {
-  const char* p = nullptr;
-  int64_t lines = 0;
-};
-
 // An R x C tile of outputs; each output accumulates exactly as dot_avx2 does.
 // When `ahead` is set, the tile also prefetches the C weight rows that follow its own (the next
 // tile's), so a pass that streams weights from memory keeps more loads in flight.
 template <int R, int C>
 LLM_AVX2 void tile_avx2(const float* x, int64_t ldx, const float* w, int64_t ldw, int64_t k,
-                        const float* bias, float* out, int64_t ldo, bool ahead, PanelPrefetch pf) {
+                        const float* bias, float* out, int64_t ldo, bool ahead) {
   __m256 acc[R][C];
   for (int r = 0; r < R; ++r) {
     for (int c = 0; c < C; ++c) acc[r][c] = _mm256_setzero_ps();
   }
-  const int64_t pf_per_step = (pf.lines + k / kLanes) / (k / kLanes + 1);
   int64_t i = 0;
   for (; i + kLanes <= k; i += kLanes) {
-    for (int64_t q = 0; q < pf_per_step && pf.lines > 0; ++q, --pf.lines, pf.p += 64) {
-      _mm_prefetch(pf.p, _MM_HINT_T1);
-    }
     if (ahead && (i & 15) == 0) {
       for (int c = 0; c < C; ++c) {
         _mm_prefetch(reinterpret_cast<const char*>(w + (C + c) * ldw + i), _MM_HINT_T0);
@@ -152,7 +141,7 @@ LLM_AVX2 void tile_avx2(const float* x, int64_t ldx, const float* w, int64_t ldw
 }
 
 using TileFn = void (*)(const float*, int64_t, const float*, int64_t, int64_t, const float*, float*,
-                        int64_t, bool, PanelPrefetch);
+                        int64_t, bool);
 constexpr int kMaxR = 4, kMaxC = 8;
 
 template <size_t... I>
@@ -170,6 +159,31 @@ LLM_AVX512 inline float hsum_avx512(__m512 v) {
   const __m256 lo = _mm512_castps512_ps256(v);
   const __m256 hi = _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
   return hsum_avx2(_mm256_add_ps(lo, hi));
+}
+
+// Eight horizontal sums at once, each in exactly hsum_avx512's order (lanes l and l+8, then l and
+// l+4, then (0+2)+(1+3)): the same pairs are added, only several vectors' pairs per instruction.
+LLM_AVX512 inline __m256 hsum8_avx512(const __m512* v) {
+  __m512 h[4];  // h[j] = [lanes l + l+8 of v[2j] | of v[2j+1]]
+  for (int j = 0; j < 4; ++j) {
+    const __m512 lo = _mm512_shuffle_f32x4(v[2 * j], v[2 * j + 1], _MM_SHUFFLE(1, 0, 1, 0));
+    const __m512 hi = _mm512_shuffle_f32x4(v[2 * j], v[2 * j + 1], _MM_SHUFFLE(3, 2, 3, 2));
+    h[j] = _mm512_add_ps(lo, hi);
+  }
+  __m512 s[2];  // quarter q of s[i] = lanes l + l+4 of output 4i+q
+  for (int i = 0; i < 2; ++i) {
+    const __m512 a = _mm512_shuffle_f32x4(h[2 * i], h[2 * i + 1], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 b = _mm512_shuffle_f32x4(h[2 * i], h[2 * i + 1], _MM_SHUFFLE(3, 1, 3, 1));
+    s[i] = _mm512_add_ps(a, b);
+  }
+  // Per quarter q: [s0 + s2, s1 + s3] of outputs q and 4+q, then their sum.
+  const __m512 t = _mm512_add_ps(_mm512_shuffle_ps(s[0], s[1], _MM_SHUFFLE(1, 0, 1, 0)),
+                                 _mm512_shuffle_ps(s[0], s[1], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512 r = _mm512_add_ps(_mm512_shuffle_ps(t, t, _MM_SHUFFLE(2, 0, 2, 0)),
+                                 _mm512_shuffle_ps(t, t, _MM_SHUFFLE(3, 1, 3, 1)));
+  // Quarter q of r holds [output q, output 4+q, ...]: gather outputs 0..7 in order.
+  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 0, 0, 0, 0, 0, 0, 0);
+  return _mm512_castps512_ps256(_mm512_permutexvar_ps(order, r));
 }
 
 LLM_AVX512 inline __mmask16 tail_mask16(int64_t remaining) {
@@ -191,18 +205,13 @@ LLM_AVX512 float dot_avx512(const float* a, const float* b, int64_t k) {
 
 template <int R, int C>
 LLM_AVX512 void tile_avx512(const float* x, int64_t ldx, const float* w, int64_t ldw, int64_t k,
-                            const float* bias, float* out, int64_t ldo, bool ahead,
-                            PanelPrefetch pf) {
+                            const float* bias, float* out, int64_t ldo, bool ahead) {
   __m512 acc[R][C];
   for (int r = 0; r < R; ++r) {
     for (int c = 0; c < C; ++c) acc[r][c] = _mm512_setzero_ps();
   }
-  const int64_t pf_per_step = (pf.lines + k / kLanes16) / (k / kLanes16 + 1);
   int64_t i = 0;
   for (; i + kLanes16 <= k; i += kLanes16) {
-    for (int64_t q = 0; q < pf_per_step && pf.lines > 0; ++q, --pf.lines, pf.p += 64) {
-      _mm_prefetch(pf.p, _MM_HINT_T1);
-    }
     if (ahead) {
       for (int c = 0; c < C; ++c) {
         _mm_prefetch(reinterpret_cast<const char*>(w + (C + c) * ldw + i), _MM_HINT_T0);
@@ -224,9 +233,14 @@ LLM_AVX512 void tile_avx512(const float* x, int64_t ldx, const float* w, int64_t
       for (int c = 0; c < C; ++c) acc[r][c] = _mm512_fmadd_ps(xv, wv[c], acc[r][c]);
     }
   }
+  alignas(32) float sums[R * C];
+  const __m512* flat = &acc[0][0];
+  int o = 0;
+  for (; o + 8 <= R * C; o += 8) _mm256_store_ps(sums + o, hsum8_avx512(flat + o));
+  for (; o < R * C; ++o) sums[o] = hsum_avx512(flat[o]);
   for (int r = 0; r < R; ++r) {
     for (int c = 0; c < C; ++c) {
-      float v = hsum_avx512(acc[r][c]);
+      float v = sums[r * C + c];
       if (bias) v += bias[c];
       out[r * ldo + c] = v;
     }
@@ -243,15 +257,17 @@ constexpr auto kTiles512 = make_tiles512(std::make_index_sequence<kMaxR * kMaxC>
 // Computes rows [0, m) x columns [n0, n1) of one part.
 void run_block(const float* x, int64_t m, int64_t k, const MatmulPart& p, int64_t n0, int64_t n1,
                int64_t row_block, SimdLevel level) {
-  auto tile = [&](int64_t r0, int rows, int64_t c0, int cols, PanelPrefetch pf) {
+  auto tile = [&](int64_t r0, int rows, int64_t c0, int cols) {
     const float* bias = p.bias ? p.bias + c0 : nullptr;
 #if LLM_HAVE_X86
     if (level != SimdLevel::kPortable) {
-      // A single row's tile is the one that pulls its weights from memory.
-      const bool ahead = rows == 1 && r0 == 0 && c0 + 2 * cols <= n1;
+      // The first row tile of a column tile is the one that pulls its weights from memory.
+      // (Measured on the 2-core Zen 5: prefetching further ahead, into L2, or from every row tile
+      // made batch-16 decode 2-28% slower.)
+      const bool ahead = r0 == 0 && c0 + 2 * cols <= n1;
       const auto& table = level == SimdLevel::kAvx512 ? kTiles512 : kTiles;
       table[(rows - 1) * kMaxC + (cols - 1)](x + r0 * k, k, p.w + c0 * k, k, k, bias,
-                                             p.out + r0 * p.ldo + c0, p.ldo, ahead, pf);
+                                             p.out + r0 * p.ldo + c0, p.ldo, ahead);
       return;
     }
 #endif
@@ -260,36 +276,18 @@ void run_block(const float* x, int64_t m, int64_t k, const MatmulPart& p, int64_
   };
   // Multi-row tiles: 4 x 3 outputs in 16 AVX2 registers, 4 x 6 in 32 AVX-512 registers.
   const int64_t tile_cols = level == SimdLevel::kAvx512 ? 6 : 3;
-  // A multi-row pass streams each weight panel (tile_cols rows of w) from memory once and applies
-  // it to every row tile; while the row tiles of one panel compute, they prefetch the panel
-  // kPanelsAhead further into L2, shared out among them.
-  constexpr int64_t kPanelsAhead = 2;
   for (int64_t m0 = 0; m0 < m; m0 += row_block) {
     const int64_t m1 = std::min(m, m0 + row_block);
     if (m1 - m0 == 1) {  // a single row: wide tiles keep eight weight streams in flight
       for (int64_t c = n0; c < n1; c += 8) {
-        tile(m0, 1, c, static_cast<int>(std::min<int64_t>(8, n1 - c)), PanelPrefetch{});
+        tile(m0, 1, c, static_cast<int>(std::min<int64_t>(8, n1 - c)));
       }
       continue;
     }
-    const int64_t row_tiles = (m1 - m0 + 3) / 4;
     for (int64_t c = n0; c < n1; c += tile_cols) {
       const int cols = static_cast<int>(std::min<int64_t>(tile_cols, n1 - c));
-      // Only the first row block reads the weights from memory; later ones find them in L2.
-      const int64_t ahead_first = c + kPanelsAhead * tile_cols;
-      const int64_t ahead_end = m0 == 0 ? std::min(n1, ahead_first + tile_cols) : ahead_first;
-      const int64_t ahead_lines =
-          ahead_end > ahead_first ? ((ahead_end - ahead_first) * k * 4 + 63) / 64 : 0;
-      const int64_t per_tile = (ahead_lines + row_tiles - 1) / row_tiles;
-      int64_t t = 0;
-      for (int64_t r = m0; r < m1; r += 4, ++t) {
-        PanelPrefetch pf;
-        const int64_t first = std::min(ahead_lines, t * per_tile);
-        pf.lines = std::min(ahead_lines, first + per_tile) - first;
-        if (pf.lines > 0) {
-          pf.p = reinterpret_cast<const char*>(p.w + ahead_first * k) + 64 * first;
-        }
-        tile(r, static_cast<int>(std::min<int64_t>(4, m1 - r)), c, cols, pf);
+      for (int64_t r = m0; r < m1; r += 4) {
+        tile(r, static_cast<int>(std::min<int64_t>(4, m1 - r)), c, cols);
       }
     }
   }

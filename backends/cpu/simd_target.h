@@ -8,8 +8,10 @@
 #if defined(__x86_64__)
 // GCC 12's AVX-512 reduction intrinsics (_mm512_reduce_add_ps) start from an "undefined" vector,
 // which its own headers then report as used uninitialized (GCC bug 105593): a false positive.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #define LLM_HAVE_X86 1
 #define LLM_AVX2 __attribute__((target("avx2,fma")))
