@@ -15,6 +15,7 @@
 // and sim_step_ms / sim_tok_s: llmsim's roofline cost model (backends/sim/cost_model.h) for the
 // same shape and batch on a "device" made of the measured read bandwidth and GEMM peak
 // (efficiencies 1, no overheads, fp32 weights and KV).
+// $LLM_BENCH_READ_GBPS skips the bandwidth measurement (the roofline counters then use it).
 // $LLM_BENCH_THREADS (default 0: all) sets the threads of BM_GemmPeak, BM_DecodeMatmuls,
 // BM_Decode and BM_Prefill. With 1 the CPU column is all the work of an iteration, which keeps
 // an A/B of two builds (bench/cpu_ab.py --metric cpu_time) meaningful on a loaded machine.
@@ -179,6 +180,10 @@ struct Bandwidth {
 // prefetch distances of 0, 2 and 8 KiB and the GEMV's row groups, on one thread and on all.
 const Bandwidth& measure_read_bandwidth_pattern() {
   static const Bandwidth cached = [] {
+    // A given figure instead (GB/s): for A/B runs, where the roofline counters do not matter.
+    if (const char* given = std::getenv("LLM_BENCH_READ_GBPS"); given && *given) {
+      return Bandwidth{std::atof(given) * 1e9, "given by $LLM_BENCH_READ_GBPS"};
+    }
     const int64_t n = int64_t{128} << 20;       // floats
     const int64_t chunk = int64_t{768} * 1024;  // 3 MiB: a whole number of 8- and 16-row groups
     std::vector<float> a(static_cast<size_t>(n), 1.0f);
