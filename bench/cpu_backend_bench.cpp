@@ -1,10 +1,13 @@
-// The fp32 CPU backend on a ~100M-parameter Llama-shaped model with random weights (hidden 768,
-// 12 layers, 12 heads, 4 KV heads, head_dim 64, ffn 2048, vocab 32000, tied embeddings: 100.1M
-// parameters, 400 MB of weights streamed per decode step), next to this machine's limits measured
-// in the same process:
+// The fp32 CPU backend on the Llama-shaped model of issue 15 with random weights (hidden 768,
+// 12 layers, 12 heads, 4 KV heads, head_dim 64, ffn 2048, vocab 32000, untied output head: 124.7M
+// parameters, the shape `llmsim make-model --dim 768 --layers 12 --heads 12 --kv-heads 4` writes;
+// a decode step streams 400 MB of them: every layer and the output head, while the embedding table
+// is only gathered, one row per token), or the model file named by $LLM_BENCH_MODEL (a .gguf or a
+// safetensors folder), next to this machine's limits measured in the same process:
 //   BM_MemoryRead      read bandwidth over 512 MiB, best of several access patterns (the roofline)
 //   BM_MemoryCopy      memcpy of 256 MiB (STREAM convention: bytes read + written)
 //   BM_GemmPeak        the backend's matmul kernel on 512 x 2048 x 768 (GFLOP/s)
+//   BM_DecodeMatmuls/B every matmul of a decode step (12 layers and the head) for B rows, alone
 //   BM_Decode/B        one decode step for B sequences with 128 tokens of context each
 //   BM_Prefill/512     one 512-token prompt in a single step
 // Counters: tok_s (tokens per second), roofline_tok_s (B * read bandwidth / weight bytes),
@@ -12,6 +15,10 @@
 // and sim_step_ms / sim_tok_s: llmsim's roofline cost model (backends/sim/cost_model.h) for the
 // same shape and batch on a "device" made of the measured read bandwidth and GEMM peak
 // (efficiencies 1, no overheads, fp32 weights and KV).
+// $LLM_BENCH_READ_GBPS skips the bandwidth measurement (the roofline counters then use it).
+// $LLM_BENCH_THREADS (default 0: all) sets the threads of BM_GemmPeak, BM_DecodeMatmuls,
+// BM_Decode and BM_Prefill. With 1 the CPU column is all the work of an iteration, which keeps
+// an A/B of two builds (bench/cpu_ab.py --metric cpu_time) meaningful on a loaded machine.
 // Goal (issue 5): decode at batch 1 reaches at least 50% of roofline_tok_s.
 // Run: llm_bench --benchmark_filter='BM_Memory|BM_Gemm|BM_Decode|BM_Prefill'
 #include <benchmark/benchmark.h>
@@ -25,6 +32,9 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
+
+#include <cstdlib>
+#include <string>
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/matmul.h"
@@ -53,40 +63,95 @@ ModelConfig bench_config() {
   c.rms_norm_eps = 1e-5;
   c.rope_theta = 10000.0;
   c.max_position_embeddings = 2048;
-  c.tie_word_embeddings = true;
+  c.tie_word_embeddings = false;
   return c;
 }
 
 std::shared_ptr<const ModelWeights> bench_weights() {
-  static auto w =
-      std::make_shared<const ModelWeights>(random_model_weights(bench_config(), 1, false));
+  static auto w = [] {
+    const char* path = std::getenv("LLM_BENCH_MODEL");
+    if (path && *path) return std::make_shared<const ModelWeights>(load_model_weights(path));
+    return std::make_shared<const ModelWeights>(random_model_weights(bench_config(), 1, false));
+  }();
   return w;
 }
 
-// Bytes a decode step must stream: every layer's weights and the LM head (the embedding table
-// itself is only gathered, one row per token).
-double weight_bytes_per_step() {
+// Parameters a decode step must stream: every layer's weights and the output head (an untied
+// embedding table is only gathered, one row per token). Also the step's multiply-adds per token.
+double streamed_params() {
   const ModelWeights& w = *bench_weights();
-  return 4.0 * static_cast<double>(w.num_parameters());  // tied: the table is the LM head
+  return static_cast<double>(w.num_parameters()) -
+         (w.config.tie_word_embeddings ? 0.0 : static_cast<double>(w.tok_embeddings.size()));
+}
+
+double weight_bytes_per_step() { return 4.0 * streamed_params(); }
+
+int bench_threads() {
+  const char* env = std::getenv("LLM_BENCH_THREADS");
+  return env && *env ? std::atoi(env) : 0;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Sums `n` floats read as `streams` interleaved sequential streams, optionally with software
-// prefetch ahead: one single stream leaves this machine's memory system mostly idle, so the
-// bandwidth roofline is the best of several access patterns.
+// One way of reading a chunk of floats: `streams` interleaved sequential streams (the chunk cut
+// into that many segments), each prefetched `ahead` floats in front of the loads (0: none), or,
+// when `rows` > 0, the chunk as groups of `rows` rows of 768 floats read row-interleaved with the
+// next group prefetched at the same offset (the batch-1 GEMV's pattern). One plain stream leaves
+// this machine's memory system mostly idle, so the roofline is the best pattern.
+struct ReadPattern {
+  int streams = 1;
+  int64_t ahead = 0;
+  int rows = 0;
+};
+
+std::string pattern_name(const ReadPattern& p) {
+  if (p.rows > 0) return "rows" + std::to_string(p.rows) + "+next";
+  return std::to_string(p.streams) + "x" + (p.ahead ? "+pf" + std::to_string(p.ahead * 4) : "");
+}
+
 #if defined(__x86_64__)
-__attribute__((target("avx2"))) float read_streams_avx2(const float* p, int64_t n, int streams,
-                                                        bool prefetch) {
-  const int64_t seg = n / streams;
+__attribute__((target("avx512f"))) float read_avx512(const float* p, int64_t n,
+                                                     const ReadPattern& pat) {
+  __m512 acc[8];
+  for (__m512& a : acc) a = _mm512_setzero_ps();
+  if (pat.rows > 0) {
+    const int64_t k = 768, group = k * pat.rows;
+    for (int64_t g = 0; g + group <= n; g += group) {
+      const bool next = g + 2 * group <= n;
+      for (int64_t i = 0; i < k; i += 16) {
+        for (int r = 0; r < pat.rows; ++r) {
+          const float* q = p + g + r * k + i;
+          if (next) _mm_prefetch(reinterpret_cast<const char*>(q + group), _MM_HINT_T0);
+          acc[r & 7] = _mm512_add_ps(acc[r & 7], _mm512_loadu_ps(q));
+        }
+      }
+    }
+  } else {
+    const int64_t seg = n / pat.streams;
+    for (int64_t i = 0; i + 16 <= seg; i += 16) {
+      for (int s = 0; s < pat.streams; ++s) {
+        const float* q = p + s * seg + i;
+        if (pat.ahead) _mm_prefetch(reinterpret_cast<const char*>(q + pat.ahead), _MM_HINT_T0);
+        acc[s & 7] = _mm512_add_ps(acc[s & 7], _mm512_loadu_ps(q));
+      }
+    }
+  }
+  for (int s = 1; s < 8; ++s) acc[0] = _mm512_add_ps(acc[0], acc[s]);
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, acc[0]);
+  return lanes[0] + lanes[15];
+}
+
+__attribute__((target("avx2"))) float read_avx2(const float* p, int64_t n, const ReadPattern& pat) {
+  const int64_t seg = n / pat.streams;
   __m256 acc[8];
   for (__m256& a : acc) a = _mm256_setzero_ps();
   for (int64_t i = 0; i + 16 <= seg; i += 16) {
-    for (int s = 0; s < streams; ++s) {
+    for (int s = 0; s < pat.streams; ++s) {
       const float* q = p + s * seg + i;
-      if (prefetch) _mm_prefetch(reinterpret_cast<const char*>(q + 512), _MM_HINT_T0);
+      if (pat.ahead) _mm_prefetch(reinterpret_cast<const char*>(q + pat.ahead), _MM_HINT_T0);
       __m256& a = acc[s & 7];
       a = _mm256_add_ps(a, _mm256_add_ps(_mm256_loadu_ps(q), _mm256_loadu_ps(q + 8)));
     }
@@ -96,36 +161,51 @@ __attribute__((target("avx2"))) float read_streams_avx2(const float* p, int64_t 
 }
 #endif
 
-float read_streams(const float* p, int64_t n, int streams, bool prefetch) {
+float read_chunk(const float* p, int64_t n, const ReadPattern& pat) {
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx2")) return read_streams_avx2(p, n, streams, prefetch);
+  if (__builtin_cpu_supports("avx512f")) return read_avx512(p, n, pat);
+  if (__builtin_cpu_supports("avx2") && pat.rows == 0) return read_avx2(p, n, pat);
 #endif
   float s = 0;
   for (int64_t i = 0; i < n; ++i) s += p[i];
   return s;
 }
 
-// Read bandwidth (bytes/s): the best pass over 512 MiB among 1, 4, 8 and 16 streams per thread,
-// with and without prefetch, on one thread and on all of them.
-double measure_read_bandwidth() {
-  static double cached = [] {
-    const int64_t n = int64_t{128} << 20;  // floats
-    const int64_t chunk = int64_t{1} << 20;
+struct Bandwidth {
+  double bytes_per_s = 0;
+  std::string pattern;  // the pattern and thread count that reached it
+};
+
+// Read bandwidth: the best pass over 512 MiB among 1-32 interleaved streams per thread with
+// prefetch distances of 0, 2 and 8 KiB and the GEMV's row groups, on one thread and on all.
+const Bandwidth& measure_read_bandwidth_pattern() {
+  static const Bandwidth cached = [] {
+    // A given figure instead (GB/s): for A/B runs, where the roofline counters do not matter.
+    if (const char* given = std::getenv("LLM_BENCH_READ_GBPS"); given && *given) {
+      return Bandwidth{std::atof(given) * 1e9, "given by $LLM_BENCH_READ_GBPS"};
+    }
+    const int64_t n = int64_t{128} << 20;       // floats
+    const int64_t chunk = int64_t{768} * 1024;  // 3 MiB: a whole number of 8- and 16-row groups
     std::vector<float> a(static_cast<size_t>(n), 1.0f);
     std::vector<float> sums(static_cast<size_t>(n / chunk));
-    double best = 0;
+    std::vector<ReadPattern> patterns;
+    for (int streams : {1, 4, 8, 16, 32}) {
+      for (int64_t ahead : {0, 512, 2048}) patterns.push_back({streams, ahead, 0});
+    }
+    for (int rows : {8, 16}) patterns.push_back({1, 0, rows});
+    Bandwidth best;
     for (int threads : {1, 0}) {
       ThreadPool pool(threads);
-      for (int streams : {1, 4, 8, 16}) {
-        for (bool prefetch : {false, true}) {
-          for (int pass = 0; pass < 3; ++pass) {
-            const auto t0 = std::chrono::steady_clock::now();
-            auto task = [&](int64_t t) {
-              sums[static_cast<size_t>(t)] =
-                  read_streams(a.data() + t * chunk, chunk, streams, prefetch);
-            };
-            pool.run(n / chunk, task);
-            best = std::max(best, 4.0 * static_cast<double>(n) / seconds_since(t0));
+      for (const ReadPattern& pat : patterns) {
+        for (int pass = 0; pass < 3; ++pass) {
+          const auto t0 = std::chrono::steady_clock::now();
+          auto task = [&](int64_t t) {
+            sums[static_cast<size_t>(t)] = read_chunk(a.data() + t * chunk, chunk, pat);
+          };
+          pool.run(n / chunk, task);
+          const double bw = 4.0 * static_cast<double>(n / chunk * chunk) / seconds_since(t0);
+          if (bw > best.bytes_per_s) {
+            best = {bw, pattern_name(pat) + " on " + std::to_string(pool.size()) + " threads"};
           }
         }
       }
@@ -136,8 +216,11 @@ double measure_read_bandwidth() {
   return cached;
 }
 
+double measure_read_bandwidth() { return measure_read_bandwidth_pattern().bytes_per_s; }
+
 void BM_MemoryRead(benchmark::State& state) {
   for (auto _ : state) state.counters["GBps"] = measure_read_bandwidth() / 1e9;
+  state.SetLabel(measure_read_bandwidth_pattern().pattern);
 }
 BENCHMARK(BM_MemoryRead)->Iterations(1)->Unit(benchmark::kMillisecond);
 
@@ -160,7 +243,7 @@ void BM_GemmPeak(benchmark::State& state) {
       out(static_cast<size_t>(m * n));
   for (float& v : x) v = static_cast<float>(rng.uniform());
   for (float& v : w) v = static_cast<float>(rng.uniform());
-  ThreadPool pool(0);
+  ThreadPool pool(bench_threads());
   const MatmulPart part{w.data(), n, nullptr, out.data(), n};
   for (auto _ : state) {
     matmul(&pool, x.data(), m, k, {&part, 1});
@@ -172,6 +255,59 @@ void BM_GemmPeak(benchmark::State& state) {
   state.counters["threads"] = pool.size();
 }
 BENCHMARK(BM_GemmPeak)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+
+// Every matmul of one decode step for B rows (the 12 layers' q/k/v, o, gate/up and down, then the
+// output head) with the backend's kernel, without attention or the small vector ops: how close the
+// matmul alone comes to streaming the weights at the read bandwidth (weights_GBps) or to the GEMM
+// peak (gflop_s).
+void BM_DecodeMatmuls(benchmark::State& state) {
+  const int64_t rows = state.range(0);
+  const ModelWeights& w = *bench_weights();
+  const ModelConfig& c = w.config;
+  const int64_t h = c.hidden_size, qd = c.num_attention_heads * c.head_dim,
+                kvd = c.num_key_value_heads * c.head_dim, f = c.intermediate_size;
+  Rng rng(9);
+  std::vector<float> x(static_cast<size_t>(rows * std::max({h, qd, f})));
+  for (float& v : x) v = static_cast<float>(rng.uniform() - 0.5);
+  std::vector<float> q(static_cast<size_t>(rows * qd)), k(static_cast<size_t>(rows * kvd)),
+      v(static_cast<size_t>(rows * kvd)), o(static_cast<size_t>(rows * h)),
+      gate(static_cast<size_t>(rows * f)), up(static_cast<size_t>(rows * f)),
+      logits(static_cast<size_t>(rows * c.vocab_size));
+  ThreadPool pool(bench_threads());
+  auto step = [&] {
+    for (const LayerWeights& l : w.layers) {
+      const MatmulPart qkv[] = {{l.q_proj.data(), qd, nullptr, q.data(), qd},
+                                {l.k_proj.data(), kvd, nullptr, k.data(), kvd},
+                                {l.v_proj.data(), kvd, nullptr, v.data(), kvd}};
+      matmul(&pool, x.data(), rows, h, qkv);
+      const MatmulPart op[] = {{l.o_proj.data(), h, nullptr, o.data(), h}};
+      matmul(&pool, x.data(), rows, qd, op);
+      const MatmulPart gu[] = {{l.gate_proj.data(), f, nullptr, gate.data(), f},
+                               {l.up_proj.data(), f, nullptr, up.data(), f}};
+      matmul(&pool, x.data(), rows, h, gu);
+      const MatmulPart down[] = {{l.down_proj.data(), h, nullptr, o.data(), h}};
+      matmul(&pool, x.data(), rows, f, down);
+    }
+    const MatmulPart head[] = {
+        {w.output_matrix().data(), c.vocab_size, nullptr, logits.data(), c.vocab_size}};
+    matmul(&pool, x.data(), rows, h, head);
+  };
+  for (auto _ : state) {
+    step();
+    benchmark::DoNotOptimize(logits.data());
+  }
+  state.counters["weights_GBps"] = benchmark::Counter(
+      weight_bytes_per_step() * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["gflop_s"] =
+      benchmark::Counter(2.0 * static_cast<double>(rows) * streamed_params() * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_DecodeMatmuls)
+    ->Arg(1)
+    ->Arg(16)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(2.0);
 
 // The measured GEMM rate for the cost model's device (FLOP/s): the best of 30 products, timed
 // once per process (BM_GemmPeak reports the average rate of the same product).
@@ -194,7 +330,7 @@ double measured_gemm_flops() {
 }
 
 Deployment cpu_deployment() {
-  const ModelConfig c = bench_config();
+  const ModelConfig c = bench_weights()->config;
   Deployment d;
   d.gpu.name = "this-cpu";
   d.gpu.memory_bytes = 16e9;
@@ -202,7 +338,7 @@ Deployment cpu_deployment() {
   d.gpu.bf16_flops = measured_gemm_flops();
   d.gpu.compute_efficiency = 1.0;
   d.gpu.memory_efficiency = 1.0;
-  d.model.name = "cpu-bench-100m";
+  d.model.name = "cpu-bench-125m";
   d.model.layers = c.num_hidden_layers;
   d.model.hidden = c.hidden_size;
   d.model.heads = c.num_attention_heads;
@@ -210,7 +346,7 @@ Deployment cpu_deployment() {
   d.model.head_dim = c.head_dim;
   d.model.ffn = c.intermediate_size;
   d.model.vocab = c.vocab_size;
-  d.model.tied_embeddings = true;
+  d.model.tied_embeddings = c.tie_word_embeddings;
   d.model.params = bench_weights()->num_parameters();
   d.model.weight_bytes_per_param = 4;
   d.model.max_context = c.max_position_embeddings;
@@ -228,6 +364,7 @@ Fixture make_fixture(int64_t batch, int64_t context, int64_t prompt_len) {
   Fixture f;
   CpuBackendOptions o;
   o.block_size = kBlockSize;
+  o.threads = bench_threads();
   const int64_t blocks_per = (prompt_len + kBlockSize - 1) / kBlockSize;
   o.num_blocks = 1 + batch * blocks_per;
   f.backend = std::make_unique<CpuBackend>(bench_weights(), o);
@@ -237,7 +374,8 @@ Fixture make_fixture(int64_t batch, int64_t context, int64_t prompt_len) {
     r->external_id = "r" + std::to_string(b);
     Rng rng(static_cast<uint64_t>(b) + 100);
     for (int64_t t = 0; t < prompt_len; ++t) {
-      r->prompt_tokens.push_back(static_cast<int32_t>(rng.below(32000)));
+      r->prompt_tokens.push_back(static_cast<int32_t>(
+          rng.below(static_cast<uint64_t>(bench_weights()->config.vocab_size))));
     }
     r->prompt_len = prompt_len;
     r->params.temperature = 0;

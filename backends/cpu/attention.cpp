@@ -1,38 +1,253 @@
 #include "backends/cpu/attention.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "backends/cpu/fast_exp.h"
 #include "backends/cpu/matmul.h"
+#include "backends/cpu/simd_target.h"
 
 namespace llm {
+namespace {
+
+// Position j's score is sum_i q[i] * k_j[i] in eight partial sums (i mod 8, each in increasing i)
+// added as ((0+1)+(2+3))+((4+5)+(6+7)), times scale: one fixed order per (q, k_j), computed for a
+// vector of slots at once from the block's transposed keys.
+constexpr int kParts = 8;
+
+float tree8(const float* a) {
+  return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+}
+
+void scores_portable(const float* q, const float* kt, int64_t d, int64_t bs, int64_t slots,
+                     float scale, float* s) {
+  for (int64_t j = 0; j < slots; ++j) {
+    float acc[kParts] = {};
+    for (int64_t i = 0; i < d; ++i) acc[i % kParts] += q[i] * kt[i * bs + j];
+    s[j] = tree8(acc) * scale;
+  }
+}
+
+// The sum of exp(s[j] - max) over j in eight lanes (lane j mod 8, increasing j), then the tree.
+float exp_sum_portable(float* s, int64_t n, float max) {
+  float acc[kParts] = {};
+  for (int64_t j = 0; j < n; ++j) {
+    s[j] = fast_exp_scalar(s[j] - max);
+    acc[j % kParts] += s[j];
+  }
+  return tree8(acc);
+}
+
+// out = (sum over even j of p_j v_j + sum over odd j of p_j v_j) * inv, each sum in increasing j.
+template <typename RowOf>
+void weighted_sum_portable(const float* p, int64_t n, int64_t d, RowOf row_of, float inv,
+                           float* out) {
+  for (int64_t i = 0; i < d; ++i) {
+    float even = 0.0f, odd = 0.0f;
+    for (int64_t j = 0; j < n; ++j) {
+      const float t = p[j] * row_of(j)[i];
+      if (j % 2 == 0) {
+        even += t;
+      } else {
+        odd += t;
+      }
+    }
+    out[i] = (even + odd) * inv;
+  }
+}
+
+#if LLM_HAVE_X86
+LLM_AVX512 inline __mmask16 first16(int64_t n) {
+  return n >= 16 ? __mmask16{0xffff} : static_cast<__mmask16>((1u << n) - 1u);
+}
+
+LLM_AVX512 void scores_avx512(const float* q, const float* kt, int64_t d, int64_t bs, int64_t slots,
+                              float scale, float* s) {
+  for (int64_t c = 0; c < slots; c += 16) {
+    const __mmask16 m = first16(slots - c);
+    __m512 acc[kParts];
+    for (__m512& a : acc) a = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + kParts <= d; i += kParts) {
+      for (int u = 0; u < kParts; ++u) {
+        acc[u] = _mm512_fmadd_ps(_mm512_set1_ps(q[i + u]),
+                                 _mm512_maskz_loadu_ps(m, kt + (i + u) * bs + c), acc[u]);
+      }
+    }
+    for (int u = 0; i + u < d; ++u) {
+      acc[u] = _mm512_fmadd_ps(_mm512_set1_ps(q[i + u]),
+                               _mm512_maskz_loadu_ps(m, kt + (i + u) * bs + c), acc[u]);
+    }
+    const __m512 t =
+        _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])),
+                      _mm512_add_ps(_mm512_add_ps(acc[4], acc[5]), _mm512_add_ps(acc[6], acc[7])));
+    _mm512_mask_storeu_ps(s + c, m, _mm512_mul_ps(t, _mm512_set1_ps(scale)));
+  }
+}
+
+LLM_AVX512 float max_avx512(const float* s, int64_t n) {
+  __m512 mx = _mm512_set1_ps(-INFINITY);
+  for (int64_t j = 0; j < n; j += 16) {
+    mx = _mm512_mask_max_ps(mx, first16(n - j), mx, _mm512_maskz_loadu_ps(first16(n - j), s + j));
+  }
+  return _mm512_reduce_max_ps(mx);
+}
+
+// Sixteen lanes (lane j mod 16), then lanes l and l+8 added and the eight reduced by tree8's order
+// of pairs ((0+4)+(2+6))+((1+5)+(3+7)) as matmul's horizontal sum does.
+LLM_AVX512 float exp_sum_avx512(float* s, int64_t n, float max) {
+  __m512 acc = _mm512_setzero_ps();
+  const __m512 mx = _mm512_set1_ps(max);
+  for (int64_t j = 0; j < n; j += 16) {
+    const __mmask16 m = first16(n - j);
+    const __m512 e = fast_exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, s + j), mx));
+    _mm512_mask_storeu_ps(s + j, m, e);
+    acc = _mm512_add_ps(acc, _mm512_maskz_mov_ps(m, e));
+  }
+  alignas(64) float l[16];
+  _mm512_store_ps(l, acc);
+  float h[8];
+  for (int i = 0; i < 8; ++i) h[i] = l[i] + l[i + 8];
+  return ((h[0] + h[4]) + (h[2] + h[6])) + ((h[1] + h[5]) + (h[3] + h[7]));
+}
+
+template <typename RowOf>
+LLM_AVX512 void weighted_sum_avx512(const float* p, int64_t n, int64_t d, RowOf row_of, float inv,
+                                    float* out) {
+  for (int64_t c = 0; c < d; c += 32) {
+    const __mmask16 m0 = first16(d - c), m1 = d - c > 16 ? first16(d - c - 16) : __mmask16{0};
+    __m512 e0 = _mm512_setzero_ps(), e1 = _mm512_setzero_ps(), o0 = _mm512_setzero_ps(),
+           o1 = _mm512_setzero_ps();
+    int64_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+      const float* va = row_of(j) + c;
+      const float* vb = row_of(j + 1) + c;
+      const __m512 pa = _mm512_set1_ps(p[j]), pb = _mm512_set1_ps(p[j + 1]);
+      e0 = _mm512_fmadd_ps(pa, _mm512_maskz_loadu_ps(m0, va), e0);
+      e1 = _mm512_fmadd_ps(pa, _mm512_maskz_loadu_ps(m1, va + 16), e1);
+      o0 = _mm512_fmadd_ps(pb, _mm512_maskz_loadu_ps(m0, vb), o0);
+      o1 = _mm512_fmadd_ps(pb, _mm512_maskz_loadu_ps(m1, vb + 16), o1);
+    }
+    if (j < n) {
+      const float* va = row_of(j) + c;
+      const __m512 pa = _mm512_set1_ps(p[j]);
+      e0 = _mm512_fmadd_ps(pa, _mm512_maskz_loadu_ps(m0, va), e0);
+      e1 = _mm512_fmadd_ps(pa, _mm512_maskz_loadu_ps(m1, va + 16), e1);
+    }
+    const __m512 vi = _mm512_set1_ps(inv);
+    _mm512_mask_storeu_ps(out + c, m0, _mm512_mul_ps(_mm512_add_ps(e0, o0), vi));
+    if (m1) _mm512_mask_storeu_ps(out + c + 16, m1, _mm512_mul_ps(_mm512_add_ps(e1, o1), vi));
+  }
+}
+
+LLM_AVX2 inline __m256i first8(int64_t n) {
+  alignas(32) static const int32_t kMask[16] = {-1, -1, -1, -1, -1, -1, -1, -1,
+                                                0,  0,  0,  0,  0,  0,  0,  0};
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMask + 8 - std::min<int64_t>(n, 8)));
+}
+
+LLM_AVX2 void scores_avx2(const float* q, const float* kt, int64_t d, int64_t bs, int64_t slots,
+                          float scale, float* s) {
+  for (int64_t c = 0; c < slots; c += 8) {
+    const __m256i m = first8(slots - c);
+    __m256 acc[kParts];
+    for (__m256& a : acc) a = _mm256_setzero_ps();
+    for (int64_t i = 0; i < d; ++i) {
+      const int u = static_cast<int>(i % kParts);
+      acc[u] =
+          _mm256_fmadd_ps(_mm256_set1_ps(q[i]), _mm256_maskload_ps(kt + i * bs + c, m), acc[u]);
+    }
+    const __m256 t =
+        _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])),
+                      _mm256_add_ps(_mm256_add_ps(acc[4], acc[5]), _mm256_add_ps(acc[6], acc[7])));
+    _mm256_maskstore_ps(s + c, m, _mm256_mul_ps(t, _mm256_set1_ps(scale)));
+  }
+}
+
+LLM_AVX2 float exp_sum_avx2(float* s, int64_t n, float max) {
+  __m256 acc = _mm256_setzero_ps();
+  const __m256 mx = _mm256_set1_ps(max);
+  for (int64_t j = 0; j < n; j += 8) {
+    const __m256i m = first8(n - j);
+    const __m256 e = fast_exp_avx2(_mm256_sub_ps(_mm256_maskload_ps(s + j, m), mx));
+    _mm256_maskstore_ps(s + j, m, e);
+    acc = _mm256_add_ps(acc, _mm256_and_ps(e, _mm256_castsi256_ps(m)));
+  }
+  alignas(32) float l[8];
+  _mm256_store_ps(l, acc);
+  return ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]));
+}
+
+template <typename RowOf>
+LLM_AVX2 void weighted_sum_avx2(const float* p, int64_t n, int64_t d, RowOf row_of, float inv,
+                                float* out) {
+  for (int64_t c = 0; c < d; c += 16) {
+    const __m256i m0 = first8(d - c), m1 = first8(std::max<int64_t>(0, d - c - 8));
+    __m256 e0 = _mm256_setzero_ps(), e1 = _mm256_setzero_ps(), o0 = _mm256_setzero_ps(),
+           o1 = _mm256_setzero_ps();
+    int64_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+      const float* va = row_of(j) + c;
+      const float* vb = row_of(j + 1) + c;
+      const __m256 pa = _mm256_set1_ps(p[j]), pb = _mm256_set1_ps(p[j + 1]);
+      e0 = _mm256_fmadd_ps(pa, _mm256_maskload_ps(va, m0), e0);
+      e1 = _mm256_fmadd_ps(pa, _mm256_maskload_ps(va + 8, m1), e1);
+      o0 = _mm256_fmadd_ps(pb, _mm256_maskload_ps(vb, m0), o0);
+      o1 = _mm256_fmadd_ps(pb, _mm256_maskload_ps(vb + 8, m1), o1);
+    }
+    if (j < n) {
+      const float* va = row_of(j) + c;
+      const __m256 pa = _mm256_set1_ps(p[j]);
+      e0 = _mm256_fmadd_ps(pa, _mm256_maskload_ps(va, m0), e0);
+      e1 = _mm256_fmadd_ps(pa, _mm256_maskload_ps(va + 8, m1), e1);
+    }
+    const __m256 vi = _mm256_set1_ps(inv);
+    _mm256_maskstore_ps(out + c, m0, _mm256_mul_ps(_mm256_add_ps(e0, o0), vi));
+    _mm256_maskstore_ps(out + c + 8, m1, _mm256_mul_ps(_mm256_add_ps(e1, o1), vi));
+  }
+}
+#endif
+
+}  // namespace
 
 void paged_attention(const float* q, const PagedKvCache& kv, int64_t layer, int64_t kv_head,
                      std::span<const int32_t> block_table, int64_t pos, float scale,
                      std::vector<float>& scores, float* out) {
   const int64_t n = pos + 1, d = kv.head_dim, bs = kv.block_size;
-  scores.resize(static_cast<size_t>(n));
-  float max_score = -INFINITY;
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t off = kv.offset(layer, block_table[static_cast<size_t>(j / bs)], kv_head, j % bs);
-    const float s = dot(q, kv.k.get() + off, d) * scale;
-    scores[static_cast<size_t>(j)] = s;
-    if (s > max_score) max_score = s;
+  const int64_t blocks = (n + bs - 1) / bs;
+  scores.resize(static_cast<size_t>(blocks * bs));
+  float* s = scores.data();
+  auto keys = [&](int64_t b) {
+    return kv.k.get() + kv.head_offset(layer, block_table[static_cast<size_t>(b)], kv_head);
+  };
+  auto row_of = [&](int64_t j) {
+    return kv.v.get() +
+           kv.v_offset(layer, block_table[static_cast<size_t>(j / bs)], kv_head, j % bs);
+  };
+  const SimdLevel level = simd_level();
+#if LLM_HAVE_X86
+  if (level == SimdLevel::kAvx512) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      scores_avx512(q, keys(b), d, bs, std::min(bs, n - b * bs), scale, s + b * bs);
+    }
+    const float sum = exp_sum_avx512(s, n, max_avx512(s, n));
+    weighted_sum_avx512(s, n, d, row_of, 1.0f / sum, out);
+    return;
   }
-  float sum = 0.0f;
-  for (int64_t j = 0; j < n; ++j) {
-    float& s = scores[static_cast<size_t>(j)];
-    s = std::exp(s - max_score);
-    sum += s;
+  if (level == SimdLevel::kAvx2Fma) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      scores_avx2(q, keys(b), d, bs, std::min(bs, n - b * bs), scale, s + b * bs);
+    }
+    const float sum = exp_sum_avx2(s, n, *std::max_element(s, s + n));
+    weighted_sum_avx2(s, n, d, row_of, 1.0f / sum, out);
+    return;
   }
-  for (int64_t i = 0; i < d; ++i) out[i] = 0.0f;
-  for (int64_t j = 0; j < n; ++j) {
-    const int64_t off = kv.offset(layer, block_table[static_cast<size_t>(j / bs)], kv_head, j % bs);
-    const float p = scores[static_cast<size_t>(j)];
-    const float* v = kv.v.get() + off;
-    for (int64_t i = 0; i < d; ++i) out[i] += p * v[i];
+#endif
+  for (int64_t b = 0; b < blocks; ++b) {
+    scores_portable(q, keys(b), d, bs, std::min(bs, n - b * bs), scale, s + b * bs);
   }
-  const float inv = 1.0f / sum;
-  for (int64_t i = 0; i < d; ++i) out[i] *= inv;
+  const float sum = exp_sum_portable(s, n, *std::max_element(s, s + n));
+  weighted_sum_portable(s, n, d, row_of, 1.0f / sum, out);
 }
 
 }  // namespace llm

@@ -1,8 +1,11 @@
-// Causal attention of one query head over a sequence's paged KV cache. Scores for positions
-// 0..pos are taken in position order, then a two-pass softmax (max, then exp and a sequential sum)
-// and the weighted sum of values in position order: the result depends only on the query and the
-// stored K/V values, never on how the prefill was chunked, what else is in the batch, or which
-// physical blocks hold the positions.
+// Causal attention of one query head over a sequence's paged KV cache, vectorised over positions.
+// Each position's score is a dot product in a fixed order (eight partial sums over the head
+// dimension) taken a vector of slots at a time from the block's transposed keys; then a two-pass
+// softmax (the max, then fast_exp.h's exp and a sum in lanes of position mod the vector width with
+// a fixed tree) and the weighted sum of values in position order (even and odd positions apart,
+// then added). Every order depends only on pos and head_dim, so the result depends only on the
+// query and the stored K/V values, never on how the prefill was chunked, what else is in the
+// batch, or which physical blocks hold the positions.
 // Thread-safety: pure apart from writing out and the caller's scratch.
 #pragma once
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "backends/cpu/attention.h"
 #include "backends/cpu/logprobs.h"
@@ -65,7 +66,9 @@ struct CpuBackend::Impl {
   std::vector<int32_t> tok_id;   // [T]
   std::vector<int64_t> tok_pos;  // [T]
   std::vector<int32_t> tok_seq;  // [T] index into batch.seqs
-  std::vector<float> x, xn, q, k, v, attn, tmp, gate, up, rope_cos, rope_sin;
+  // (first token, token count) of each sequence with tokens in the step (they are contiguous).
+  std::vector<std::pair<int64_t, int64_t>> seq_tokens;
+  std::vector<float> x, xn, q, k, v, attn, tmp, gate, rope_cos, rope_sin;
   std::vector<int64_t> sample_rows;  // [S] token index of each sampling sequence's last token
   std::vector<size_t> sample_seq;    // [S] index into batch.seqs
   // Prompt logprobs: token index of each prompt row (a position whose next token is the prompt's,
@@ -126,6 +129,7 @@ void CpuBackend::Impl::gather(const SchedulerOutput& batch) {
   tok_id.clear();
   tok_pos.clear();
   tok_seq.clear();
+  seq_tokens.clear();
   sample_rows.clear();
   sample_seq.clear();
   prompt_rows.clear();
@@ -136,18 +140,23 @@ void CpuBackend::Impl::gather(const SchedulerOutput& batch) {
     const Request& r = *s.request;
     const int64_t end = s.num_computed_before + s.num_new_tokens;
     if (s.num_new_tokens <= 0) continue;
-    if ((end + kv.block_size - 1) / kv.block_size > static_cast<int64_t>(r.block_ids.size())) {
+    const int64_t blocks_read = (end + kv.block_size - 1) / kv.block_size;
+    if (blocks_read > static_cast<int64_t>(r.block_ids.size())) {
       throw std::invalid_argument("cpu backend: request " + r.external_id + " has " +
                                   std::to_string(r.block_ids.size()) + " KV blocks for " +
                                   std::to_string(end) + " tokens");
     }
-    for (int32_t b : r.block_ids) {
+    // The blocks this step reads (attention reads positions 0..end-1); blocks the scheduler
+    // allocated ahead are checked when a step first reaches them.
+    for (int32_t b :
+         std::span<const int32_t>(r.block_ids).first(static_cast<size_t>(blocks_read))) {
       if (b < 0 || b >= kv.num_blocks) {
         throw std::invalid_argument("cpu backend: KV block id " + std::to_string(b) +
                                     " outside the cache's " + std::to_string(kv.num_blocks) +
                                     " blocks");
       }
     }
+    seq_tokens.emplace_back(static_cast<int64_t>(tok_id.size()), s.num_new_tokens);
     for (int64_t p = s.num_computed_before; p < end; ++p) {
       const int32_t t = token_at(r, p);
       if (t < 0 || t >= c.vocab_size) {
@@ -195,7 +204,6 @@ void CpuBackend::Impl::layer(int64_t li, const SchedulerOutput& batch) {
   attn.resize(static_cast<size_t>(T * qd));
   tmp.resize(static_cast<size_t>(T * h));
   gate.resize(static_cast<size_t>(T * f));
-  up.resize(static_cast<size_t>(T * f));
 
   // Attention block.
   for (int64_t t = 0; t < T; ++t) {
@@ -208,34 +216,56 @@ void CpuBackend::Impl::layer(int64_t li, const SchedulerOutput& batch) {
       {w.v_proj.data(), kvd, bias(w.v_bias), v.data(), kvd},
   };
   matmul(&pool, xn.data(), T, h, qkv);
-  for (int64_t t = 0; t < T; ++t) {
+  // RoPE on token t's queries and keys of KV head g, and its K and V into the cache.
+  auto cache_token = [&](int64_t t, int64_t g) {
     const float* cs = rope_cos.data() + t * half;
     const float* sn = rope_sin.data() + t * half;
-    for (int64_t hh = 0; hh < nh; ++hh) apply_rope(q.data() + t * qd + hh * hd, cs, sn, hd);
+    for (int64_t hh = g * group; hh < (g + 1) * group; ++hh) {
+      apply_rope(q.data() + t * qd + hh * hd, cs, sn, hd);
+    }
     const Request& r = *batch.seqs[static_cast<size_t>(tok_seq[static_cast<size_t>(t)])].request;
     const int64_t pos = tok_pos[static_cast<size_t>(t)];
     const int64_t block = r.block_ids[static_cast<size_t>(pos / kv.block_size)];
-    for (int64_t g = 0; g < nkv; ++g) {
-      float* kk = k.data() + t * kvd + g * hd;
-      apply_rope(kk, cs, sn, hd);
-      const int64_t off = kv.offset(li, block, g, pos % kv.block_size);
-      std::copy(kk, kk + hd, kv.k.get() + off);
-      const float* vv = v.data() + t * kvd + g * hd;
-      std::copy(vv, vv + hd, kv.v.get() + off);
-    }
-  }
+    const int64_t slot = pos % kv.block_size;
+    float* kk = k.data() + t * kvd + g * hd;
+    apply_rope(kk, cs, sn, hd);
+    float* kt = kv.k.get() + kv.k_index(li, block, g, slot, 0);  // transposed: stride block_size
+    for (int64_t i = 0; i < hd; ++i) kt[i * kv.block_size] = kk[i];
+    const float* vv = v.data() + t * kvd + g * hd;
+    std::copy(vv, vv + hd, kv.v.get() + kv.v_offset(li, block, g, slot));
+  };
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  auto attend = [&](int64_t task) {
+  auto attend = [&](int64_t t, int64_t hh) {
     thread_local std::vector<float> scores;
-    const int64_t t = task / nh, hh = task % nh;
     const Request& r = *batch.seqs[static_cast<size_t>(tok_seq[static_cast<size_t>(t)])].request;
     paged_attention(q.data() + t * qd + hh * hd, kv, li, hh / group, r.block_ids,
                     tok_pos[static_cast<size_t>(t)], scale, scores, attn.data() + t * qd + hh * hd);
   };
-  if (T * nh >= 8) {
-    pool.run(T * nh, attend);
+  // A token's attention reads only its own sequence's K/V of its KV head, so one task per
+  // (sequence, KV head) can cache its tokens and then attend for them, all in one parallel loop.
+  // With too few such pairs to share out (a long prompt alone), caching runs first on this
+  // thread and attention is shared out per (token, head). Same arithmetic either way.
+  const int64_t pairs = static_cast<int64_t>(seq_tokens.size()) * nkv;
+  if (pairs >= 2 * pool.size()) {
+    auto cache_and_attend = [&](int64_t task) {
+      const auto [first, count] = seq_tokens[static_cast<size_t>(task / nkv)];
+      const int64_t g = task % nkv;
+      for (int64_t t = first; t < first + count; ++t) cache_token(t, g);
+      for (int64_t t = first; t < first + count; ++t) {
+        for (int64_t hh = g * group; hh < (g + 1) * group; ++hh) attend(t, hh);
+      }
+    };
+    pool.run(pairs, cache_and_attend);
   } else {
-    for (int64_t task = 0; task < T * nh; ++task) attend(task);
+    for (int64_t t = 0; t < T; ++t) {
+      for (int64_t g = 0; g < nkv; ++g) cache_token(t, g);
+    }
+    auto attend_task = [&](int64_t task) { attend(task / nh, task % nh); };
+    if (T * nh >= 8) {
+      pool.run(T * nh, attend_task);
+    } else {
+      for (int64_t task = 0; task < T * nh; ++task) attend_task(task);
+    }
   }
   const MatmulPart o[] = {{w.o_proj.data(), h, nullptr, tmp.data(), h}};
   matmul(&pool, attn.data(), T, qd, o);
@@ -245,12 +275,7 @@ void CpuBackend::Impl::layer(int64_t li, const SchedulerOutput& batch) {
   for (int64_t t = 0; t < T; ++t) {
     rms_norm(x.data() + t * h, w.ffn_norm.data(), h, c.rms_norm_eps, xn.data() + t * h);
   }
-  const MatmulPart gu[] = {
-      {w.gate_proj.data(), f, nullptr, gate.data(), f},
-      {w.up_proj.data(), f, nullptr, up.data(), f},
-  };
-  matmul(&pool, xn.data(), T, h, gu);
-  silu_mul(gate.data(), up.data(), T * f, gate.data());
+  matmul_swiglu(&pool, xn.data(), T, h, w.gate_proj.data(), w.up_proj.data(), f, gate.data(), f);
   const MatmulPart down[] = {{w.down_proj.data(), h, nullptr, tmp.data(), h}};
   matmul(&pool, gate.data(), T, f, down);
   add_in_place(x.data(), tmp.data(), T * h);

@@ -107,6 +107,17 @@ TEST(CpuBackend, RejectsRequestsWithoutTheTokensItNeeds) {
   EXPECT_THROW(backend.execute(batch, sampled), std::invalid_argument);
   r.block_ids = {1, 8};  // outside the cache
   EXPECT_THROW(backend.execute(batch, sampled), std::invalid_argument);
+  r.block_ids = {-1, 2};
+  EXPECT_THROW(backend.execute(batch, sampled), std::invalid_argument);
+  r.block_ids = {1, 2, 99};  // the third block is not read by this step: checked when it is
+  EXPECT_NO_THROW(backend.execute(batch, sampled));
+  batch.seqs[0] = {&r, 6, 3, false};  // positions 6..8 reach it
+  r.prompt_tokens = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  r.prompt_len = 9;
+  EXPECT_THROW(backend.execute(batch, sampled), std::invalid_argument);
+  r.prompt_tokens = {1, 2, 3, 4, 5, 6};
+  r.prompt_len = 6;
+  batch.seqs[0] = {&r, 0, 6, false};
   r.block_ids = {1, 2};
   EXPECT_NO_THROW(backend.execute(batch, sampled));
   EXPECT_EQ(sampled, std::vector<int32_t>{-1});

@@ -41,4 +41,12 @@ struct MatmulPart {
 void matmul(ThreadPool* pool, const float* x, int64_t m, int64_t k,
             std::span<const MatmulPart> parts);
 
+// SwiGLU's first half in one parallel loop: out[i * ldo + j] = silu(dot(x row i, gate row j)) *
+// dot(x row i, up row j) for the m rows of x and the n rows of gate and up ([n][k] each). Each task
+// computes a block of columns of both products (the dot products exactly as matmul does) and
+// combines them while they are in cache, with vector_ops.h's silu_mul: the same bits as matmul of
+// the two parts followed by silu_mul.
+void matmul_swiglu(ThreadPool* pool, const float* x, int64_t m, int64_t k, const float* gate,
+                   const float* up, int64_t n, float* out, int64_t ldo);
+
 }  // namespace llm

@@ -10,7 +10,8 @@ namespace llm {
 
 // out = weight * x / sqrt(mean(x^2) + eps), like Hugging Face's LlamaRMSNorm in fp32.
 void rms_norm(const float* x, const float* weight, int64_t n, double eps, float* out);
-// out[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)).
+// out[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)) with fast_exp.h's exp, each element
+// by the same vector code whatever n (the tail is masked), so an element's bits do not depend on n.
 void silu_mul(const float* gate, const float* up, int64_t n, float* out);
 // y[i] += x[i].
 void add_in_place(float* y, const float* x, int64_t n);
