@@ -102,12 +102,14 @@ TEST(KernelReference, AttentionMatchesPagedAttention) {
   Rng rng(5);
   ref::RefKv flat;
   for (int64_t j = 0; j < n; ++j) {
-    const int64_t off = kv.offset(0, table[static_cast<size_t>(j / bs)], 0, j % bs);
+    const int64_t block = table[static_cast<size_t>(j / bs)], slot = j % bs;
+    const int64_t v_off = kv.v_offset(0, block, 0, slot);
     for (int64_t i = 0; i < d; ++i) {
-      kv.k[off + i] = static_cast<float>(rng.uniform() - 0.5);
-      kv.v[off + i] = static_cast<float>(rng.uniform() - 0.5);
-      flat.k.push_back(kv.k[off + i]);
-      flat.v.push_back(kv.v[off + i]);
+      float& key = kv.k[kv.k_index(0, block, 0, slot, i)];
+      key = static_cast<float>(rng.uniform() - 0.5);
+      kv.v[v_off + i] = static_cast<float>(rng.uniform() - 0.5);
+      flat.k.push_back(key);
+      flat.v.push_back(kv.v[v_off + i]);
     }
   }
   const std::vector<float> q = random_floats(rng, d, -1, 1);
