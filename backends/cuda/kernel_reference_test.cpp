@@ -57,7 +57,9 @@ TEST(KernelReference, RmsNormAndSiluMatchVectorOps) {
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5 * std::fabs(a[i]) + 1e-6);
   silu_mul(x.data(), w.data(), 2048, a.data());
   ref::ref_silu_mul(x.data(), w.data(), 2048, b.data());
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i], b[i]);
+  // The CPU's silu_mul uses its vectorised exp (within 2 ulp of std::exp, backends/cpu/fast_exp.h),
+  // the reference std::exp: a few ulp apart.
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-6 * std::fabs(a[i]) + 1e-7);
 }
 
 TEST(KernelReference, RopeMatchesTheCpuRotationWithLlama3Factors) {
