@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <thread>
 
@@ -12,6 +13,7 @@
 #include "server/engine/eos_swap_backend.h"
 #include "server/text/sim_text_codec.h"
 #include "server/text/tokenizer_text_codec.h"
+#include "server/tracing/tracing_setup.h"
 
 namespace llm {
 namespace {
@@ -38,6 +40,8 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   if (!options.request_log.empty()) {
     request_log_ = std::make_unique<RequestLog>(options.request_log, options.request_log_content);
   }
+  tracer_ =
+      make_request_tracer(options, &registry_, [](const char* name) { return std::getenv(name); });
   for (int32_t i = 0; i < options.data_parallel_size; ++i) {
     Backend* backend = make_backend();
     if (wrap) {
@@ -50,7 +54,17 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
           std::make_unique<EngineMetrics>(*families_, setup.served_model_name, i, setup.cache));
       metrics = metrics_.back().get();
     }
-    engines_.push_back(std::make_unique<EngineService>(setup.scheduler, *backend, metrics));
+    EngineObserver* observer = metrics;
+    EngineTraceRecorder* recorder = nullptr;
+    if (tracer_ && !options.collect_detailed_traces.empty()) {
+      recorder = tracer_->add_recorder();
+      engine_observers_.push_back(std::make_unique<ObserverTee>());
+      if (metrics) engine_observers_.back()->add(metrics);
+      engine_observers_.back()->add(recorder);
+      observer = engine_observers_.back().get();
+    }
+    engines_.push_back(std::make_unique<EngineService>(setup.scheduler, *backend, observer));
+    if (recorder) tracer_->bind(recorder, engines_.back().get());
     context_.engines.add(engines_.back().get(), metrics);
     if (i == 0) {
       // Ids that end a sequence besides the backend's eos (unless ignore_eos): the tokenizer's
@@ -70,6 +84,7 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   context_.registry = &registry_;
   context_.request_log = request_log_.get();
   context_.admission_metrics = admission_metrics_.get();
+  context_.tracer = tracer_.get();
   router_ = std::make_unique<ApiRouter>(context_);
   HttpServerConfig http;
   http.host = options.host;
@@ -172,6 +187,8 @@ void LlmServer::shutdown() {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   http_->stop();
   engines.stop();
+  // The spans of what just finished: exported within a deadline of their own.
+  if (tracer_) tracer_->exporter().shutdown(std::chrono::seconds(5));
 }
 
 }  // namespace llm

@@ -16,6 +16,7 @@
 #include "server/app/server_options.h"
 #include "server/engine/engine_set.h"
 #include "server/text/text_codec.h"
+#include "server/tracing/request_tracer.h"
 
 namespace llm {
 
@@ -33,6 +34,7 @@ struct ServerContext {
   prometheus::Registry* registry = nullptr;
   RequestLog* request_log = nullptr;              // null without --request-log
   AdmissionMetrics* admission_metrics = nullptr;  // null with --disable-log-stats
+  RequestTracer* tracer = nullptr;                // null without an OTLP traces endpoint
   std::atomic<bool> draining{false};       // SIGTERM received: /health 503, no new generations
   std::atomic<uint64_t> next_sequence{0};  // makes engine request ids unique
   std::atomic<uint64_t> next_seed{0};      // default seeds of unseeded requests (real backends)

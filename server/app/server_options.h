@@ -52,6 +52,11 @@ struct ServerOptions {
   // --max-waiting-requests: refuse (503, Retry-After) completions while this many sequences wait
   // in the engines, all data-parallel engines together; -1 (the default) = no limit, as vLLM.
   int64_t max_waiting_requests = -1;
+  // OpenTelemetry traces (docs/tracing.md): vLLM's --otlp-traces-endpoint and
+  // --collect-detailed-traces, and ours, --otlp-traces-include-content.
+  std::string otlp_traces_endpoint;
+  std::string collect_detailed_traces;  // "" or a list of model, worker, all, engine
+  bool otlp_traces_include_content = false;
 };
 
 // Seconds in the Retry-After header of a 503 from --max-waiting-requests.
