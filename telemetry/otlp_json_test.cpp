@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace llm {
@@ -75,6 +76,19 @@ TEST(OtlpJson, RootSpanAndUnsetStatusLeaveOutTheirDefaults) {
   EXPECT_FALSE(span.contains("traceState"));
   EXPECT_EQ(span.at("status"), json::object());
   EXPECT_EQ(span.at("flags"), 0x101);
+}
+
+TEST(OtlpJson, EscapesStringsAndReplacesInvalidUtf8) {
+  Span s = json_sample();
+  s.attributes = {{"text", std::string("a\"b\\c\n\x01 \xc3\xa9 \xff end")},
+                  {"nan", std::nan("")},
+                  {"tenth", 0.1}};
+  const json span =
+      json::parse(encode_otlp_json({}, {s}))["resourceSpans"][0]["scopeSpans"][0]["spans"][0];
+  EXPECT_EQ(span["attributes"][0]["value"]["stringValue"],
+            "a\"b\\c\n\x01 \xc3\xa9 \xef\xbf\xbd end");
+  EXPECT_EQ(span["attributes"][1]["value"]["doubleValue"], "NaN");
+  EXPECT_EQ(span["attributes"][2]["value"]["doubleValue"].get<double>(), 0.1);
 }
 
 }  // namespace
