@@ -400,3 +400,36 @@ test('bad tracing configuration exits 2 with a message naming it', async () => {
     assert.match(r.stderr, message);
   }
 });
+
+test('llmsim replay --otlp-out: every line decodes with the official OTLP decoders', async (t) => {
+  const llmsim = process.env.LLMSIM;
+  if (!llmsim) return t.skip('set LLMSIM to the llmsim binary');
+  const { spawnSync } = await import('node:child_process');
+  const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'otlp-out-'));
+  try {
+    const file = join(dir, 'spans.jsonl');
+    const trace = new URL('../../traces/tiny.json', import.meta.url).pathname;
+    const r = spawnSync(llmsim, ['replay', trace, '--quiet', '--no-progress', '--otlp-out', file,
+                                 '--collect-detailed-traces', 'all'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    const spans = lines.flatMap((line) => decodeBody(Buffer.from(line),
+                                                     { 'content-type': 'application/json' }).spans);
+    const requests = spans.filter((s) => s.name === 'llm_request');
+    assert.equal(requests.length, 10);
+    for (const s of requests) {
+      assert.equal(s.resource['service.name'].value, 'llmsim');
+      for (const [key, type] of Object.entries(EXPECTED_TYPES)) {
+        if (key === 'gen_ai.request.max_tokens') continue;  // trace requests set none
+        assert.equal(s.attributes[key]?.type, type, key);
+      }
+    }
+    const ids = new Set(requests.map((s) => s.spanId));
+    for (const c of spans.filter((s) => s.name !== 'llm_request')) assert.ok(ids.has(c.parentSpanId));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
