@@ -6,14 +6,18 @@ namespace llm {
 
 void EngineTraceRecorder::on_preempted(const Request& r) {
   live_[r.id].preemptions.push_back(Preemption{});  // timed by the decision, in on_scheduled
+  untimed_preemptions_.push_back(r.id);
 }
 
 void EngineTraceRecorder::on_scheduled(const SchedulerOutput& batch, const Scheduler&) {
-  for (auto& [id, events] : live_) {
-    for (Preemption& p : events.preemptions) {
+  for (uint64_t id : untimed_preemptions_) {
+    auto it = live_.find(id);
+    if (it == live_.end()) continue;
+    for (Preemption& p : it->second.preemptions) {
       if (p.at == kNoTime) p.at = batch.schedule_time;
     }
   }
+  untimed_preemptions_.clear();
   open_chunks_.clear();
   for (const ScheduledSeq& s : batch.seqs) {
     const Request& r = *s.request;

@@ -40,6 +40,7 @@ class EngineTraceRecorder final : public EngineObserver {
   // Engine thread only.
   std::unordered_map<uint64_t, EngineTraceEvents> live_;  // by engine request id
   std::vector<uint64_t> open_chunks_;  // requests whose last chunk waits for its step's times
+  std::vector<uint64_t> untimed_preemptions_;  // preempted since the last decision's time
   FinishedFn on_finished_events_;
   static constexpr size_t kMaxParked = 4096;
   // Guarded by mutex_.

@@ -92,7 +92,9 @@ void add_detailed_children(const RequestSpanInput& in, const EngineTraceEvents& 
     push("prefill_chunk", c.start, c.end)
         .attributes.push_back(Attribute{"llmserve.prefill.tokens", c.tokens});
   }
-  for (const Preemption& p : events.preemptions) push("preempted", p.at, p.resumed);
+  for (const Preemption& p : events.preemptions) {
+    if (p.at != kNoTime) push("preempted", p.at, p.resumed);  // untimed: left before a decision
+  }
 }
 
 }  // namespace

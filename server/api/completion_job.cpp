@@ -463,7 +463,10 @@ void CompletionJob::end_span(bool aborted) const {
     in.prompts = &prompts;
     in.completions = &completions;
   }
-  context_.tracer->finish(in, prompts_[0].engine, prompts_[0].engine_id);
+  // The detailed events are the first sequence's, as the timings (core/request.cpp fan_out
+  // names the children of n > 1 "<i>_<id>").
+  const std::string& id = prompts_[0].engine_id;
+  context_.tracer->finish(in, prompts_[0].engine, request_.n > 1 ? "0_" + id : id);
 }
 
 }  // namespace llm
