@@ -72,7 +72,7 @@ void put_bytes(std::string& out, int field, const void* data, size_t size) {
   out.append(static_cast<const char*>(data), size);
 }
 
-void put_string(std::string& out, int field, const std::string& s) {
+void put_string(std::string& out, int field, std::string_view s) {
   if (!s.empty()) put_bytes(out, field, s.data(), s.size());
 }
 
@@ -98,9 +98,36 @@ void put_uvarint_field(std::string& out, int field, uint64_t v) {
   put_varint(out, v);
 }
 
+size_t varint_size(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+// A length-delimited field's size on the wire: one-byte tag (fields below 16), length, body.
+size_t delimited_size(size_t body) { return 1 + varint_size(body) + body; }
+
+// The encoded size of an AnyValue, so that attributes are written straight into the output
+// (their length prefixes known first) without a temporary string each.
+size_t any_value_size(const AttributeValue& value) {
+  if (const auto* s = std::get_if<std::string>(&value)) return delimited_size(s->size());
+  if (std::holds_alternative<bool>(value)) return 2;
+  if (const auto* i = std::get_if<int64_t>(&value)) {
+    return 1 + varint_size(static_cast<uint64_t>(*i));
+  }
+  if (std::holds_alternative<double>(value)) return 9;
+  size_t array = 0;
+  for (const std::string& s : std::get<std::vector<std::string>>(value)) {
+    array += delimited_size(delimited_size(s.size()));
+  }
+  return delimited_size(array);
+}
+
 // AnyValue is a oneof: the chosen field is written even when it holds its default.
-std::string any_value(const AttributeValue& value) {
-  std::string out;
+void put_any_value(std::string& out, const AttributeValue& value) {
   if (const auto* s = std::get_if<std::string>(&value)) {
     put_bytes(out, kAnyString, s->data(), s->size());
   } else if (const auto* b = std::get_if<bool>(&value)) {
@@ -115,23 +142,29 @@ std::string any_value(const AttributeValue& value) {
     put_tag(out, kAnyDouble, kFixed64);
     for (int k = 0; k < 8; ++k) out += static_cast<char>((bits >> (8 * k)) & 0xff);
   } else {
-    std::string array;
-    for (const std::string& s : std::get<std::vector<std::string>>(value)) {
-      std::string element;
-      put_bytes(element, kAnyString, s.data(), s.size());
-      put_message(array, kArrayValues, element);
+    const auto& strings = std::get<std::vector<std::string>>(value);
+    size_t array = 0;
+    for (const std::string& s : strings) array += delimited_size(delimited_size(s.size()));
+    put_tag(out, kAnyArray, kLengthDelimited);
+    put_varint(out, array);
+    for (const std::string& s : strings) {
+      put_tag(out, kArrayValues, kLengthDelimited);
+      put_varint(out, delimited_size(s.size()));
+      put_bytes(out, kAnyString, s.data(), s.size());
     }
-    put_message(out, kAnyArray, array);
   }
-  return out;
 }
 
 void put_attributes(std::string& out, int field, const std::vector<Attribute>& attributes) {
   for (const Attribute& a : attributes) {
-    std::string kv;
-    put_string(kv, kKeyValueKey, a.key);
-    put_message(kv, kKeyValueValue, any_value(a.value));
-    put_message(out, field, kv);
+    const size_t value_size = any_value_size(a.value);
+    put_tag(out, field, kLengthDelimited);
+    put_varint(out,
+               (a.key.empty() ? 0 : delimited_size(a.key.size())) + delimited_size(value_size));
+    put_string(out, kKeyValueKey, a.key);
+    put_tag(out, kKeyValueValue, kLengthDelimited);
+    put_varint(out, value_size);
+    put_any_value(out, a.value);
   }
 }
 
