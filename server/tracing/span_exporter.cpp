@@ -1,5 +1,7 @@
 #include "server/tracing/span_exporter.h"
 
+#include <pthread.h>
+
 #include <cstdio>
 
 #include "server/tracing/http_post.h"
@@ -36,6 +38,7 @@ SpanExporter::SpanExporter(OtlpSettings settings, TraceResource resource,
   }
   last_log_ = Clock::now() - kLogInterval;
   thread_ = std::thread([this] { loop(); });
+  pthread_setname_np(thread_.native_handle(), "otlp-exporter");  // for top, /proc and perf
 }
 
 SpanExporter::~SpanExporter() { shutdown(std::chrono::seconds(1)); }
