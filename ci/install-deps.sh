@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
   libpcre2-dev
+  zlib1g-dev
   prometheus curl
   python3-numpy
   chromium
@@ -40,7 +41,8 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# npm packages of the end-to-end tests (the official openai client, the Vercel AI SDK, LangChain JS),
+# npm packages of the end-to-end tests (the official openai client, the Vercel AI SDK, LangChain JS,
+# the OpenTelemetry JS SDK and its OTLP decoders),
 # exactly as the lockfile says.
 e2e="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/e2e"
 if [[ -f $e2e/package-lock.json ]]; then

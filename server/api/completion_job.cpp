@@ -6,6 +6,7 @@
 
 #include "core/rng.h"
 #include "server/api/api_error.h"
+#include "server/engine/steady_clock.h"
 
 namespace llm {
 
@@ -50,6 +51,15 @@ CompletionJob::CompletionJob(ServerContext& context, CompletionRequest request,
     }
   }
   choices_left_ = choices_.size();
+  if (context_.tracer) {
+    span_ = context_.tracer->start(http.traceparent, http.tracestate);
+    created_ = SteadyClock().now();
+    // The client can find its trace: our span's traceparent, beside X-Request-Id.
+    if (context_.options.enable_request_id_headers) {
+      headers_.emplace_back("traceparent",
+                            format_traceparent(span_.trace_id, span_.span_id, span_.trace_flags));
+    }
+  }
 }
 
 CompletionJob::~CompletionJob() {
@@ -146,6 +156,7 @@ void CompletionJob::cancel() {
     if (!c.done) c.result.finish_reason = "abort";
   }
   write_log();
+  end_span(true);
 }
 
 void CompletionJob::abort_in_engine() {
@@ -317,6 +328,7 @@ void CompletionJob::complete() {
     output_ += kDoneFrame;
   }
   write_log();
+  end_span(false);
 }
 
 std::string CompletionJob::stream_error_tail(const ApiError& error) {
@@ -422,6 +434,49 @@ void CompletionJob::write_log() const {
   }
   e.prompts = request_.prompt_texts;
   context_.request_log->write(e);
+}
+
+}  // namespace llm
+
+namespace llm {
+
+void CompletionJob::end_span(bool aborted) const {
+  if (!context_.tracer) return;
+  RequestSpanInput in;
+  in.identity = span_;
+  in.operation = request_.endpoint == Endpoint::kCompletions ? "text_completion" : "chat";
+  in.request_id = head_.id;
+  in.request_model = request_.model;
+  in.response_model = context_.setup.served_model_name;
+  in.max_tokens = request_.max_tokens;
+  in.temperature = request_.temperature;
+  in.top_p = request_.top_p;
+  in.n = request_.n;
+  in.num_sequences = static_cast<int32_t>(choices_.size());
+  const Usage u = usage();
+  in.prompt_tokens = u.prompt_tokens;
+  in.completion_tokens = u.completion_tokens;
+  for (const Prompt& p : prompts_) in.cached_tokens += p.cached_tokens;
+  for (const Choice& c : choices_) in.finish_reasons.push_back(c.result.finish_reason);
+  in.timeline = choices_[0].timeline;
+  if (in.timeline.arrival == kNoTime) in.timeline.arrival = created_;
+  in.end = SteadyClock().now();
+  if (error_) {
+    in.error = true;
+    in.error_message = error_->message;
+  }
+  in.aborted = aborted;
+  std::vector<std::string> prompts, completions;
+  if (context_.tracer->include_content()) {
+    for (size_t p = 0; p < prompts_.size(); ++p) prompts.push_back(prompt_text(p));
+    for (const Choice& c : choices_) completions.push_back(c.text);
+    in.prompts = &prompts;
+    in.completions = &completions;
+  }
+  // The detailed events are the first sequence's, as the timings (core/request.cpp fan_out
+  // names the children of n > 1 "<i>_<id>").
+  const std::string& id = prompts_[0].engine_id;
+  context_.tracer->finish(in, prompts_[0].engine, request_.n > 1 ? "0_" + id : id);
 }
 
 }  // namespace llm

@@ -120,12 +120,15 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   std::optional<PerRequestMetrics> metrics() const;
   void abort_in_engine();  // cancelled_, and the engine aborts what still runs
   void write_log() const;
+  void end_span(bool aborted) const;  // with tracing: the request's spans go to the exporter
   ResponsesOutcome responses_outcome() const;  // /v1/responses: its only choice, as a result
 
   ServerContext& context_;
   CompletionRequest request_;
   std::string endpoint_;
   std::string traceparent_;
+  SpanIdentity span_;        // with tracing (context_.tracer): this request's llm_request span
+  Nanos created_ = kNoTime;  // steady clock: the span's start if the engine never saw it
   std::vector<std::pair<std::string, std::string>> headers_;
   ResponseHead head_;
   std::string chunk_prefix_;  // render_chunk_prefix(head_)

@@ -14,6 +14,7 @@
 #include "server/engine/eos_swap_backend.h"
 #include "server/text/sim_text_codec.h"
 #include "server/text/tokenizer_text_codec.h"
+#include "server/tracing/tracing_setup.h"
 
 namespace llm {
 namespace {
@@ -50,6 +51,8 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
       throw UsageError(std::string("--step-log: ") + e.what());
     }
   }
+  tracer_ =
+      make_request_tracer(options, &registry_, [](const char* name) { return std::getenv(name); });
   for (int32_t i = 0; i < options.data_parallel_size; ++i) {
     Backend* backend = make_backend();
     if (wrap) {
@@ -77,7 +80,17 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
           std::make_unique<EngineMetrics>(*families, setup.served_model_name, i, setup.cache));
       metrics = metrics_.back().get();
     }
-    engines_.push_back(std::make_unique<EngineService>(setup.scheduler, *backend, metrics));
+    EngineObserver* observer = metrics;
+    EngineTraceRecorder* recorder = nullptr;
+    if (tracer_ && !options.collect_detailed_traces.empty()) {
+      recorder = tracer_->add_recorder();
+      engine_observers_.push_back(std::make_unique<ObserverTee>());
+      if (metrics) engine_observers_.back()->add(metrics);
+      engine_observers_.back()->add(recorder);
+      observer = engine_observers_.back().get();
+    }
+    engines_.push_back(std::make_unique<EngineService>(setup.scheduler, *backend, observer));
+    if (recorder) tracer_->bind(recorder, engines_.back().get());
     (own ? own->context.engines : context_.engines).add(engines_.back().get(), metrics);
     if (i == 0) {
       // Ids that end a sequence besides the backend's eos (unless ignore_eos): the tokenizer's
@@ -97,6 +110,7 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   context_.registry = &registry_;
   context_.request_log = request_log_.get();
   context_.admission_metrics = admission_metrics_.get();
+  context_.tracer = tracer_.get();
   router_ = std::make_unique<ApiRouter>(context_);
   http_metrics_ = std::make_unique<HttpMetrics>(registry_);
   http_ = make_http(*router_, http_metrics_.get(), options.port);
@@ -130,6 +144,7 @@ void LlmServer::finish_port_frontend(PortFrontend& f, size_t engine) {
   c.pod_name = context_.pod_name;
   c.pod_namespace = context_.pod_namespace;
   c.request_log = context_.request_log;
+  c.tracer = context_.tracer;
   c.registry = &f.registry;
   if (!c.options.disable_log_stats) {
     f.admission_metrics = std::make_unique<AdmissionMetrics>(f.registry, c.setup.served_model_name);
@@ -267,6 +282,8 @@ void LlmServer::shutdown() {
   http_->stop();
   for (auto& f : port_frontends_) f->http->stop();
   for (auto& e : engines_) e->stop();
+  // The spans of what just finished: exported within a deadline of their own.
+  if (tracer_) tracer_->exporter().shutdown(std::chrono::seconds(5));
 }
 
 }  // namespace llm

@@ -70,6 +70,8 @@ class LlmServer {
   std::vector<int32_t> model_eos_ids_;              // the model config's eos_token_ids (cpu)
   std::unique_ptr<RequestLog> request_log_;
   std::unique_ptr<StepLogFile> step_log_;
+  std::unique_ptr<RequestTracer> tracer_;  // outlives the engines: its recorders observe them
+  std::vector<std::unique_ptr<ObserverTee>> engine_observers_;  // metrics + trace recorder
   std::vector<std::unique_ptr<EngineService>> engines_;
   std::unique_ptr<ApiRouter> router_;
   std::unique_ptr<HttpServer> http_;

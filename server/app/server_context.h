@@ -16,6 +16,7 @@
 #include "server/app/server_options.h"
 #include "server/engine/engine_set.h"
 #include "server/text/text_codec.h"
+#include "server/tracing/request_tracer.h"
 
 namespace llm {
 
@@ -38,6 +39,7 @@ struct ServerContext {
   // POD_NAMESPACE is ("" = unset; read once at startup).
   std::string pod_name;
   std::string pod_namespace;
+  RequestTracer* tracer = nullptr;         // null without an OTLP traces endpoint
   std::atomic<bool> draining{false};       // SIGTERM received: /health 503, no new generations
   std::atomic<uint64_t> next_sequence{0};  // makes engine request ids unique
   std::atomic<uint64_t> next_seed{0};      // default seeds of unseeded requests (real backends)

@@ -1,5 +1,7 @@
 #include "server/app/server_options.h"
 
+#include <algorithm>
+
 #include "backends/sim/engine_args.h"
 #include "core/flag_set.h"
 
@@ -59,6 +61,14 @@ Operations (ours):
                                    new completions get 503 with Retry-After: 1 and count in
                                    vllm:admission_rejections_total (default: no limit)
   --http-threads N                 I/O threads (2)
+Tracing (docs/tracing.md):
+  --otlp-traces-endpoint URL       export an llm_request span per request over OTLP/HTTP to URL
+                                   (/v1/traces appended when URL has no path; env
+                                   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, protocol, headers, ...)
+  --collect-detailed-traces LIST   model|worker|all|engine (any): child spans for queueing,
+                                   each prefill chunk and each preemption
+  --otlp-traces-include-content    add prompt and completion text to spans as events (off: no
+                                   text leaves the server in traces)
 )";
 }
 
@@ -102,11 +112,25 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
       .integer({"--max-connections"}, o.max_connections, 1)
       .integer({"--max-waiting-requests"}, o.max_waiting_requests, 0)
       .integer({"--http-threads"}, o.http_threads, 1)
-      .value({"--kv-events-config"}, [&o](const std::string& flag, const std::string& v) {
-        o.kv_events = parse_kv_events_config(v, flag);
-      })
+      .value({"--kv-events-config"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.kv_events = parse_kv_events_config(v, flag);
+             })
       .boolean({"--enable-prompt-tokens-details"}, o.enable_prompt_tokens_details)
-      .boolean({"--data-parallel-separate-ports"}, o.data_parallel_separate_ports);
+      .boolean({"--data-parallel-separate-ports"}, o.data_parallel_separate_ports)
+      .nonempty({"--otlp-traces-endpoint"}, o.otlp_traces_endpoint)
+      .value({"--collect-detailed-traces"},
+             [&o](const std::string& flag, const std::string& v) {
+               size_t start = 0;
+               while (start <= v.size()) {
+                 const size_t comma = std::min(v.find(',', start), v.size());
+                 parse_choice_flag(flag, v.substr(start, comma - start),
+                                   {"model", "worker", "all", "engine"});
+                 start = comma + 1;
+               }
+               o.collect_detailed_traces = v;
+             })
+      .boolean({"--otlp-traces-include-content"}, o.otlp_traces_include_content);
   flags.parse(args);
   if (o.enable_per_request_metrics && o.disable_log_stats) {
     throw UsageError(

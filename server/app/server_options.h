@@ -63,6 +63,11 @@ struct ServerOptions {
   int64_t max_waiting_requests = -1;
   // --kv-events-config: vLLM's KV-cache event publishing (server/kv_events/, docs/kv-events.md).
   KvEventsConfig kv_events;
+  // OpenTelemetry traces (docs/tracing.md): vLLM's --otlp-traces-endpoint and
+  // --collect-detailed-traces, and ours, --otlp-traces-include-content.
+  std::string otlp_traces_endpoint;
+  std::string collect_detailed_traces;  // "" or a list of model, worker, all, engine
+  bool otlp_traces_include_content = false;
 };
 
 // Seconds in the Retry-After header of a 503 from --max-waiting-requests.

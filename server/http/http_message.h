@@ -19,6 +19,7 @@ struct HttpRequest {
   std::string authorization;
   std::string request_id;   // X-Request-Id ("" when absent)
   std::string traceparent;  // W3C trace context ("" when absent)
+  std::string tracestate;   // W3C trace context's vendor list ("" when absent)
   // The Content-Type header as sent ("" when absent); the default is a JSON client's.
   std::string content_type = "application/json";
   bool keep_alive = true;

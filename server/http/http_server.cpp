@@ -252,6 +252,7 @@ class Session : public std::enable_shared_from_this<Session> {
     r.authorization = header(http::field::authorization);
     r.request_id = header("X-Request-Id");
     r.traceparent = header("traceparent");
+    r.tracestate = header("tracestate");
     r.content_type = header(http::field::content_type);
     r.keep_alive = keep_alive_;
     beast::error_code ignored;

@@ -68,10 +68,16 @@ namespace {
 
 const char* const kCapacityValueFlags[] = {"--slo",  "--search",      "--max-engines",
                                            "--jobs", "--result-json", "--report"};
-const char* const kRefusedReplayFlags[] = {
-    "--data-parallel-size", "--output-dir",       "--metrics-out",
-    "--promtool-series",    "--metrics-snapshot", "--scrape-interval",
-    "--start-time",         "--fail-on-slo",      "--quiet"};
+const char* const kRefusedReplayFlags[] = {"--data-parallel-size",
+                                           "--output-dir",
+                                           "--metrics-out",
+                                           "--promtool-series",
+                                           "--metrics-snapshot",
+                                           "--scrape-interval",
+                                           "--start-time",
+                                           "--fail-on-slo",
+                                           "--quiet",
+                                           "--otlp-out"};
 
 struct SearchAxis {
   std::string flag;  // without the dashes

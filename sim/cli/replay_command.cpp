@@ -1,5 +1,6 @@
 #include "sim/cli/replay_command.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -9,6 +10,7 @@
 #include "core/flag_set.h"
 #include "core/observer_tee.h"
 #include "core/vllm_metrics.h"
+#include "sim/cli/otlp_trace_writer.h"
 #include "sim/cli/pending_file.h"
 #include "sim/metrics_recorder.h"
 #include "sim/replay_report.h"
@@ -48,6 +50,10 @@ Simulation:
   --metrics-snapshot FILE          the /metrics text an engine would serve at the end of the run
   --report FILE                    a self-contained HTML report with plots (series, CDFs)
   --scrape-interval D              time between samples of those series (5s)
+  --otlp-out FILE                  each request's llm_request span as OTLP JSON lines (the
+                                   Collector's file exporter format), on --start-time's clock
+  --collect-detailed-traces LIST   model|worker|all|engine (any): add the child spans (queued,
+                                   prefill_chunk, preempted) to --otlp-out
   --start-time RFC3339             wall-clock time of the trace's start (2026-01-01T00:00:00Z)
   --slo KEY=V,...                  print these summary figures against their targets: latencies
                                    with a unit (ttft_p99=2s,tpot_p99=100ms), counts and ratios
@@ -122,6 +128,18 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
       .nonempty({"--promtool-series"}, o.promtool_series)
       .nonempty({"--metrics-snapshot"}, o.metrics_snapshot)
       .nonempty({"--report"}, o.report)
+      .nonempty({"--otlp-out"}, o.otlp_out)
+      .value({"--collect-detailed-traces"},
+             [&o](const std::string& flag, const std::string& v) {
+               size_t start = 0;
+               while (start <= v.size()) {
+                 const size_t comma = std::min(v.find(',', start), v.size());
+                 parse_choice_flag(flag, v.substr(start, comma - start),
+                                   {"model", "worker", "all", "engine"});
+                 start = comma + 1;
+               }
+               o.detailed_traces = true;
+             })
       .value({"--scrape-interval"},
              [&o](const std::string& flag, const std::string& v) {
                const auto ns = parse_duration_ns(v);
@@ -161,6 +179,9 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
   if (!have_trace) throw UsageError("missing TRACE (a trace file or synthetic:...)");
   if (o.fail_on_slo && o.slo.empty()) throw UsageError("--fail-on-slo: needs --slo KEY=V,...");
   check_epp_flags(o);
+  if (o.detailed_traces && o.otlp_out.empty()) {
+    throw UsageError("--collect-detailed-traces: needs --otlp-out FILE");
+  }
   o.engine = engine.args();
   o.command_line = shell_command_line("llmsim replay", args);
   return o;
@@ -232,6 +253,8 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     if (!o.metrics_snapshot.empty()) {
       snapshot_file = std::make_unique<PendingFile>("--metrics-snapshot", o.metrics_snapshot);
     }
+    std::unique_ptr<PendingFile> otlp_file;
+    if (!o.otlp_out.empty()) otlp_file = std::make_unique<PendingFile>("--otlp-out", o.otlp_out);
     if (!o.report.empty() && !report_out) {
       report_file = std::make_unique<PendingFile>("--report", o.report);
     }
@@ -257,9 +280,15 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
                           o.engine.num_gpu_blocks_override);
     const std::string model_name =
         o.served_model_name.empty() ? engine.model_name : o.served_model_name;
+    std::unique_ptr<OtlpTraceWriter> spans;
+    if (otlp_file) {
+      spans = std::make_unique<OtlpTraceWriter>(otlp_file->stream(), model_name,
+                                                o.start_time_unix_ns, o.seed, o.detailed_traces);
+    }
     for (size_t i = 0; i < num_engines; ++i) {
       auto tee = std::make_unique<ObserverTee>();
       tee->add(&report);
+      if (spans) tee->add(spans->add_engine());
       if (num_engines > 1) {
         engine_reports.push_back(std::make_unique<ReplayReport>(nullptr));
         tee->add(engine_reports.back().get());
@@ -294,6 +323,10 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
                                                              totals.engines[i].num_requests));
     }
 
+    if (otlp_file) {
+      spans->finish();
+      otlp_file->commit();
+    }
     if (snapshot_file) {
       for (auto& m : engine_metrics) m->flush();
       snapshot_file->stream() << serialize_exposition(registry.Collect());

@@ -36,7 +36,9 @@ struct ReplayOptions {
   std::string promtool_series;                    // promtool test input_series file
   std::string metrics_snapshot;                   // the final /metrics text (Prometheus exposition)
   std::string report;                             // the HTML report (sim/report/)
-  std::string command_line;                       // as typed, for the report's header
+  std::string otlp_out;          // OTLP JSON lines of the requests' spans (docs/tracing.md)
+  bool detailed_traces = false;  // --collect-detailed-traces: child spans in --otlp-out
+  std::string command_line;      // as typed, for the report's header
   int64_t scrape_interval_ns = 5'000'000'000;
   int64_t start_time_unix_ns = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
   bool quiet = false;                                      // no summary table on stdout

@@ -176,7 +176,8 @@ SweepOptions parse_sweep_args(const std::vector<std::string>& args) {
   for (const auto& [given, flag] : {std::pair{!o.base.output_dir.empty(), "--output-dir"},
                                     {!o.base.metrics_out.empty(), "--metrics-out"},
                                     {!o.base.promtool_series.empty(), "--promtool-series"},
-                                    {!o.base.metrics_snapshot.empty(), "--metrics-snapshot"}}) {
+                                    {!o.base.metrics_snapshot.empty(), "--metrics-snapshot"},
+                                    {!o.base.otlp_out.empty(), "--otlp-out"}}) {
     if (given) {
       throw UsageError(std::string(flag) +
                        ": not for llmsim sweep (--out DIR writes each point's summary.json)");
