@@ -138,10 +138,10 @@ TEST(ServerOptions, GatewayFlagsOfIssue13) {
   EXPECT_TRUE(on.data_parallel_separate_ports);
   EXPECT_TRUE(on.enable_prompt_tokens_details);
   // Engine 3 would listen on 65536.
-  EXPECT_EQ(error_of({"--data-parallel-size", "4", "--data-parallel-separate-ports", "--port",
-                      "65533"}),
-            "--data-parallel-separate-ports: --port 65533 + --data-parallel-size 4 - 1 is past "
-            "65535");
+  EXPECT_EQ(
+      error_of({"--data-parallel-size", "4", "--data-parallel-separate-ports", "--port", "65533"}),
+      "--data-parallel-separate-ports: --port 65533 + --data-parallel-size 4 - 1 is past "
+      "65535");
   EXPECT_NE(error_of({"--data-parallel-separate-ports=yes"}), "");
 }
 
