@@ -21,13 +21,7 @@ std::function<Backend*()> LlmServer::setup_cuda() {
     throw UsageError("--data-parallel-size " + std::to_string(o.data_parallel_size) +
                      ": the cuda backend runs one engine on the one GPU it uses (device 0)");
   }
-  const std::string& path = o.engine.model;
-  auto weights = std::make_shared<ModelWeights>();
-  try {
-    *weights = load_model_weights(path);
-  } catch (const std::exception& e) {
-    throw UsageError("--model " + path + ": cannot load the model: " + e.what());
-  }
+  std::shared_ptr<ModelWeights> weights = load_served_model();
   const std::optional<int64_t> kv_bytes = o.kv_cache_memory_bytes_given
                                               ? std::optional<int64_t>(o.kv_cache_memory_bytes)
                                               : std::nullopt;
@@ -40,18 +34,7 @@ std::function<Backend*()> LlmServer::setup_cuda() {
   e.served_model_name = o.served_model_name.empty() ? o.engine.model : o.served_model_name;
   e.deployment.model.vocab = weights->config.vocab_size;
   e.deployment.model.max_context = e.scheduler.max_model_len;
-  context_.seed_unseeded_requests = true;
-  std::shared_ptr<const Tokenizer> tokenizer = load_server_tokenizer(
-      o.tokenizer.empty() ? path : o.tokenizer, o.tokenizer.empty() ? "--model" : "--tokenizer");
-  if (tokenizer->vocab_size() > weights->config.vocab_size) {
-    throw UsageError((o.tokenizer.empty() ? "--model " + path : "--tokenizer " + o.tokenizer) +
-                     ": the tokenizer has " + std::to_string(tokenizer->vocab_size()) +
-                     " tokens, more than the model's vocab_size " +
-                     std::to_string(weights->config.vocab_size));
-  }
-  context_.codec = std::make_shared<TokenizerTextCodec>(
-      tokenizer, resolve_chat_template(o.chat_template, tokenizer.get()));
-  model_eos_ids_ = weights->config.eos_token_ids;
+  use_model_tokenizer(weights->config);
   CudaBackendOptions cuda;
   cuda.num_blocks = e.scheduler.num_gpu_blocks;
   cuda.block_size = e.scheduler.block_size;

@@ -182,28 +182,39 @@ std::function<Backend*()> LlmServer::setup_sim() {
   };
 }
 
-std::function<Backend*()> LlmServer::setup_cpu() {
-  const ServerOptions& o = context_.options;
-  const std::string& path = o.engine.model;
+std::shared_ptr<ModelWeights> LlmServer::load_served_model() const {
+  const std::string& path = context_.options.engine.model;
   auto weights = std::make_shared<ModelWeights>();
   try {
     *weights = load_model_weights(path);
   } catch (const std::exception& e) {
     throw UsageError("--model " + path + ": cannot load the model: " + e.what());
   }
-  context_.setup = make_model_engine_setup(o, weights->config);
+  return weights;
+}
+
+void LlmServer::use_model_tokenizer(const ModelConfig& config) {
+  const ServerOptions& o = context_.options;
+  const std::string& path = o.engine.model;
   context_.seed_unseeded_requests = true;
   std::shared_ptr<const Tokenizer> tokenizer = load_server_tokenizer(
       o.tokenizer.empty() ? path : o.tokenizer, o.tokenizer.empty() ? "--model" : "--tokenizer");
-  if (tokenizer->vocab_size() > weights->config.vocab_size) {
+  if (tokenizer->vocab_size() > config.vocab_size) {
     throw UsageError((o.tokenizer.empty() ? "--model " + path : "--tokenizer " + o.tokenizer) +
                      ": the tokenizer has " + std::to_string(tokenizer->vocab_size()) +
                      " tokens, more than the model's vocab_size " +
-                     std::to_string(weights->config.vocab_size));
+                     std::to_string(config.vocab_size));
   }
   context_.codec = std::make_shared<TokenizerTextCodec>(
       tokenizer, resolve_chat_template(o.chat_template, tokenizer.get()));
-  model_eos_ids_ = weights->config.eos_token_ids;
+  model_eos_ids_ = config.eos_token_ids;
+}
+
+std::function<Backend*()> LlmServer::setup_cpu() {
+  const ServerOptions& o = context_.options;
+  std::shared_ptr<ModelWeights> weights = load_served_model();
+  context_.setup = make_model_engine_setup(o, weights->config);
+  use_model_tokenizer(weights->config);
   CpuBackendOptions cpu;
   cpu.num_blocks = context_.setup.scheduler.num_gpu_blocks;
   cpu.block_size = context_.setup.scheduler.block_size;

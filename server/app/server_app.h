@@ -29,6 +29,9 @@
 
 namespace llm {
 
+struct ModelConfig;
+struct ModelWeights;
+
 class LlmServer {
  public:
   // Throws UsageError for a bad configuration (a model or tokenizer that cannot be loaded, a chat
@@ -65,6 +68,10 @@ class LlmServer {
   std::function<Backend*()> setup_sim();
   std::function<Backend*()> setup_cpu();
   std::function<Backend*()> setup_cuda();  // cuda_server_setup.cpp
+  // For the model backends (cpu, cuda): the --model weights (UsageError naming the file when they
+  // do not load), and the tokenizer and codec that go with them (the model's own, or --tokenizer).
+  std::shared_ptr<ModelWeights> load_served_model() const;
+  void use_model_tokenizer(const ModelConfig& config);
 
   std::vector<std::unique_ptr<Backend>> backends_;  // wrappers after what they wrap
   std::vector<int32_t> model_eos_ids_;              // the model config's eos_token_ids (cpu)
