@@ -107,4 +107,9 @@ struct Request {
 // one copy whose external id is the parent's.
 std::vector<std::unique_ptr<Request>> fan_out(const Request& parent_template);
 
+// The token id at absolute position pos of a request's sequence (prompt, then outputs), for real
+// backends. Throws std::invalid_argument "WHO: request ID ..." when the request has no prompt ids
+// or does not keep the output token asked for.
+int32_t sequence_token_at(const Request& request, int64_t pos, const std::string& who);
+
 }  // namespace llm

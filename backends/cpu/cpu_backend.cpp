@@ -36,22 +36,7 @@ void check_config(const ModelWeights& w) {
 }
 
 // Token id at absolute position pos of a request's sequence (prompt, then outputs).
-int32_t token_at(const Request& r, int64_t pos) {
-  const int64_t prompt = static_cast<int64_t>(r.prompt_tokens.size());
-  if (prompt == 0 || prompt != r.prompt_len) {
-    throw std::invalid_argument("cpu backend: request " + r.external_id +
-                                " has no prompt token ids (prompt_tokens)");
-  }
-  if (pos < prompt) return r.prompt_tokens[static_cast<size_t>(pos)];
-  const int64_t out = pos - prompt;
-  if (out < static_cast<int64_t>(r.output_tokens.size())) {
-    return r.output_tokens[static_cast<size_t>(out)];
-  }
-  if (out == r.num_output_tokens - 1 && r.last_output_token >= 0) return r.last_output_token;
-  throw std::invalid_argument("cpu backend: request " + r.external_id + " needs output token " +
-                              std::to_string(out) +
-                              " but does not keep its output tokens (set keep_output_tokens)");
-}
+int32_t token_at(const Request& r, int64_t pos) { return sequence_token_at(r, pos, "cpu backend"); }
 
 }  // namespace
 
