@@ -48,10 +48,12 @@ TEST(OpenAiRequest, ParsesEveryPromptShape) {
   EXPECT_EQ(prompts(R"(["a","b c"])").size(), 2u);
   EXPECT_EQ(prompts("[1,2,3]"), (std::vector<std::vector<int32_t>>{{1, 2, 3}}));
   EXPECT_EQ(prompts("[[1],[2,3]]"), (std::vector<std::vector<int32_t>>{{1}, {2, 3}}));
-  // The model is optional; it defaults to the served one.
-  EXPECT_EQ(
-      parse_completion_request(Endpoint::kCompletions, R"({"prompt":"a"})", kTok, kModel).model,
-      "m");
+  // The model is optional; it defaults to the served one, and so does an empty name (as vLLM).
+  for (const char* body :
+       {R"({"prompt":"a"})", R"({"prompt":"a","model":null})", R"({"prompt":"a","model":""})"}) {
+    EXPECT_EQ(parse_completion_request(Endpoint::kCompletions, body, kTok, kModel).model, "m")
+        << body;
+  }
 }
 
 TEST(OpenAiRequest, ErrorsNameTheField) {

@@ -320,6 +320,7 @@ std::string checked_model(const json& body, const ModelInfo& model) {
   if (it == body.end() || it->is_null()) return model.served_name;
   if (!it->is_string()) bad("model", "'model' must be a string");
   std::string name = it->get<std::string>();
+  if (name.empty()) return model.served_name;  // vLLM: an empty name is the served model
   if (name != model.served_name) {
     throw ApiException(ApiError{404, "The model `" + name + "` does not exist.", "model", ""});
   }

@@ -247,8 +247,15 @@ void LlmServer::start() {
 void LlmServer::start_kv_events() {
   const KvEventsConfig& config = context_.options.kv_events;
   const std::string& model = context_.setup.served_model_name;
-  kv_events_ = std::make_unique<KvEventPublisherSet>(
-      config, engines_.size(), kv_events_topic(config, port(), model), model, registry_);
+  // With separate ports engine i is an endpoint of its own: its port in the topic, its drop
+  // counter on its own /metrics.
+  std::vector<KvEventEngine> engines;
+  for (size_t i = 0; i < engines_.size(); ++i) {
+    const bool own = context_.options.data_parallel_separate_ports && i > 0;
+    engines.push_back({kv_events_topic(config, own ? port(i) : port(), model),
+                       own ? &port_frontends_[i - 1]->registry : &registry_});
+  }
+  kv_events_ = std::make_unique<KvEventPublisherSet>(config, engines, model);
   for (size_t i = 0; i < engines_.size(); ++i) {
     engines_[i]->set_kv_event_sink(
         [this, i](std::vector<KvEvent> events) { kv_events_->publish(i, std::move(events)); });

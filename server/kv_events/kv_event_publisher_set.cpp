@@ -4,19 +4,28 @@
 
 namespace llm {
 
-KvEventPublisherSet::KvEventPublisherSet(const KvEventsConfig& config, size_t engines,
-                                         const std::string& topic, const std::string& model_name,
-                                         prometheus::Registry& registry)
-    : dropped_(prometheus::BuildCounter()
-                   .Name("llmserve:kv_events_dropped")
-                   .Help("KV-cache event batches (engine steps) dropped because the publisher's "
-                         "queue was full (--kv-events-config max_queue_size).")
-                   .Register(registry)) {
-  for (size_t i = 0; i < engines; ++i) {
+KvEventPublisherSet::KvEventPublisherSet(const KvEventsConfig& config,
+                                         const std::vector<KvEventEngine>& engines,
+                                         const std::string& model_name) {
+  auto family_in = [this](prometheus::Registry* registry) {
+    for (auto& [r, family] : dropped_) {
+      if (r == registry) return family;
+    }
+    auto* family = &prometheus::BuildCounter()
+                        .Name("llmserve:kv_events_dropped")
+                        .Help(
+                            "KV-cache event batches (engine steps) dropped because the "
+                            "publisher's queue was full (--kv-events-config max_queue_size).")
+                        .Register(*registry);
+    dropped_.emplace_back(registry, family);
+    return family;
+  };
+  for (size_t i = 0; i < engines.size(); ++i) {
     prometheus::Counter& dropped =
-        dropped_.Add({{"model_name", model_name}, {"engine", std::to_string(i)}});
-    publishers_.push_back(
-        std::make_unique<KvEventPublisher>(config, static_cast<int32_t>(i), topic, &dropped));
+        family_in(engines[i].registry)
+            ->Add({{"model_name", model_name}, {"engine", std::to_string(i)}});
+    publishers_.push_back(std::make_unique<KvEventPublisher>(config, static_cast<int32_t>(i),
+                                                             engines[i].topic, &dropped));
   }
 }
 

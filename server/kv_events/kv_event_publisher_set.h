@@ -1,7 +1,10 @@
 // The KV-event publishers of one llmserve (--kv-events-config): one KvEventPublisher per
-// data-parallel engine, rank i on the endpoints offset by i (as vLLM), all with one topic, and
-// the counter llmserve:kv_events_dropped_total{model_name, engine} of batches a full queue
-// refused (vLLM has no such metric: its publisher waits on a full queue instead).
+// data-parallel engine, rank i on the endpoints offset by i (as vLLM), each with its engine's
+// topic (with --data-parallel-separate-ports the topic names the engine's own HTTP port, which is
+// how a router tells the endpoints apart), and the counter
+// llmserve:kv_events_dropped_total{model_name, engine} of batches a full queue refused, in the
+// registry of the /metrics that serves the engine (vLLM has no such metric: its publisher waits
+// on a full queue instead).
 // Thread-safety: publish(i, ...) from engine i's thread; the rest from the owning thread.
 #pragma once
 
@@ -12,6 +15,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server/kv_events/kv_event_publisher.h"
@@ -19,12 +23,18 @@
 
 namespace llm {
 
+// Where one engine's events go: its topic and the registry its drop counter is in.
+struct KvEventEngine {
+  std::string topic;
+  prometheus::Registry* registry = nullptr;
+};
+
 class KvEventPublisherSet {
  public:
-  // Starts `engines` publishers. Throws std::runtime_error when a socket cannot be set up,
-  // UsageError when an endpoint cannot be offset for a rank.
-  KvEventPublisherSet(const KvEventsConfig& config, size_t engines, const std::string& topic,
-                      const std::string& model_name, prometheus::Registry& registry);
+  // Starts one publisher per engine, rank i for engines[i]. Throws std::runtime_error when a
+  // socket cannot be set up, UsageError when an endpoint cannot be offset for a rank.
+  KvEventPublisherSet(const KvEventsConfig& config, const std::vector<KvEventEngine>& engines,
+                      const std::string& model_name);
 
   void publish(size_t engine, std::vector<KvEvent> events) {
     publishers_[engine]->publish(std::move(events));
@@ -33,7 +43,8 @@ class KvEventPublisherSet {
   size_t size() const { return publishers_.size(); }
 
  private:
-  prometheus::Family<prometheus::Counter>& dropped_;
+  // The drop counters' family in each registry.
+  std::vector<std::pair<prometheus::Registry*, prometheus::Family<prometheus::Counter>*>> dropped_;
   std::vector<std::unique_ptr<KvEventPublisher>> publishers_;
 };
 

@@ -13,7 +13,9 @@ it, against a real llmserve on the sim backend with a small KV cache (so that bl
   predicts (the longest run of live blocks, as a precise-prefix router computes it) is the hit the
   server counts in vllm:prefix_cache_hits_total;
 - with --data-parallel-size 2, engine i publishes on the endpoint's port + i, with its own
-  sequence numbers from 0 and dp_rank i.
+  sequence numbers from 0 and dp_rank i;
+- with --data-parallel-separate-ports too, engine i's topic names its own HTTP port (the endpoint
+  a router sees) and its drop counter is on that port's /metrics only.
 
 Usage: kv_events_contract_test.py PATH/TO/llmserve   (Debian's python3-zmq and python3-msgpack)
 """
@@ -42,8 +44,9 @@ def fail(message):
 
 # ---- llmserve ----
 
-def start_llmserve(binary, config, *flags):
-    """Starts llmserve; returns it, its HTTP port and per engine (endpoint, replay, topic)."""
+def start_llmserve(binary, config, *flags, http_ports=1):
+    """Starts llmserve; returns it, its HTTP port (a list of http_ports ports when more than one)
+    and per engine (endpoint, replay, topic)."""
     env = dict(os.environ, POD_IP=POD_IP)
     proc = subprocess.Popen(
         [binary, "--host", "127.0.0.1", "--port", "0", "--model", "Llama-3.1-8B",
@@ -52,6 +55,7 @@ def start_llmserve(binary, config, *flags):
          json.dumps(config), *flags],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     engines = []
+    listening = []
     deadline = time.time() + 30
     while time.time() < deadline:
         line = proc.stderr.readline()
@@ -64,8 +68,10 @@ def start_llmserve(binary, config, *flags):
             engines.append((m.group(2), m.group(3), m.group(4)))
         m = re.search(r"listening on [\d.]+:(\d+)", line)
         if m:
+            listening.append(int(m.group(1)))
+        if len(listening) == http_ports:
             threading.Thread(target=lambda: proc.stderr.read(), daemon=True).start()
-            return proc, int(m.group(1)), engines
+            return proc, listening[0] if http_ports == 1 else listening, engines
     proc.kill()
     fail("llmserve did not start with --kv-events-config")
 
@@ -414,6 +420,29 @@ def data_parallel(binary):
         proc.wait(timeout=30)
 
 
+def separate_ports(binary):
+    """Two engines on ports of their own: each topic names its engine's HTTP port, each drop
+    counter is on its engine's /metrics."""
+    config = {"enable_kv_cache_events": True, "endpoint": "tcp://127.0.0.1:*"}
+    proc, ports, engines = start_llmserve(binary, config, "--data-parallel-size", "2",
+                                          "--data-parallel-separate-ports", http_ports=2)
+    try:
+        topics = [e[2] for e in engines]
+        want = [f"kv@{POD_IP}:{p}@{MODEL}" for p in ports]
+        if topics != want:
+            fail(f"separate ports {ports}: topics {topics}, want {want}")
+        for engine, port in enumerate(ports):
+            text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+            series = re.findall(r'^llmserve:kv_events_dropped_total\{[^}]*engine="(\d+)"', text, re.M)
+            if series != [str(engine)]:
+                fail(f"port {port}: drop counters of engines {series}, want only {engine}")
+        print(f"ok: separate ports {ports}, topics {topics}, a drop counter on each port")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
 if __name__ == "__main__":
     single_engine(sys.argv[1])
     data_parallel(sys.argv[1])
+    separate_ports(sys.argv[1])
