@@ -191,7 +191,28 @@ StepFit fit_step_model(const std::vector<StepSample>& samples) {
       [&](double s) { return problem.fit(token_knee, s).second; }, error);
   StepFit best;
   best.model = problem.fit(token_knee, sample_knee).first;
-  // 3. How well it fits.
+  return with_quality(best.model, samples);
+}
+
+StepFit fit_step_model_to_total(const std::vector<StepSample>& samples) {
+  FittedStepModel m = fit_step_model(samples).model;
+  double measured = 0, predicted = 0;
+  for (const StepSample& s : samples) {
+    measured += s.ns;
+    predicted += static_cast<double>(fitted_step_time_ns(m, s.cost));
+  }
+  const double scale = measured / predicted;
+  for (double* coefficient :
+       {&m.overhead_ns, &m.per_sequence_ns, &m.per_token_ns, &m.per_context_token_ns,
+        &m.per_attention_pair_ns, &m.per_sample_ns}) {
+    *coefficient *= scale;
+  }
+  return with_quality(m, samples);
+}
+
+StepFit with_quality(const FittedStepModel& model, const std::vector<StepSample>& samples) {
+  StepFit best;
+  best.model = model;
   std::vector<double> absolute;
   for (const StepSample& s : samples) {
     const double predicted = static_cast<double>(fitted_step_time_ns(best.model, s.cost));

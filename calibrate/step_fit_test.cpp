@@ -72,6 +72,35 @@ TEST(StepFit, NoisyStepsGiveErrorsOfAboutTheNoiseAndTheSameFitTwice) {
   EXPECT_EQ(fitted_model_problem(a.model), "");
 }
 
+// Right-skewed noise (a step is now and then much slower, never much faster), as a server's step
+// log has: the relative fit comes out low in sum, the fit to the total adds up exactly and stays
+// as close step by step.
+TEST(StepFit, FitToTheTotalIsUnbiasedInSumUnderSkewedNoise) {
+  std::vector<StepSample> samples;
+  Rng rng(11);
+  for (int repeat = 0; repeat < 20; ++repeat) {
+    for (const BatchCost& b : batches()) {
+      const double slow = rng.uniform() < 0.2 ? 1.5 : 1.0;  // one step in five half again as slow
+      samples.push_back({b, static_cast<double>(fitted_step_time_ns(truth(), b)) * slow});
+    }
+  }
+  auto sum_error = [&samples](const StepFit& fit) {
+    double measured = 0, predicted = 0;
+    for (const StepSample& s : samples) {
+      measured += s.ns;
+      predicted += static_cast<double>(fitted_step_time_ns(fit.model, s.cost));
+    }
+    return predicted / measured - 1;
+  };
+  const StepFit relative = fit_step_model(samples);
+  const StepFit total = fit_step_model_to_total(samples);
+  EXPECT_LT(sum_error(relative), -0.03);
+  EXPECT_NEAR(sum_error(total), 0, 1e-6);
+  EXPECT_LT(total.quality.median_abs_error, 0.15);
+  EXPECT_EQ(total.model.token_knee, relative.model.token_knee);
+  EXPECT_EQ(fitted_model_problem(total.model), "");
+}
+
 TEST(StepFit, TooFewStepsOrANonPositiveTimeAreRefused) {
   std::vector<StepSample> samples = priced(truth(), 0, 1);
   samples.resize(5);

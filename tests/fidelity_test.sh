@@ -92,7 +92,7 @@ expect "profile with --gpu" 2 "--profile: replaces --gpu and --model" \
 
 # --- a real server: calibrated from outside, and the fidelity of the in-process profile ---------
 "$build/llmserve" --backend cpu --model "$work/m/model.gguf" --cpu-threads 1 "${engine[@]}" \
-  --host 127.0.0.1 --port 0 2>"$work/server.log" &
+  --host 127.0.0.1 --port 0 --step-log "$work/steps.jsonl" 2>"$work/server.log" &
 server=$!
 port=
 for _ in $(seq 100); do
@@ -118,6 +118,28 @@ else
   cat "$work/fid.out"
   python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert len(j['rows']) == 13" "$work/fid.json" \
     && ok || fail "fidelity --result-json"
+  # The server's own steps, refitted: the profile prices the steps it was fitted to at their
+  # measured total (the fit is scaled to it) and each within tens of percent (a fit on the wrong
+  # times or batches would be several times off), and keeps the facts of --facts.
+  if "$build/llmsim" calibrate --step-log "$work/steps.jsonl" --facts "$work/cpu.json" \
+    --out "$work/log.json" >"$work/log.out" 2>"$work/log.err"; then ok; else fail "calibrate --step-log: $(cat "$work/log.err")"; fi
+  "$build/llmsim" price-steps "$work/steps.jsonl" --profile "$work/log.json" >"$work/priced.out" 2>&1
+  echo "the server's own steps priced by the profile refitted to them: $(grep '^all ' "$work/priced.out")"
+  python3 - "$work/priced.out" "$work/log.json" <<'PY' && ok || fail "calibrate --step-log: $(cat "$work/priced.out")"
+import json, sys
+rows = [l.split() for l in open(sys.argv[1]) if l.startswith("all ")]
+err_p50, err_sum = float(rows[0][4].rstrip("%")), float(rows[0][-1].rstrip("%"))
+assert abs(err_sum) <= 0.5, f"the refitted profile prices its own steps {err_sum:+.1f}% off in sum"
+assert abs(err_p50) <= 30, f"the refitted profile's median step error is {err_p50:+.1f}%"
+p = json.load(open(sys.argv[2]))
+assert p["engine"]["num_gpu_blocks"] == 512 and p["fit"]["steps"] >= 100, p
+assert p["source"].startswith("step log "), p["source"]
+PY
+  printf '{"engine":0}\n' >"$work/bad-steps.jsonl"
+  expect "calibrate --step-log with a bad line" 2 "bad-steps.jsonl:1: " \
+    "$build/llmsim" calibrate --step-log "$work/bad-steps.jsonl" --facts "$work/cpu.json" --out "$work/x.json"
+  expect "calibrate --step-log without --facts" 2 "--facts: required with --step-log" \
+    "$build/llmsim" calibrate --step-log "$work/steps.jsonl" --out "$work/x.json"
   # Every probe and every real run sent prompts new to the server (salted), so its prefix cache
   # never hit: a hit would have timed a shortened prefill (calibrate) or a run the replay cannot
   # know of (fidelity's second run finding the first one's prompts).

@@ -1,5 +1,6 @@
 #include "backends/sim/step_record.h"
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -79,6 +80,24 @@ StepRecord parse_step_record(const std::string& line) {
     throw std::invalid_argument("field 'sampled': more than 'seqs'");
   }
   return r;
+}
+
+std::vector<StepRecord> read_step_log(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path + ": cannot read the step log");
+  std::vector<StepRecord> steps;
+  int64_t line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (line.empty()) continue;
+    try {
+      steps.push_back(parse_step_record(line));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(path + ":" + std::to_string(line_no) + ": " + e.what());
+    }
+  }
+  if (steps.empty()) throw std::invalid_argument(path + ": no steps in the log");
+  return steps;
 }
 
 }  // namespace llm

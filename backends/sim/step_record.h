@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "backends/sim/cost_model.h"
 #include "core/clock.h"
@@ -42,5 +43,9 @@ std::string step_record_json(const StepRecord& record);
 
 // Parses one line; throws std::invalid_argument naming the field that is missing or wrong.
 StepRecord parse_step_record(const std::string& line);
+
+// Every record of a step log file, in order (blank lines skipped). Throws std::invalid_argument
+// "PATH: cannot read the step log", "PATH:LINE: field ..." or "PATH: no steps in the log".
+std::vector<StepRecord> read_step_log(const std::string& path);
 
 }  // namespace llm

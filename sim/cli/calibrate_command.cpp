@@ -14,8 +14,10 @@
 #include "backends/model/model_loader.h"
 #include "backends/sim/engine_args.h"
 #include "backends/sim/engine_profile.h"
+#include "backends/sim/step_record.h"
 #include "calibrate/backend_probe.h"
 #include "calibrate/http_probe.h"
+#include "calibrate/step_log_samples.h"
 #include "core/flag_set.h"
 #include "loadgen/cli.h"
 #include "sim/cli/pending_file.h"
@@ -27,6 +29,7 @@ namespace {
 constexpr const char* kUsage =
     R"(usage: llmsim calibrate --backend cpu --model PATH [--cpu-threads N] [flags] --out FILE.json
        llmsim calibrate --url http://HOST:PORT [--model NAME] [flags] --out FILE.json
+       llmsim calibrate --step-log STEPLOG --facts PROFILE.json [--engine N] --out FILE.json
 
 Measures a real engine and writes the profile that `llmsim replay --profile FILE.json` and
 `llmserve --backend sim --profile FILE.json` use to price each step (docs/cost-model.md).
@@ -56,11 +59,24 @@ is assumed and printed.
   --api-key KEY                    sent as "Authorization: Bearer KEY"
   --max-num-seqs N, --max-num-batched-tokens N   the server's limits (assumed 256 and 2048)
   --num-gpu-blocks-override N      the KV block count when /metrics does not report it
+
+From a step log (--step-log): fits the step model to the steps a server logged while it served
+real traffic (llmserve --step-log FILE), so the profile prices steps as they ran there, with the
+server's I/O and its clients sharing the machine, rather than as probes run alone; the fit is
+then scaled so that its times of the logged steps add up to the measured total.
+  --step-log STEPLOG               the log (one JSON line per engine step)
+  --facts PROFILE.json             the engine's facts (KV blocks, block size, context length,
+                                   vocabulary, limits) from a calibration of the same server
+                                   (in-process or --url); only its step model is replaced
+  --engine N                       only engine N's steps (default: every engine's)
 )";
 
 struct CalibrateOptions {
   std::string backend;
   std::string url;
+  std::string step_log;
+  std::string facts;
+  int64_t engine_index = -1;
   loadgen::BenchConfig target;  // from --url
   std::string out;
   int32_t cpu_threads = 0;
@@ -82,16 +98,27 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
       .integer({"--cpu-threads"}, o.cpu_threads, 0)
       .integer({"--kv-cache-memory-bytes"}, o.kv_cache_memory_bytes, 1)
       .integer({"--repeats"}, o.repeats, 1, 99)
-      .boolean({"--quick"}, o.quick);
+      .boolean({"--quick"}, o.quick)
+      .nonempty({"--step-log"}, o.step_log)
+      .nonempty({"--facts"}, o.facts)
+      .integer({"--engine"}, o.engine_index, 0);
   flags.text({"--api-key"}, o.target.api_key);
   flags.parse(args);
   o.engine = engine.args();
   if (!o.url.empty()) loadgen::parse_base_url(o.url, o.target);
   o.model_given = o.engine.gpu_or_model_given;
   if (o.out.empty()) throw UsageError("--out: required (the profile to write)");
-  if (o.backend.empty() == o.url.empty()) {
-    throw UsageError("--backend: give either --backend (in-process) or --url (a running server)");
+  const int sources = !o.backend.empty() + !o.url.empty() + !o.step_log.empty();
+  if (sources != 1) {
+    throw UsageError(
+        "--backend: give one of --backend (in-process), --url (a running server) and --step-log "
+        "(a server's step log)");
   }
+  if (!o.step_log.empty() && o.facts.empty()) {
+    throw UsageError("--facts: required with --step-log (a profile of the same engine)");
+  }
+  if (o.step_log.empty() && !o.facts.empty()) throw UsageError("--facts: only with --step-log");
+  if (o.step_log.empty() && o.engine_index >= 0) throw UsageError("--engine: only with --step-log");
   if (!o.engine.profile.empty()) throw UsageError("--profile: calibrate writes a profile");
   if (o.engine.gpu != EngineArgs{}.gpu) throw UsageError("--gpu: calibrate measures a real engine");
   if (!o.backend.empty() && !o.model_given) throw UsageError("--model: required with --backend");
@@ -210,6 +237,37 @@ EngineProfile calibrate_url(const CalibrateOptions& o, std::ostream& out) {
   return p;
 }
 
+// Fits the step model to a server's step log; the rest of the profile is --facts'.
+EngineProfile calibrate_step_log(const CalibrateOptions& o, std::ostream& err) {
+  EngineProfile p;
+  try {
+    p = load_engine_profile(o.facts);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--facts: ") + e.what());
+  }
+  std::vector<StepRecord> steps;
+  try {
+    steps = read_step_log(o.step_log);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--step-log: ") + e.what());
+  }
+  const std::vector<StepSample> samples = step_log_samples(steps, o.engine_index);
+  if (samples.size() < static_cast<size_t>(StepFeatures::kCount)) {
+    throw UsageError("--step-log: " + std::to_string(samples.size()) + " timed steps" +
+                     (o.engine_index >= 0 ? " of engine " + std::to_string(o.engine_index) : "") +
+                     " in " + o.step_log + "; the fit needs at least " +
+                     std::to_string(StepFeatures::kCount));
+  }
+  err << "llmsim calibrate: " << samples.size() << " steps from " << o.step_log << "\n";
+  const StepFit fit = fit_step_model_to_total(samples);
+  p.source = "step log " + o.step_log +
+             (o.engine_index >= 0 ? " (engine " + std::to_string(o.engine_index) + ")" : "") +
+             ", facts from " + o.facts;
+  p.step = fit.model;
+  p.fit = fit.quality;
+  return p;
+}
+
 }  // namespace
 
 std::string describe_fit(const StepFit& fit) {
@@ -238,7 +296,9 @@ int run_calibrate_command(const std::vector<std::string>& args, std::ostream& ou
   try {
     o = parse_calibrate_args(args);
     PendingFile file("--out", o.out);
-    const EngineProfile profile = o.url.empty() ? calibrate_cpu(o, err) : calibrate_url(o, out);
+    const EngineProfile profile = !o.step_log.empty() ? calibrate_step_log(o, err)
+                                  : o.url.empty()     ? calibrate_cpu(o, err)
+                                                      : calibrate_url(o, out);
     StepFit fit;
     fit.model = profile.step;
     fit.quality = profile.fit;

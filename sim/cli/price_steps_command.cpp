@@ -1,6 +1,5 @@
 #include "sim/cli/price_steps_command.h"
 
-#include <fstream>
 #include <ostream>
 #include <stdexcept>
 
@@ -25,24 +24,6 @@ llmsim fidelity shows here as the kinds of step whose sums are off.
 
   --engine N          only engine N's steps (default: every engine)
 )";
-
-std::vector<StepRecord> read_step_log(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError(path + ": cannot read the step log");
-  std::vector<StepRecord> steps;
-  int64_t line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    if (line.empty()) continue;
-    try {
-      steps.push_back(parse_step_record(line));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(path + ":" + std::to_string(line_no) + ": " + e.what());
-    }
-  }
-  if (steps.empty()) throw UsageError(path + ": no steps in the log");
-  return steps;
-}
 
 }  // namespace
 
@@ -74,7 +55,12 @@ int run_price_steps_command(const std::vector<std::string>& args, std::ostream& 
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("--profile: ") + e.what());
     }
-    const std::vector<StepRecord> steps = read_step_log(log_path);
+    std::vector<StepRecord> steps;
+    try {
+      steps = read_step_log(log_path);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
     pricing = price_steps(steps, profile.step, engine, gap_limit_ms);
     if (pricing.all.steps == 0) {
       throw UsageError("--engine " + std::to_string(engine) + ": no steps of that engine in " +
