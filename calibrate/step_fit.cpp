@@ -154,6 +154,23 @@ std::vector<double> around(const std::vector<double>& grid, double knee) {
   return out;
 }
 
+// `model` with its relative errors and quality over `samples` (not empty, times positive).
+StepFit with_quality(const FittedStepModel& model, const std::vector<StepSample>& samples) {
+  StepFit fit;
+  fit.model = model;
+  std::vector<double> absolute;
+  for (const StepSample& s : samples) {
+    const double predicted = static_cast<double>(fitted_step_time_ns(model, s.cost));
+    fit.relative_errors.push_back((predicted - s.ns) / s.ns);
+    absolute.push_back(std::abs(fit.relative_errors.back()));
+  }
+  fit.quality.steps = static_cast<int64_t>(samples.size());
+  fit.quality.median_abs_error = quantile(absolute, 0.5);
+  fit.quality.p90_abs_error = quantile(absolute, 0.9);
+  fit.quality.max_abs_error = *std::max_element(absolute.begin(), absolute.end());
+  return fit;
+}
+
 }  // namespace
 
 StepFit fit_step_model(const std::vector<StepSample>& samples) {
@@ -189,9 +206,7 @@ StepFit fit_step_model(const std::vector<StepSample>& samples) {
   sample_knee = best_knee(
       around(sample_grid, sample_knee), sample_knee,
       [&](double s) { return problem.fit(token_knee, s).second; }, error);
-  StepFit best;
-  best.model = problem.fit(token_knee, sample_knee).first;
-  return with_quality(best.model, samples);
+  return with_quality(problem.fit(token_knee, sample_knee).first, samples);
 }
 
 StepFit fit_step_model_to_total(const std::vector<StepSample>& samples) {
@@ -208,22 +223,6 @@ StepFit fit_step_model_to_total(const std::vector<StepSample>& samples) {
     *coefficient *= scale;
   }
   return with_quality(m, samples);
-}
-
-StepFit with_quality(const FittedStepModel& model, const std::vector<StepSample>& samples) {
-  StepFit best;
-  best.model = model;
-  std::vector<double> absolute;
-  for (const StepSample& s : samples) {
-    const double predicted = static_cast<double>(fitted_step_time_ns(best.model, s.cost));
-    best.relative_errors.push_back((predicted - s.ns) / s.ns);
-    absolute.push_back(std::abs(best.relative_errors.back()));
-  }
-  best.quality.steps = static_cast<int64_t>(samples.size());
-  best.quality.median_abs_error = quantile(absolute, 0.5);
-  best.quality.p90_abs_error = quantile(absolute, 0.9);
-  best.quality.max_abs_error = *std::max_element(absolute.begin(), absolute.end());
-  return best;
 }
 
 }  // namespace llm

@@ -36,7 +36,4 @@ StepFit fit_step_model(const std::vector<StepSample>& samples);
 // sum, while a replay adds step times up. Throws as fit_step_model.
 StepFit fit_step_model_to_total(const std::vector<StepSample>& samples);
 
-// `model` with its relative errors and quality over `samples` (not empty, times positive).
-StepFit with_quality(const FittedStepModel& model, const std::vector<StepSample>& samples);
-
 }  // namespace llm
