@@ -23,14 +23,7 @@ void check_config(const ModelWeights& w) {
   auto fail = [](const std::string& what) {
     throw std::invalid_argument("cpu backend: unsupported model: " + what);
   };
-  if (c.hidden_size <= 0 || c.num_hidden_layers <= 0 || c.vocab_size <= 0 ||
-      c.num_attention_heads <= 0 || c.num_key_value_heads <= 0 || c.intermediate_size <= 0) {
-    fail("a shape field is not positive");
-  }
-  if (c.head_dim <= 0 || c.head_dim % 2 != 0) fail("head_dim must be positive and even");
-  if (c.num_attention_heads % c.num_key_value_heads != 0) {
-    fail("num_attention_heads is not a multiple of num_key_value_heads");
-  }
+  check_attention_shape(c, "cpu backend");
   if (c.mlp_bias) fail("mlp_bias");
   check_weight_shapes(w, "cpu backend");
 }

@@ -1,6 +1,7 @@
 #include "backends/model/model_weights.h"
 
 #include <cmath>
+#include <stdexcept>
 
 #include "backends/model/model_tensors.h"
 #include "core/rng.h"
@@ -62,6 +63,20 @@ void check_weight_shapes(const ModelWeights& w, const std::string& label) {
       check_size(l.k_bias, 0, label, p + "k_proj.bias");
       check_size(l.v_bias, 0, label, p + "v_proj.bias");
     }
+  }
+}
+
+void check_attention_shape(const ModelConfig& c, const std::string& label) {
+  auto fail = [&label](const std::string& what) {
+    throw std::invalid_argument(label + ": unsupported model: " + what);
+  };
+  if (c.hidden_size <= 0 || c.num_hidden_layers <= 0 || c.vocab_size <= 0 ||
+      c.num_attention_heads <= 0 || c.num_key_value_heads <= 0 || c.intermediate_size <= 0) {
+    fail("a shape field is not positive");
+  }
+  if (c.head_dim <= 0 || c.head_dim % 2 != 0) fail("head_dim must be positive and even");
+  if (c.num_attention_heads % c.num_key_value_heads != 0) {
+    fail("num_attention_heads is not a multiple of num_key_value_heads");
   }
 }
 

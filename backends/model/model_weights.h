@@ -7,7 +7,8 @@
 // - Q and K projections are in Hugging Face's rotate-half RoPE layout: within a head of head_dim,
 //   dimension i pairs with i + head_dim/2. (GGUF's llama layout interleaves pairs (2i, 2i+1); the
 //   GGUF loader undoes that permutation and the GGUF writer applies it.)
-// - tok_embeddings is [vocab_size][hidden_size]; lm_head is [vocab_size][hidden_size] and empty when
+// - tok_embeddings is [vocab_size][hidden_size]; lm_head is [vocab_size][hidden_size] and empty
+// when
 //   config.tie_word_embeddings (then tok_embeddings is used).
 // - Biases are empty when the model has none (q/k/v biases: config.attention_bias).
 // Sizes: q_proj [heads*head_dim][hidden], k_proj/v_proj [kv_heads*head_dim][hidden],
@@ -47,6 +48,10 @@ struct ModelWeights {
 
 // Throws ModelFormatError naming the tensor whose size contradicts the config.
 void check_weight_shapes(const ModelWeights& weights, const std::string& label);
+
+// What every backend needs of the config's shape: positive sizes, an even head_dim, query heads a
+// multiple of the KV heads. Throws std::invalid_argument "LABEL: unsupported model: ...".
+void check_attention_shape(const ModelConfig& config, const std::string& label);
 
 // Seeded random weights for tests and `llmsim make-model`: deterministic for (config, seed).
 // Linear weights ~ U(-a, a) with a = 1/sqrt(in_features); norms near 1; biases small.

@@ -60,5 +60,35 @@ TEST(CheckWeightShapes, NamesTheTensorThatContradictsTheConfig) {
   EXPECT_NE(error_of(w).find("1 layers, the config says 2"), std::string::npos);
 }
 
+TEST(CheckAttentionShape, NamesWhatNoBackendCanRun) {
+  struct Case {
+    const char* name;
+    void (*change)(ModelConfig&);
+    const char* want;  // "" for accepted
+  };
+  const Case cases[] = {
+      {"as built", [](ModelConfig&) {}, ""},
+      {"no layers", [](ModelConfig& c) { c.num_hidden_layers = 0; },
+       "a shape field is not positive"},
+      {"no kv heads", [](ModelConfig& c) { c.num_key_value_heads = 0; },
+       "a shape field is not positive"},
+      {"odd head_dim", [](ModelConfig& c) { c.head_dim = 7; },
+       "head_dim must be positive and even"},
+      {"heads not a multiple", [](ModelConfig& c) { c.num_key_value_heads = 3; },
+       "num_attention_heads is not a multiple of num_key_value_heads"},
+  };
+  for (const Case& k : cases) {
+    ModelConfig c = small_config(false, false);
+    k.change(c);
+    std::string got;
+    try {
+      check_attention_shape(c, "x backend");
+    } catch (const std::invalid_argument& e) {
+      got = e.what();
+    }
+    EXPECT_EQ(got, *k.want ? std::string("x backend: unsupported model: ") + k.want : "") << k.name;
+  }
+}
+
 }  // namespace
 }  // namespace llm

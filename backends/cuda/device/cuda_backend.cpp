@@ -44,14 +44,7 @@ void check_model(const ModelWeights& w) {
   auto fail = [](const std::string& what) {
     throw std::invalid_argument("cuda backend: unsupported model: " + what);
   };
-  if (c.hidden_size <= 0 || c.num_hidden_layers <= 0 || c.vocab_size <= 0 ||
-      c.num_attention_heads <= 0 || c.num_key_value_heads <= 0 || c.intermediate_size <= 0) {
-    fail("a shape field is not positive");
-  }
-  if (c.head_dim <= 0 || c.head_dim % 2 != 0) fail("head_dim must be positive and even");
-  if (c.num_attention_heads % c.num_key_value_heads != 0) {
-    fail("num_attention_heads is not a multiple of num_key_value_heads");
-  }
+  check_attention_shape(c, "cuda backend");
   const int64_t group = c.num_attention_heads / c.num_key_value_heads;
   if (!kernels::paged_attention_supports(static_cast<int32_t>(c.head_dim),
                                          static_cast<int32_t>(group))) {
