@@ -244,9 +244,10 @@ void BM_GemmPeak(benchmark::State& state) {
   for (float& v : x) v = static_cast<float>(rng.uniform());
   for (float& v : w) v = static_cast<float>(rng.uniform());
   ThreadPool pool(bench_threads());
-  const MatmulPart part{w.data(), n, nullptr, out.data(), n};
+  const PackedMatrix packed = pack_matrix(w.data(), n, k);
+  const MatmulPart part{&packed, nullptr, out.data(), n};
   for (auto _ : state) {
-    matmul(&pool, x.data(), m, k, {&part, 1});
+    matmul(&pool, x.data(), k, m, k, {&part, 1});
     benchmark::DoNotOptimize(out.data());
   }
   const double flops = 2.0 * m * n * k;
@@ -274,23 +275,23 @@ void BM_DecodeMatmuls(benchmark::State& state) {
       gate(static_cast<size_t>(rows * f)), up(static_cast<size_t>(rows * f)),
       logits(static_cast<size_t>(rows * c.vocab_size));
   ThreadPool pool(bench_threads());
+  const PackedModel pm = pack_model(w, &pool);
   auto step = [&] {
-    for (const LayerWeights& l : w.layers) {
-      const MatmulPart qkv[] = {{l.q_proj.data(), qd, nullptr, q.data(), qd},
-                                {l.k_proj.data(), kvd, nullptr, k.data(), kvd},
-                                {l.v_proj.data(), kvd, nullptr, v.data(), kvd}};
-      matmul(&pool, x.data(), rows, h, qkv);
-      const MatmulPart op[] = {{l.o_proj.data(), h, nullptr, o.data(), h}};
-      matmul(&pool, x.data(), rows, qd, op);
-      const MatmulPart gu[] = {{l.gate_proj.data(), f, nullptr, gate.data(), f},
-                               {l.up_proj.data(), f, nullptr, up.data(), f}};
-      matmul(&pool, x.data(), rows, h, gu);
-      const MatmulPart down[] = {{l.down_proj.data(), h, nullptr, o.data(), h}};
-      matmul(&pool, x.data(), rows, f, down);
+    for (const PackedLayer& l : pm.layers) {
+      const MatmulPart qkv[] = {{&l.q_proj, nullptr, q.data(), qd},
+                                {&l.k_proj, nullptr, k.data(), kvd},
+                                {&l.v_proj, nullptr, v.data(), kvd}};
+      matmul(&pool, x.data(), h, rows, h, qkv);
+      const MatmulPart op[] = {{&l.o_proj, nullptr, o.data(), h}};
+      matmul(&pool, x.data(), qd, rows, qd, op);
+      const MatmulPart gu[] = {{&l.gate_proj, nullptr, gate.data(), f},
+                               {&l.up_proj, nullptr, up.data(), f}};
+      matmul(&pool, x.data(), h, rows, h, gu);
+      const MatmulPart down[] = {{&l.down_proj, nullptr, o.data(), h}};
+      matmul(&pool, x.data(), f, rows, f, down);
     }
-    const MatmulPart head[] = {
-        {w.output_matrix().data(), c.vocab_size, nullptr, logits.data(), c.vocab_size}};
-    matmul(&pool, x.data(), rows, h, head);
+    const MatmulPart head[] = {{&pm.output, nullptr, logits.data(), c.vocab_size}};
+    matmul(&pool, x.data(), h, rows, h, head);
   };
   for (auto _ : state) {
     step();
@@ -317,11 +318,12 @@ double measured_gemm_flops() {
     std::vector<float> x(static_cast<size_t>(m * k), 0.5f), w(static_cast<size_t>(n * k), 0.25f),
         out(static_cast<size_t>(m * n));
     ThreadPool pool(0);
-    const MatmulPart part{w.data(), n, nullptr, out.data(), n};
+    const PackedMatrix packed = pack_matrix(w.data(), n, k);
+    const MatmulPart part{&packed, nullptr, out.data(), n};
     double best = 0;
     for (int i = 0; i < 30; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
-      matmul(&pool, x.data(), m, k, {&part, 1});
+      matmul(&pool, x.data(), k, m, k, {&part, 1});
       best = std::max(best, 2.0 * m * n * k / seconds_since(t0));
     }
     return best;

@@ -61,30 +61,6 @@ LLM_AVX512 inline __mmask16 first16(int64_t n) {
   return n >= 16 ? __mmask16{0xffff} : static_cast<__mmask16>((1u << n) - 1u);
 }
 
-LLM_AVX512 void scores_avx512(const float* q, const float* kt, int64_t d, int64_t bs, int64_t slots,
-                              float scale, float* s) {
-  for (int64_t c = 0; c < slots; c += 16) {
-    const __mmask16 m = first16(slots - c);
-    __m512 acc[kParts];
-    for (__m512& a : acc) a = _mm512_setzero_ps();
-    int64_t i = 0;
-    for (; i + kParts <= d; i += kParts) {
-      for (int u = 0; u < kParts; ++u) {
-        acc[u] = _mm512_fmadd_ps(_mm512_set1_ps(q[i + u]),
-                                 _mm512_maskz_loadu_ps(m, kt + (i + u) * bs + c), acc[u]);
-      }
-    }
-    for (int u = 0; i + u < d; ++u) {
-      acc[u] = _mm512_fmadd_ps(_mm512_set1_ps(q[i + u]),
-                               _mm512_maskz_loadu_ps(m, kt + (i + u) * bs + c), acc[u]);
-    }
-    const __m512 t =
-        _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(acc[0], acc[1]), _mm512_add_ps(acc[2], acc[3])),
-                      _mm512_add_ps(_mm512_add_ps(acc[4], acc[5]), _mm512_add_ps(acc[6], acc[7])));
-    _mm512_mask_storeu_ps(s + c, m, _mm512_mul_ps(t, _mm512_set1_ps(scale)));
-  }
-}
-
 LLM_AVX512 float max_avx512(const float* s, int64_t n) {
   __m512 mx = _mm512_set1_ps(-INFINITY);
   for (int64_t j = 0; j < n; j += 16) {
@@ -111,32 +87,97 @@ LLM_AVX512 float exp_sum_avx512(float* s, int64_t n, float max) {
   return ((h[0] + h[4]) + (h[2] + h[6])) + ((h[1] + h[5]) + (h[3] + h[7]));
 }
 
-template <typename RowOf>
-LLM_AVX512 void weighted_sum_avx512(const float* p, int64_t n, int64_t d, RowOf row_of, float inv,
-                                    float* out) {
-  for (int64_t c = 0; c < d; c += 32) {
-    const __mmask16 m0 = first16(d - c), m1 = d - c > 16 ? first16(d - c - 16) : __mmask16{0};
-    __m512 e0 = _mm512_setzero_ps(), e1 = _mm512_setzero_ps(), o0 = _mm512_setzero_ps(),
-           o1 = _mm512_setzero_ps();
+// AVX-512 attention of H query heads over the same KV head at once (grouped-query attention):
+// each key and value row is loaded once for all H, and the heads' chains are independent. A
+// head's arithmetic does not depend on H (the order is the header's).
+// Scores: sixteen slots at a time. `next`: the next block's keys (or null), prefetched while this
+// block's are used: a block is its own 4 KiB run of the cache, which the hardware prefetcher does
+// not cross into.
+template <int H>
+LLM_AVX512 void scores_heads_avx512(const float* q, const float* kt, int64_t d, int64_t bs,
+                                    int64_t slots, float scale, float* s, int64_t s_stride,
+                                    const float* next) {
+  if (next) {
+    for (int64_t off = 0; off < d * bs; off += 16) {
+      _mm_prefetch(reinterpret_cast<const char*>(next + off), _MM_HINT_T0);
+    }
+  }
+  for (int64_t c = 0; c < slots; c += 16) {
+    const __mmask16 m = first16(slots - c);
+    __m512 acc[H][kParts];
+    for (int h = 0; h < H; ++h) {
+      for (__m512& a : acc[h]) a = _mm512_setzero_ps();
+    }
+    for (int64_t i = 0; i < d; ++i) {
+      const __m512 kv = _mm512_maskz_loadu_ps(m, kt + i * bs + c);
+      const int u = static_cast<int>(i % kParts);
+      for (int h = 0; h < H; ++h) {
+        acc[h][u] = _mm512_fmadd_ps(_mm512_set1_ps(q[h * d + i]), kv, acc[h][u]);
+      }
+    }
+    for (int h = 0; h < H; ++h) {
+      const __m512* a = acc[h];
+      const __m512 t =
+          _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(a[2], a[3])),
+                        _mm512_add_ps(_mm512_add_ps(a[4], a[5]), _mm512_add_ps(a[6], a[7])));
+      _mm512_mask_storeu_ps(s + h * s_stride + c, m, _mm512_mul_ps(t, _mm512_set1_ps(scale)));
+    }
+  }
+}
+
+// The weighted sum: 64 columns at a time, eight independent chains per head (even and odd
+// positions of four vectors), prefetching the value rows a block ahead.
+template <int H, typename RowOf>
+LLM_AVX512 void weighted_sum_heads_avx512(const float* p, int64_t p_stride, int64_t n, int64_t d,
+                                          RowOf row_of, const float* inv, float* out,
+                                          int64_t prefetch_ahead) {
+  constexpr int kVecs = 4;
+  for (int64_t c = 0; c < d; c += 16 * kVecs) {
+    __mmask16 m[kVecs];
+    for (int v = 0; v < kVecs; ++v) {
+      m[v] = d - c > 16 * v ? first16(d - c - 16 * v) : __mmask16{0};
+    }
+    __m512 e[H][kVecs], o[H][kVecs];
+    for (int h = 0; h < H; ++h) {
+      for (int v = 0; v < kVecs; ++v) e[h][v] = o[h][v] = _mm512_setzero_ps();
+    }
     int64_t j = 0;
     for (; j + 2 <= n; j += 2) {
       const float* va = row_of(j) + c;
       const float* vb = row_of(j + 1) + c;
-      const __m512 pa = _mm512_set1_ps(p[j]), pb = _mm512_set1_ps(p[j + 1]);
-      e0 = _mm512_fmadd_ps(pa, _mm512_maskz_loadu_ps(m0, va), e0);
-      e1 = _mm512_fmadd_ps(pa, _mm512_maskz_loadu_ps(m1, va + 16), e1);
-      o0 = _mm512_fmadd_ps(pb, _mm512_maskz_loadu_ps(m0, vb), o0);
-      o1 = _mm512_fmadd_ps(pb, _mm512_maskz_loadu_ps(m1, vb + 16), o1);
+      if (c == 0 && j + prefetch_ahead < n) {
+        for (int64_t r = 0; r < 2; ++r) {
+          const char* ahead = reinterpret_cast<const char*>(row_of(j + r + prefetch_ahead));
+          for (int64_t off = 0; off < d * 4; off += 64) _mm_prefetch(ahead + off, _MM_HINT_T0);
+        }
+      }
+      for (int v = 0; v < kVecs; ++v) {
+        const __m512 a = _mm512_maskz_loadu_ps(m[v], va + 16 * v);
+        const __m512 b = _mm512_maskz_loadu_ps(m[v], vb + 16 * v);
+        for (int h = 0; h < H; ++h) {
+          e[h][v] = _mm512_fmadd_ps(_mm512_set1_ps(p[h * p_stride + j]), a, e[h][v]);
+          o[h][v] = _mm512_fmadd_ps(_mm512_set1_ps(p[h * p_stride + j + 1]), b, o[h][v]);
+        }
+      }
     }
     if (j < n) {
       const float* va = row_of(j) + c;
-      const __m512 pa = _mm512_set1_ps(p[j]);
-      e0 = _mm512_fmadd_ps(pa, _mm512_maskz_loadu_ps(m0, va), e0);
-      e1 = _mm512_fmadd_ps(pa, _mm512_maskz_loadu_ps(m1, va + 16), e1);
+      for (int v = 0; v < kVecs; ++v) {
+        const __m512 a = _mm512_maskz_loadu_ps(m[v], va + 16 * v);
+        for (int h = 0; h < H; ++h) {
+          e[h][v] = _mm512_fmadd_ps(_mm512_set1_ps(p[h * p_stride + j]), a, e[h][v]);
+        }
+      }
     }
-    const __m512 vi = _mm512_set1_ps(inv);
-    _mm512_mask_storeu_ps(out + c, m0, _mm512_mul_ps(_mm512_add_ps(e0, o0), vi));
-    if (m1) _mm512_mask_storeu_ps(out + c + 16, m1, _mm512_mul_ps(_mm512_add_ps(e1, o1), vi));
+    for (int h = 0; h < H; ++h) {
+      const __m512 vi = _mm512_set1_ps(inv[h]);
+      for (int v = 0; v < kVecs; ++v) {
+        if (m[v]) {
+          _mm512_mask_storeu_ps(out + h * d + c + 16 * v, m[v],
+                                _mm512_mul_ps(_mm512_add_ps(e[h][v], o[h][v]), vi));
+        }
+      }
+    }
   }
 }
 
@@ -210,13 +251,11 @@ LLM_AVX2 void weighted_sum_avx2(const float* p, int64_t n, int64_t d, RowOf row_
 
 }  // namespace
 
-void paged_attention(const float* q, const PagedKvCache& kv, int64_t layer, int64_t kv_head,
-                     std::span<const int32_t> block_table, int64_t pos, float scale,
-                     std::vector<float>& scores, float* out) {
+void paged_attention(const float* q, int64_t heads, const PagedKvCache& kv, int64_t layer,
+                     int64_t kv_head, std::span<const int32_t> block_table, int64_t pos,
+                     float scale, std::vector<float>& scores, float* out) {
   const int64_t n = pos + 1, d = kv.head_dim, bs = kv.block_size;
-  const int64_t blocks = (n + bs - 1) / bs;
-  scores.resize(static_cast<size_t>(blocks * bs));
-  float* s = scores.data();
+  const int64_t blocks = (n + bs - 1) / bs, stride = blocks * bs;
   auto keys = [&](int64_t b) {
     return kv.k.get() + kv.head_offset(layer, block_table[static_cast<size_t>(b)], kv_head);
   };
@@ -227,27 +266,62 @@ void paged_attention(const float* q, const PagedKvCache& kv, int64_t layer, int6
   const SimdLevel level = simd_level();
 #if LLM_HAVE_X86
   if (level == SimdLevel::kAvx512) {
-    for (int64_t b = 0; b < blocks; ++b) {
-      scores_avx512(q, keys(b), d, bs, std::min(bs, n - b * bs), scale, s + b * bs);
+    constexpr int64_t kMaxHeads = 3;  // 24 score accumulators
+    scores.resize(static_cast<size_t>(std::min(heads, kMaxHeads) * stride));
+    for (int64_t h0 = 0; h0 < heads; h0 += kMaxHeads) {
+      const int64_t hn = std::min(kMaxHeads, heads - h0);
+      const float* qh = q + h0 * d;
+      float* s = scores.data();
+      for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t slots = std::min(bs, n - b * bs);
+        const float* next = b + 1 < blocks ? keys(b + 1) : nullptr;
+        if (hn == 3)
+          scores_heads_avx512<3>(qh, keys(b), d, bs, slots, scale, s + b * bs, stride, next);
+        if (hn == 2)
+          scores_heads_avx512<2>(qh, keys(b), d, bs, slots, scale, s + b * bs, stride, next);
+        if (hn == 1)
+          scores_heads_avx512<1>(qh, keys(b), d, bs, slots, scale, s + b * bs, stride, next);
+      }
+      float inv[kMaxHeads];
+      for (int64_t h = 0; h < hn; ++h) {
+        float* sh = s + h * stride;
+        inv[h] = 1.0f / exp_sum_avx512(sh, n, max_avx512(sh, n));
+      }
+      float* oh = out + h0 * d;
+      if (hn == 3) weighted_sum_heads_avx512<3>(s, stride, n, d, row_of, inv, oh, bs);
+      if (hn == 2) weighted_sum_heads_avx512<2>(s, stride, n, d, row_of, inv, oh, bs);
+      if (hn == 1) weighted_sum_heads_avx512<1>(s, stride, n, d, row_of, inv, oh, bs);
     }
-    const float sum = exp_sum_avx512(s, n, max_avx512(s, n));
-    weighted_sum_avx512(s, n, d, row_of, 1.0f / sum, out);
-    return;
-  }
-  if (level == SimdLevel::kAvx2Fma) {
-    for (int64_t b = 0; b < blocks; ++b) {
-      scores_avx2(q, keys(b), d, bs, std::min(bs, n - b * bs), scale, s + b * bs);
-    }
-    const float sum = exp_sum_avx2(s, n, *std::max_element(s, s + n));
-    weighted_sum_avx2(s, n, d, row_of, 1.0f / sum, out);
     return;
   }
 #endif
-  for (int64_t b = 0; b < blocks; ++b) {
-    scores_portable(q, keys(b), d, bs, std::min(bs, n - b * bs), scale, s + b * bs);
+  scores.resize(static_cast<size_t>(stride));
+  float* s = scores.data();
+  for (int64_t h = 0; h < heads; ++h) {
+    const float* qh = q + h * d;
+    float* oh = out + h * d;
+#if LLM_HAVE_X86
+    if (level == SimdLevel::kAvx2Fma) {
+      for (int64_t b = 0; b < blocks; ++b) {
+        scores_avx2(qh, keys(b), d, bs, std::min(bs, n - b * bs), scale, s + b * bs);
+      }
+      const float sum = exp_sum_avx2(s, n, *std::max_element(s, s + n));
+      weighted_sum_avx2(s, n, d, row_of, 1.0f / sum, oh);
+      continue;
+    }
+#endif
+    for (int64_t b = 0; b < blocks; ++b) {
+      scores_portable(qh, keys(b), d, bs, std::min(bs, n - b * bs), scale, s + b * bs);
+    }
+    const float sum = exp_sum_portable(s, n, *std::max_element(s, s + n));
+    weighted_sum_portable(s, n, d, row_of, 1.0f / sum, oh);
   }
-  const float sum = exp_sum_portable(s, n, *std::max_element(s, s + n));
-  weighted_sum_portable(s, n, d, row_of, 1.0f / sum, out);
+}
+
+void paged_attention(const float* q, const PagedKvCache& kv, int64_t layer, int64_t kv_head,
+                     std::span<const int32_t> block_table, int64_t pos, float scale,
+                     std::vector<float>& scores, float* out) {
+  paged_attention(q, 1, kv, layer, kv_head, block_table, pos, scale, scores, out);
 }
 
 }  // namespace llm

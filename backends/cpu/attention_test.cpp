@@ -109,6 +109,37 @@ TEST_P(AttentionTest, AOneHotScoreCopiesItsValue) {
   for (float v : out) EXPECT_EQ(v, 7.0f);
 }
 
+TEST_P(AttentionTest, HeadsTogetherHaveTheBitsOfEachHeadAlone) {
+  // 1..7 heads over one KV head: chunks of three, two and one on the AVX-512 path.
+  for (const Case c : {Case{16, 64, 130}, Case{4, 24, 9}, Case{16, 72, 33}}) {
+    Rng rng(static_cast<uint64_t>(c.head_dim + c.pos));
+    const int64_t n = c.pos + 1, d = c.head_dim;
+    auto vec = [&](int64_t len) {
+      std::vector<float> v(static_cast<size_t>(len));
+      for (float& x : v) x = static_cast<float>(4 * rng.uniform() - 2);
+      return v;
+    };
+    std::vector<std::vector<float>> keys, values;
+    for (int64_t j = 0; j < n; ++j) {
+      keys.push_back(vec(d));
+      values.push_back(vec(d));
+    }
+    const Filled f = fill(c, keys, values, true);
+    for (int64_t heads = 1; heads <= 7; ++heads) {
+      const std::vector<float> q = vec(heads * d);
+      std::vector<float> scores, together(static_cast<size_t>(heads * d));
+      paged_attention(q.data(), heads, f.kv, 1, 1, f.table, c.pos, 0.125f, scores, together.data());
+      for (int64_t h = 0; h < heads; ++h) {
+        std::vector<float> alone(static_cast<size_t>(d));
+        paged_attention(q.data() + h * d, f.kv, 1, 1, f.table, c.pos, 0.125f, scores, alone.data());
+        for (int64_t i = 0; i < d; ++i) {
+          ASSERT_EQ(together[h * d + i], alone[i]) << heads << " heads, head " << h << " dim " << i;
+        }
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Simd, AttentionTest,
                          ::testing::Values(SimdLevel::kPortable, SimdLevel::kAvx2Fma,
                                            SimdLevel::kAvx512),

@@ -37,6 +37,7 @@ struct CpuBackend::Impl {
   std::shared_ptr<const ModelWeights> weights;
   CpuBackendOptions options;
   ThreadPool pool;
+  std::shared_ptr<const PackedModel> packed;
   PagedKvCache kv;
   std::vector<double> inv_freq;
 
@@ -75,6 +76,13 @@ CpuBackend::CpuBackend(std::shared_ptr<const ModelWeights> weights,
   check_config(*weights);
   impl_ = std::make_unique<Impl>(std::move(weights), options);
   const ModelConfig& c = impl_->weights->config;
+  impl_->packed = options.packed;
+  if (!impl_->packed) {
+    impl_->packed = std::make_shared<PackedModel>(pack_model(*impl_->weights, &impl_->pool));
+  } else if (impl_->packed->layers.size() != impl_->weights->layers.size() ||
+             impl_->packed->output.n != c.vocab_size || impl_->packed->output.k != c.hidden_size) {
+    throw std::invalid_argument("cpu backend: the packed model is not this model's");
+  }
   impl_->kv = PagedKvCache(options.num_blocks, c.num_hidden_layers, c.num_key_value_heads,
                            c.head_dim, options.block_size);
   impl_->inv_freq = rope_inv_freq(c);
@@ -171,6 +179,7 @@ void CpuBackend::Impl::gather(const SchedulerOutput& batch) {
 void CpuBackend::Impl::layer(int64_t li, const SchedulerOutput& batch) {
   const ModelConfig& c = weights->config;
   const LayerWeights& w = weights->layers[static_cast<size_t>(li)];
+  const PackedLayer& pw = packed->layers[static_cast<size_t>(li)];
   const int64_t T = static_cast<int64_t>(tok_id.size());
   const int64_t h = c.hidden_size, hd = c.head_dim, half = hd / 2, nh = c.num_attention_heads,
                 nkv = c.num_key_value_heads, qd = nh * hd, kvd = nkv * hd, f = c.intermediate_size,
@@ -189,11 +198,11 @@ void CpuBackend::Impl::layer(int64_t li, const SchedulerOutput& batch) {
   }
   auto bias = [](const std::vector<float>& b) { return b.empty() ? nullptr : b.data(); };
   const MatmulPart qkv[] = {
-      {w.q_proj.data(), qd, bias(w.q_bias), q.data(), qd},
-      {w.k_proj.data(), kvd, bias(w.k_bias), k.data(), kvd},
-      {w.v_proj.data(), kvd, bias(w.v_bias), v.data(), kvd},
+      {&pw.q_proj, bias(w.q_bias), q.data(), qd},
+      {&pw.k_proj, bias(w.k_bias), k.data(), kvd},
+      {&pw.v_proj, bias(w.v_bias), v.data(), kvd},
   };
-  matmul(&pool, xn.data(), T, h, qkv);
+  matmul(&pool, xn.data(), h, T, h, qkv);
   // RoPE on token t's queries and keys of KV head g, and its K and V into the cache.
   auto cache_token = [&](int64_t t, int64_t g) {
     const float* cs = rope_cos.data() + t * half;
@@ -213,49 +222,50 @@ void CpuBackend::Impl::layer(int64_t li, const SchedulerOutput& batch) {
     std::copy(vv, vv + hd, kv.v.get() + kv.v_offset(li, block, g, slot));
   };
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  auto attend = [&](int64_t t, int64_t hh) {
+  // Token t's query heads of KV head g, together (they share the K/V loads).
+  auto attend = [&](int64_t t, int64_t g) {
     thread_local std::vector<float> scores;
     const Request& r = *batch.seqs[static_cast<size_t>(tok_seq[static_cast<size_t>(t)])].request;
-    paged_attention(q.data() + t * qd + hh * hd, kv, li, hh / group, r.block_ids,
-                    tok_pos[static_cast<size_t>(t)], scale, scores, attn.data() + t * qd + hh * hd);
+    const int64_t first_head = g * group;
+    paged_attention(q.data() + t * qd + first_head * hd, group, kv, li, g, r.block_ids,
+                    tok_pos[static_cast<size_t>(t)], scale, scores,
+                    attn.data() + t * qd + first_head * hd);
   };
   // A token's attention reads only its own sequence's K/V of its KV head, so one task per
   // (sequence, KV head) can cache its tokens and then attend for them, all in one parallel loop.
   // With too few such pairs to share out (a long prompt alone), caching runs first on this
-  // thread and attention is shared out per (token, head). Same arithmetic either way.
+  // thread and attention is shared out per (token, KV head). Same arithmetic either way.
   const int64_t pairs = static_cast<int64_t>(seq_tokens.size()) * nkv;
   if (pairs >= 2 * pool.size()) {
     auto cache_and_attend = [&](int64_t task) {
       const auto [first, count] = seq_tokens[static_cast<size_t>(task / nkv)];
       const int64_t g = task % nkv;
       for (int64_t t = first; t < first + count; ++t) cache_token(t, g);
-      for (int64_t t = first; t < first + count; ++t) {
-        for (int64_t hh = g * group; hh < (g + 1) * group; ++hh) attend(t, hh);
-      }
+      for (int64_t t = first; t < first + count; ++t) attend(t, g);
     };
     pool.run(pairs, cache_and_attend);
   } else {
     for (int64_t t = 0; t < T; ++t) {
       for (int64_t g = 0; g < nkv; ++g) cache_token(t, g);
     }
-    auto attend_task = [&](int64_t task) { attend(task / nh, task % nh); };
-    if (T * nh >= 8) {
-      pool.run(T * nh, attend_task);
+    auto attend_task = [&](int64_t task) { attend(task / nkv, task % nkv); };
+    if (T * nkv >= 4) {
+      pool.run(T * nkv, attend_task);
     } else {
-      for (int64_t task = 0; task < T * nh; ++task) attend_task(task);
+      for (int64_t task = 0; task < T * nkv; ++task) attend_task(task);
     }
   }
-  const MatmulPart o[] = {{w.o_proj.data(), h, nullptr, tmp.data(), h}};
-  matmul(&pool, attn.data(), T, qd, o);
+  const MatmulPart o[] = {{&pw.o_proj, nullptr, tmp.data(), h}};
+  matmul(&pool, attn.data(), qd, T, qd, o);
   add_in_place(x.data(), tmp.data(), T * h);
 
   // MLP block.
   for (int64_t t = 0; t < T; ++t) {
     rms_norm(x.data() + t * h, w.ffn_norm.data(), h, c.rms_norm_eps, xn.data() + t * h);
   }
-  matmul_swiglu(&pool, xn.data(), T, h, w.gate_proj.data(), w.up_proj.data(), f, gate.data(), f);
-  const MatmulPart down[] = {{w.down_proj.data(), h, nullptr, tmp.data(), h}};
-  matmul(&pool, gate.data(), T, f, down);
+  matmul_swiglu(&pool, xn.data(), h, T, h, pw.gate_proj, pw.up_proj, gate.data(), f);
+  const MatmulPart down[] = {{&pw.down_proj, nullptr, tmp.data(), h}};
+  matmul(&pool, gate.data(), f, T, f, down);
   add_in_place(x.data(), tmp.data(), T * h);
 }
 
@@ -286,9 +296,9 @@ void CpuBackend::Impl::forward(const SchedulerOutput& batch, std::vector<int32_t
 
 void CpuBackend::Impl::lm_head(int64_t rows) {
   const int64_t vocab = weights->config.vocab_size;
-  const MatmulPart part[] = {
-      {weights->output_matrix().data(), vocab, nullptr, logits.data(), vocab}};
-  matmul(&pool, final_x.data(), rows, weights->config.hidden_size, part);
+  const int64_t h = weights->config.hidden_size;
+  const MatmulPart part[] = {{&packed->output, nullptr, logits.data(), vocab}};
+  matmul(&pool, final_x.data(), h, rows, h, part);
 }
 
 void CpuBackend::Impl::head(int64_t row, int64_t out_row) {

@@ -15,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "backends/cpu/packed_model.h"
 #include "backends/model/model_weights.h"
 #include "core/backend.h"
 
@@ -24,6 +25,9 @@ struct CpuBackendOptions {
   int64_t num_blocks = 0;   // KV blocks, as the scheduler's KV cache manager has them
   int32_t block_size = 16;  // tokens per block
   int threads = 0;          // worker threads for the GEMMs; 0: hardware concurrency
+  // The model's matrices packed for the matmul (pack_model of the same weights), shared by the
+  // backends of one model; null: the backend packs its own copy.
+  std::shared_ptr<const PackedModel> packed;
   // Called during execute() with each sampling sequence's logits (vocab_size floats, before
   // temperature), before its token is drawn; for tests and tools (golden logits, invariance).
   std::function<void(const Request&, std::span<const float> logits)> on_logits;

@@ -1,17 +1,18 @@
-// Batch-invariant fp32 matrix products for the CPU backend. Every output value is one dot product
-// over K in a fixed order: eight lanes, lane l summing the products k = l, l+8, l+16, ... with
-// FMA in increasing k, then a fixed tree of horizontal adds. That order depends on nothing but K,
-// so a row's result is bit-identical whatever the other rows of the batch (M), the tiling, the
-// chunking over threads or the thread count. Blocking over M and N only reuses cached data.
-// The path is picked at run time: AVX-512 (sixteen lanes, then lanes l and l+8 added before the
-// same tree), else AVX2+FMA, else portable code with the eight lanes and tree of the AVX2 path
-// (separate multiply and add). The paths' bits differ from each other; each is invariant.
+// Batch-invariant fp32 matrix products for the CPU backend, over weights packed by
+// packed_matrix.h. Every output value is one chain of fused multiply-adds over k in increasing
+// order, starting from zero (then the bias is added): out = fma(x[k-1], w[k-1], ... fma(x[0],
+// w[0], 0)). That order depends on nothing at all, so a row's result is bit-identical whatever the
+// other rows of the batch (M), the tiling, the chunking over threads or the thread count, and the
+// three paths (AVX-512, AVX2+FMA, portable std::fma) give the same bits. Tiles of up to 16 rows
+// share each weight load; blocking over M and N only reuses cached data.
 // Thread-safety: the functions are pure apart from writing their outputs; force_simd_level is for
 // tests and must not race with running kernels.
 #pragma once
 
 #include <cstdint>
 #include <span>
+
+#include "backends/cpu/packed_matrix.h"
 
 namespace llm {
 
@@ -23,30 +24,30 @@ SimdLevel simd_level();              // the path in use (the best this CPU suppo
 const char* simd_name(SimdLevel l);  // "Portable", "Avx2Fma", "Avx512"
 void force_simd_level(SimdLevel l);  // tests: falls back to the best supported level below l
 
-// The dot product of a and b (length k) in the fixed order above.
+// A dot product of a and b (length k): eight (AVX-512: sixteen) lanes summed in a fixed tree, for
+// the vector ops (rms_norm); not the matmul's order.
 float dot(const float* a, const float* b, int64_t k);
 
-// One weight matrix of a product: w is row-major [n][k] (a row per output, Hugging Face layout),
-// bias [n] or null; out[i * ldo + j] = dot(x row i, w row j) + bias[j].
+// One weight matrix of a product: out[i * ldo + j] = sum over q of x[i][q] * w[j][q] + bias[j]
+// for the w->n outputs j; bias [w->n] or null.
 struct MatmulPart {
-  const float* w = nullptr;
-  int64_t n = 0;
+  const PackedMatrix* w = nullptr;
   const float* bias = nullptr;
   float* out = nullptr;
   int64_t ldo = 0;
 };
 
-// Computes every part for the m rows of x (row-major [m][k]) with one parallel loop over output
-// columns (pool may be null: the calling thread does everything).
-void matmul(ThreadPool* pool, const float* x, int64_t m, int64_t k,
+// Computes every part (each with w->k == k) for the m rows of x (row-major, row stride ldx >= k)
+// with one parallel loop over blocks of output columns and rows (pool may be null: the calling
+// thread does everything).
+void matmul(ThreadPool* pool, const float* x, int64_t ldx, int64_t m, int64_t k,
             std::span<const MatmulPart> parts);
 
-// SwiGLU's first half in one parallel loop: out[i * ldo + j] = silu(dot(x row i, gate row j)) *
-// dot(x row i, up row j) for the m rows of x and the n rows of gate and up ([n][k] each). Each task
-// computes a block of columns of both products (the dot products exactly as matmul does) and
-// combines them while they are in cache, with vector_ops.h's silu_mul: the same bits as matmul of
-// the two parts followed by silu_mul.
-void matmul_swiglu(ThreadPool* pool, const float* x, int64_t m, int64_t k, const float* gate,
-                   const float* up, int64_t n, float* out, int64_t ldo);
+// SwiGLU's first half in one parallel loop: out[i * ldo + j] = silu(gate_i,j) * up_i,j for the m
+// rows of x, where gate and up are products as matmul computes them (gate->n == up->n). Each task
+// computes a block of columns of both and combines them while they are in cache, with
+// vector_ops.h's silu_mul: the same bits as matmul of the two parts followed by silu_mul.
+void matmul_swiglu(ThreadPool* pool, const float* x, int64_t ldx, int64_t m, int64_t k,
+                   const PackedMatrix& gate, const PackedMatrix& up, float* out, int64_t ldo);
 
 }  // namespace llm

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "backends/cpu/thread_pool.h"
@@ -22,6 +24,13 @@ struct Shape {
   int64_t m, n, k;
 };
 
+// The order matmul.h promises: one FMA chain over k in increasing order from zero, then the bias.
+float fma_chain(const float* x, const float* w_row, int64_t k, float bias) {
+  float acc = 0.0f;
+  for (int64_t q = 0; q < k; ++q) acc = std::fma(x[q], w_row[q], acc);
+  return acc + bias;
+}
+
 class MatmulTest : public ::testing::TestWithParam<SimdLevel> {
  protected:
   void SetUp() override {
@@ -37,8 +46,9 @@ TEST_P(MatmulTest, MatchesDoubleReferenceWithBias) {
                         Shape{16, 200, 64}, Shape{33, 70, 250}, Shape{130, 61, 1000}}) {
     const auto x = random_vec(1, s.m * s.k), w = random_vec(2, s.n * s.k), b = random_vec(3, s.n);
     std::vector<float> out(static_cast<size_t>(s.m * s.n));
-    const MatmulPart part{w.data(), s.n, b.data(), out.data(), s.n};
-    matmul(&pool, x.data(), s.m, s.k, {&part, 1});
+    const PackedMatrix pw = pack_matrix(w.data(), s.n, s.k);
+    const MatmulPart part{&pw, b.data(), out.data(), s.n};
+    matmul(&pool, x.data(), s.k, s.m, s.k, {&part, 1});
     for (int64_t i = 0; i < s.m; ++i) {
       for (int64_t j = 0; j < s.n; ++j) {
         double ref = b[j];
@@ -51,28 +61,70 @@ TEST_P(MatmulTest, MatchesDoubleReferenceWithBias) {
   }
 }
 
-TEST_P(MatmulTest, EveryRowIsBitIdenticalWhateverTheBatchAndThreads) {
-  const int64_t n = 150, k = 203, m = 37;
-  const auto x = random_vec(4, m * k), w = random_vec(5, n * k);
-  std::vector<float> all(static_cast<size_t>(m * n));
-  ThreadPool pool(2);
-  const MatmulPart part{w.data(), n, nullptr, all.data(), n};
-  matmul(&pool, x.data(), m, k, {&part, 1});
-  for (int64_t i = 0; i < m; ++i) {
-    std::vector<float> one(static_cast<size_t>(n));
-    const MatmulPart p1{w.data(), n, nullptr, one.data(), n};
-    matmul(nullptr, x.data() + i * k, 1, k, {&p1, 1});  // alone, one thread
-    for (int64_t j = 0; j < n; ++j) {
-      ASSERT_EQ(one[j], all[i * n + j]) << "row " << i << " col " << j;
-      ASSERT_EQ(dot(x.data() + i * k, w.data() + j * k, k), one[j]);
+TEST_P(MatmulTest, EveryOutputIsTheFmaChainWhateverTheBatchAndThreads) {
+  // Shapes that cross every tile edge: one row, the 16-row decode tile, several 12-row prefill
+  // tiles and row blocks, partial panels, and a k longer than the prefetch distance.
+  for (const Shape s : {Shape{1, 150, 203}, Shape{37, 150, 203}, Shape{16, 33, 64},
+                        Shape{300, 70, 40}, Shape{5, 17, 1}, Shape{40, 100, 3000}}) {
+    const auto x = random_vec(4, s.m * s.k), w = random_vec(5, s.n * s.k), b = random_vec(6, s.n);
+    const PackedMatrix pw = pack_matrix(w.data(), s.n, s.k);
+    std::vector<float> all(static_cast<size_t>(s.m * s.n));
+    ThreadPool pool(2);
+    const MatmulPart part{&pw, b.data(), all.data(), s.n};
+    matmul(&pool, x.data(), s.k, s.m, s.k, {&part, 1});
+    for (int64_t i = 0; i < s.m; ++i) {
+      std::vector<float> one(static_cast<size_t>(s.n));
+      const MatmulPart p1{&pw, b.data(), one.data(), s.n};
+      matmul(nullptr, x.data() + i * s.k, s.k, 1, s.k, {&p1, 1});  // alone, one thread
+      for (int64_t j = 0; j < s.n; ++j) {
+        ASSERT_EQ(one[j], all[i * s.n + j]) << s.m << "x" << s.n << "x" << s.k << " row " << i;
+        ASSERT_EQ(fma_chain(x.data() + i * s.k, w.data() + j * s.k, s.k, b[j]), one[j])
+            << s.m << "x" << s.n << "x" << s.k << " row " << i << " col " << j;
+      }
+    }
+    // A sub-batch starting at an odd row: other tile edges, same bits.
+    const int64_t first = std::min<int64_t>(5, s.m - 1), rows = std::min<int64_t>(7, s.m - first);
+    std::vector<float> sub(static_cast<size_t>(rows * s.n));
+    const MatmulPart p7{&pw, b.data(), sub.data(), s.n};
+    matmul(&pool, x.data() + first * s.k, s.k, rows, s.k, {&p7, 1});
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < s.n; ++j) ASSERT_EQ(sub[i * s.n + j], all[(i + first) * s.n + j]);
     }
   }
-  // A sub-batch starting at an odd row: other tile edges, same bits.
-  std::vector<float> sub(static_cast<size_t>(7 * n));
-  const MatmulPart p7{w.data(), n, nullptr, sub.data(), n};
-  matmul(&pool, x.data() + 5 * k, 7, k, {&p7, 1});
-  for (int64_t i = 0; i < 7; ++i) {
-    for (int64_t j = 0; j < n; ++j) ASSERT_EQ(sub[i * n + j], all[(i + 5) * n + j]);
+}
+
+TEST_P(MatmulTest, ReadsRowsAtTheirStrideAndWritesOnlyItsColumns) {
+  const int64_t m = 20, n = 37, k = 50, ldx = 64, ldo = 45;
+  const auto x = random_vec(7, m * ldx), w = random_vec(8, n * k);
+  const PackedMatrix pw = pack_matrix(w.data(), n, k);
+  std::vector<float> out(static_cast<size_t>(m * ldo), -7.0f);
+  const MatmulPart part{&pw, nullptr, out.data(), ldo};
+  matmul(nullptr, x.data(), ldx, m, k, {&part, 1});
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < ldo; ++j) {
+      const float want = j < n ? fma_chain(x.data() + i * ldx, w.data() + j * k, k, 0.0f) : -7.0f;
+      ASSERT_EQ(out[i * ldo + j], want) << "row " << i << " col " << j;
+    }
+  }
+}
+
+TEST(PackedMatrix, PanelsAreKMajorAndPaddedWithZeros) {
+  const int64_t n = 20, k = 3;
+  std::vector<float> w(static_cast<size_t>(n * k));
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < k; ++i) w[j * k + i] = static_cast<float>(100 * j + i);
+  }
+  const PackedMatrix p = pack_matrix(w.data(), n, k);
+  ASSERT_EQ(p.panels(), 2);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p.panel(0)) % 64, 0u);
+  for (int64_t panel = 0; panel < 2; ++panel) {
+    for (int64_t i = 0; i < k; ++i) {
+      for (int64_t c = 0; c < kPanelWidth; ++c) {
+        const int64_t j = panel * kPanelWidth + c;
+        const float want = j < n ? static_cast<float>(100 * j + i) : 0.0f;
+        ASSERT_EQ(p.panel(panel)[i * kPanelWidth + c], want) << panel << " " << i << " " << c;
+      }
+    }
   }
 }
 
@@ -81,13 +133,12 @@ TEST_P(MatmulTest, SeveralPartsShareOneLoop) {
   const auto x = random_vec(6, m * k), a = random_vec(7, 40 * k), b = random_vec(8, 1000 * k);
   std::vector<float> oa(m * 40), ob(m * 1000), ra(m * 40), rb(m * 1000);
   ThreadPool pool(3);
-  const MatmulPart both[] = {{a.data(), 40, nullptr, oa.data(), 40},
-                             {b.data(), 1000, nullptr, ob.data(), 1000}};
-  matmul(&pool, x.data(), m, k, both);
-  const MatmulPart pa{a.data(), 40, nullptr, ra.data(), 40},
-      pb{b.data(), 1000, nullptr, rb.data(), 1000};
-  matmul(nullptr, x.data(), m, k, {&pa, 1});
-  matmul(nullptr, x.data(), m, k, {&pb, 1});
+  const PackedMatrix pa_w = pack_matrix(a.data(), 40, k), pb_w = pack_matrix(b.data(), 1000, k);
+  const MatmulPart both[] = {{&pa_w, nullptr, oa.data(), 40}, {&pb_w, nullptr, ob.data(), 1000}};
+  matmul(&pool, x.data(), k, m, k, both);
+  const MatmulPart pa{&pa_w, nullptr, ra.data(), 40}, pb{&pb_w, nullptr, rb.data(), 1000};
+  matmul(nullptr, x.data(), k, m, k, {&pa, 1});
+  matmul(nullptr, x.data(), k, m, k, {&pb, 1});
   EXPECT_EQ(oa, ra);
   EXPECT_EQ(ob, rb);
 }

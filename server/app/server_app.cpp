@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/thread_pool.h"
 #include "backends/model/model_weights.h"
 #include "server/app/codec_setup.h"
 #include "server/app/model_engine_setup.h"
@@ -222,6 +223,11 @@ std::function<Backend*()> LlmServer::setup_cpu() {
   const int cores =
       o.cpu_threads > 0 ? o.cpu_threads : static_cast<int>(std::thread::hardware_concurrency());
   cpu.threads = std::max(1, cores / std::max(1, static_cast<int>(o.data_parallel_size)));
+  {
+    check_weight_shapes(*weights, "cpu backend");
+    ThreadPool pool(cores);  // the matrices packed once, for every engine
+    cpu.packed = std::make_shared<const PackedModel>(pack_model(*weights, &pool));
+  }
   std::shared_ptr<const ModelWeights> shared = std::move(weights);
   return [this, shared, cpu] {
     backends_.push_back(std::make_unique<CpuBackend>(shared, cpu));

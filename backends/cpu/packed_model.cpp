@@ -1,0 +1,53 @@
+#include "backends/cpu/packed_model.h"
+
+#include <cstdint>
+#include <exception>
+#include <mutex>
+
+#include "backends/cpu/thread_pool.h"
+
+namespace llm {
+
+PackedModel pack_model(const ModelWeights& w, ThreadPool* pool) {
+  const ModelConfig& c = w.config;
+  const int64_t h = c.hidden_size, qd = c.num_attention_heads * c.head_dim,
+                kvd = c.num_key_value_heads * c.head_dim, f = c.intermediate_size;
+  PackedModel m;
+  m.layers.resize(w.layers.size());
+  const int64_t n = static_cast<int64_t>(w.layers.size());
+  std::mutex mu;
+  std::exception_ptr failure;  // the first task's failure (out of memory), rethrown at the end
+  // Task i < n packs layer i; task n packs the output head.
+  auto pack_one = [&](int64_t i) {
+    if (i == n) {
+      m.output = pack_matrix(w.output_matrix().data(), c.vocab_size, h);
+      return;
+    }
+    const LayerWeights& l = w.layers[static_cast<size_t>(i)];
+    PackedLayer& p = m.layers[static_cast<size_t>(i)];
+    p.q_proj = pack_matrix(l.q_proj.data(), qd, h);
+    p.k_proj = pack_matrix(l.k_proj.data(), kvd, h);
+    p.v_proj = pack_matrix(l.v_proj.data(), kvd, h);
+    p.o_proj = pack_matrix(l.o_proj.data(), h, qd);
+    p.gate_proj = pack_matrix(l.gate_proj.data(), f, h);
+    p.up_proj = pack_matrix(l.up_proj.data(), f, h);
+    p.down_proj = pack_matrix(l.down_proj.data(), h, f);
+  };
+  auto pack = [&](int64_t i) {  // the pool's tasks must not throw
+    try {
+      pack_one(i);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!failure) failure = std::current_exception();
+    }
+  };
+  if (pool) {
+    pool->run(n + 1, pack);
+  } else {
+    for (int64_t i = 0; i <= n; ++i) pack(i);
+  }
+  if (failure) std::rethrow_exception(failure);
+  return m;
+}
+
+}  // namespace llm
