@@ -104,10 +104,15 @@ struct ReadPattern {
   int streams = 1;
   int64_t ahead = 0;
   int rows = 0;
+  int64_t panel = 0;  // > 0: the chunk as groups of `streams` runs of `panel` floats (the matmul's)
 };
 
 std::string pattern_name(const ReadPattern& p) {
   if (p.rows > 0) return "rows" + std::to_string(p.rows) + "+next";
+  if (p.panel > 0) {
+    return std::to_string(p.streams) + " panels of " + std::to_string(p.panel * 4 / 1024) +
+           " KiB+pf" + std::to_string(p.ahead * 4);
+  }
   return std::to_string(p.streams) + "x" + (p.ahead ? "+pf" + std::to_string(p.ahead * 4) : "");
 }
 
@@ -125,6 +130,17 @@ __attribute__((target("avx512f"))) float read_avx512(const float* p, int64_t n,
           const float* q = p + g + r * k + i;
           if (next) _mm_prefetch(reinterpret_cast<const char*>(q + group), _MM_HINT_T0);
           acc[r & 7] = _mm512_add_ps(acc[r & 7], _mm512_loadu_ps(q));
+        }
+      }
+    }
+  } else if (pat.panel > 0) {
+    const int64_t group = pat.panel * pat.streams;
+    for (int64_t g = 0; g + group <= n; g += group) {
+      for (int64_t i = 0; i < pat.panel; i += 16) {
+        for (int s = 0; s < pat.streams; ++s) {
+          const float* q = p + g + s * pat.panel + i;
+          if (pat.ahead) _mm_prefetch(reinterpret_cast<const char*>(q + pat.ahead), _MM_HINT_T0);
+          acc[s & 7] = _mm512_add_ps(acc[s & 7], _mm512_loadu_ps(q));
         }
       }
     }
@@ -164,7 +180,9 @@ __attribute__((target("avx2"))) float read_avx2(const float* p, int64_t n, const
 float read_chunk(const float* p, int64_t n, const ReadPattern& pat) {
 #if defined(__x86_64__)
   if (__builtin_cpu_supports("avx512f")) return read_avx512(p, n, pat);
-  if (__builtin_cpu_supports("avx2") && pat.rows == 0) return read_avx2(p, n, pat);
+  if (__builtin_cpu_supports("avx2") && pat.rows == 0 && pat.panel == 0) {
+    return read_avx2(p, n, pat);
+  }
 #endif
   float s = 0;
   for (int64_t i = 0; i < n; ++i) s += p[i];
@@ -193,6 +211,9 @@ const Bandwidth& measure_read_bandwidth_pattern() {
       for (int64_t ahead : {0, 512, 2048}) patterns.push_back({streams, ahead, 0});
     }
     for (int rows : {8, 16}) patterns.push_back({1, 0, rows});
+    // The matmul's own: batch 1 reads 8 panels of k x 16 floats side by side (k = 768), batch 16
+    // one, each prefetched 8 KiB ahead (matmul.cpp's kAheadLines).
+    for (int streams : {1, 8}) patterns.push_back({streams, 2048, 0, 768 * 16});
     Bandwidth best;
     for (int threads : {1, 0}) {
       ThreadPool pool(threads);

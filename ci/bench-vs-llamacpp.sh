@@ -19,7 +19,8 @@
 # model, every tool's output) go to WORK (default /tmp/bench-vs-llamacpp) and are reused by the
 # next run; nothing of llama.cpp is written into the repository. STAGES (default
 # "fetch build model llama ours table") picks stages, e.g. STAGES="model ours table".
-# RUNS (default 2) repeats each measurement; the table shows the median of the runs.
+# RUNS (default 2) repeats each measurement, the engines taking turns; the table shows the median
+# of the runs.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,35 +106,39 @@ stop_server() {
 }
 trap stop_server EXIT
 
-if has_stage llama; then
+llama_run() {  # RUN
+  local run=$1
   [[ -x $LLAMA_BIN/llama-bench ]] || die "llama.cpp tools missing in $LLAMA_BIN (build stage)"
-  for run in $(seq 1 "$RUNS"); do
-    "$LLAMA_BIN/llama-bench" -m "$MODEL" -t "$THREADS" -p 512 -n 64 -r 3 -o json \
-      >"$OUT/llama-bench.$run.json" 2>"$OUT/llama-bench.$run.log"
-    "$LLAMA_BIN/llama-batched-bench" -m "$MODEL" -t "$THREADS" -c 4608 -b 2048 -ub 512 \
-      -npp 128 -ntg 128 -npl 16 >"$OUT/llama-batched.$run.txt" 2>&1
-    "$LLAMA_BIN/llama-server" -m "$MODEL" -t "$THREADS" -np 16 -c 8192 --port "$PORT_LLAMA" \
-      --host 127.0.0.1 >"$OUT/llama-server.$run.log" 2>&1 &
-    SERVER_PID=$!
-    wait_ready "$PORT_LLAMA" "$SERVER_PID" || die "llama-server did not start: $OUT/llama-server.$run.log"
-    run_llmbench "$PORT_LLAMA" "$OUT/llama-llmbench.$run.json"
-    stop_server
-  done
-fi
+  "$LLAMA_BIN/llama-bench" -m "$MODEL" -t "$THREADS" -p 512 -n 64 -r 3 -o json \
+    >"$OUT/llama-bench.$run.json" 2>"$OUT/llama-bench.$run.log"
+  "$LLAMA_BIN/llama-batched-bench" -m "$MODEL" -t "$THREADS" -c 4608 -b 2048 -ub 512 \
+    -npp 128 -ntg 128 -npl 16 >"$OUT/llama-batched.$run.txt" 2>&1
+  "$LLAMA_BIN/llama-server" -m "$MODEL" -t "$THREADS" -np 16 -c 8192 --port "$PORT_LLAMA" \
+    --host 127.0.0.1 >"$OUT/llama-server.$run.log" 2>&1 &
+  SERVER_PID=$!
+  wait_ready "$PORT_LLAMA" "$SERVER_PID" || die "llama-server did not start: $OUT/llama-server.$run.log"
+  run_llmbench "$PORT_LLAMA" "$OUT/llama-llmbench.$run.json"
+  stop_server
+}
 
-if has_stage ours; then
-  for run in $(seq 1 "$RUNS"); do
-    LLM_BENCH_MODEL=$MODEL "$BUILD/llm_bench" --benchmark_filter='BM_Decode/|BM_Prefill/512' \
-      --benchmark_format=json >"$OUT/ours-bench.$run.json" 2>"$OUT/ours-bench.$run.log"
-    "$BUILD/llmserve" --backend cpu --model "$MODEL" --cpu-threads "$THREADS" \
-      --max-num-seqs 16 --num-gpu-blocks-override 2048 --host 127.0.0.1 --port "$PORT_OURS" \
-      >"$OUT/llmserve.$run.log" 2>&1 &
-    SERVER_PID=$!
-    wait_ready "$PORT_OURS" "$SERVER_PID" || die "llmserve did not start: $OUT/llmserve.$run.log"
-    run_llmbench "$PORT_OURS" "$OUT/ours-llmbench.$run.json"
-    stop_server
-  done
-fi
+ours_run() {  # RUN
+  local run=$1
+  LLM_BENCH_MODEL=$MODEL "$BUILD/llm_bench" --benchmark_filter='BM_Decode/|BM_Prefill/512' \
+    --benchmark_format=json >"$OUT/ours-bench.$run.json" 2>"$OUT/ours-bench.$run.log"
+  "$BUILD/llmserve" --backend cpu --model "$MODEL" --cpu-threads "$THREADS" \
+    --max-num-seqs 16 --num-gpu-blocks-override 2048 --host 127.0.0.1 --port "$PORT_OURS" \
+    >"$OUT/llmserve.$run.log" 2>&1 &
+  SERVER_PID=$!
+  wait_ready "$PORT_OURS" "$SERVER_PID" || die "llmserve did not start: $OUT/llmserve.$run.log"
+  run_llmbench "$PORT_OURS" "$OUT/ours-llmbench.$run.json"
+  stop_server
+}
+
+# The two engines take turns, run by run, so that both see the same background load.
+for run in $(seq 1 "$RUNS"); do
+  if has_stage llama; then llama_run "$run"; fi
+  if has_stage ours; then ours_run "$run"; fi
+done
 
 if has_stage table; then
   "$PY" "$ROOT/ci/bench-vs-llamacpp-table.py" "$OUT" "$RUNS"

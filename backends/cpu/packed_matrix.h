@@ -1,26 +1,23 @@
 // PackedMatrix: a weight matrix in the layout the CPU backend's matmul reads. The source is
 // row-major [n][k] (a row per output, the Hugging Face layout); the packed form cuts the n outputs
 // into panels of kPanelWidth columns and stores each panel k-major, [k][kPanelWidth], 64-byte
-// aligned, the last panel padded with zeros. A product then streams each panel front to back, one
-// cache line per k, and every output accumulates over k in increasing order (matmul.h).
-// Thread-safety: immutable after pack_matrix; share it freely.
+// aligned (huge_buffer.h), the last panel padded with zeros. A product then streams each panel
+// front to back, one cache line per k, and every output accumulates over k in increasing order
+// (matmul.h). Thread-safety: immutable after pack_matrix; share it freely.
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
+
+#include "backends/cpu/huge_buffer.h"
 
 namespace llm {
 
 inline constexpr int64_t kPanelWidth = 16;  // one AVX-512 vector of fp32 outputs
 
 struct PackedMatrix {
-  struct Free {
-    void operator()(float* p) const { std::free(p); }
-  };
   int64_t n = 0;  // outputs (rows of the source)
   int64_t k = 0;  // inputs (columns of the source)
-  std::unique_ptr<float[], Free> data;
+  FloatBuffer data;
 
   int64_t panels() const { return (n + kPanelWidth - 1) / kPanelWidth; }
   // Panel p: k rows of kPanelWidth values, row i holding w[p * kPanelWidth + j][i] at j.

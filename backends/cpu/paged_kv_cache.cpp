@@ -18,9 +18,9 @@ PagedKvCache::PagedKvCache(int64_t num_blocks_, int64_t num_layers_, int64_t kv_
                                 ")");
   }
   const int64_t n = num_layers * num_blocks * kv_heads * block_size * head_dim;
-  // new float[] leaves the values uninitialised: pages are only committed once written.
-  k.reset(new float[static_cast<size_t>(n)]);
-  v.reset(new float[static_cast<size_t>(n)]);
+  // Uninitialised: pages are only committed once written.
+  k = allocate_floats(static_cast<size_t>(n));
+  v = allocate_floats(static_cast<size_t>(n));
 }
 
 }  // namespace llm

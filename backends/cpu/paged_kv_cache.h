@@ -8,7 +8,8 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
+
+#include "backends/cpu/huge_buffer.h"
 
 namespace llm {
 
@@ -18,8 +19,8 @@ struct PagedKvCache {
   int64_t kv_heads = 0;
   int64_t head_dim = 0;
   int64_t block_size = 0;
-  std::unique_ptr<float[]> k;
-  std::unique_ptr<float[]> v;
+  FloatBuffer k;  // huge_buffer.h: on huge pages where the kernel allows
+  FloatBuffer v;
 
   PagedKvCache() = default;
   PagedKvCache(int64_t num_blocks, int64_t num_layers, int64_t kv_heads, int64_t head_dim,
