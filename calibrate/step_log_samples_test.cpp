@@ -40,6 +40,39 @@ TEST(StepLogSamples, TakesTheEnginesStepsAndTheirTime) {
   EXPECT_EQ(step_log_samples(log, 0)[1].cost.num_sequences, 3);
 }
 
+TEST(StepLogSamples, AStepTakesTheShortGapBeforeItsEnginesNextStep) {
+  auto with_gap = [](StepRecord r, Nanos gap) {
+    r.gap_ns = gap;
+    return r;
+  };
+  const std::vector<StepRecord> log = {
+      with_gap(record(0, 1'000, 0, 1, 10), -1),     // first step: no gap before it
+      with_gap(record(1, 2'000, 0, 1, 10), -1),     // engine 1's first
+      with_gap(record(0, 3'000, 0, 1, 10), 400),    // engine 0: 400 ns after step 1 -> step 1
+      with_gap(record(1, 4'000, 0, 1, 10), 900),    // engine 1: 900 after its first
+      with_gap(record(0, 5'000, 0, 1, 10), 7'000),  // an idle wait: over the limit
+      with_gap(record(0, 0, 0, 1, 10), 100),        // no time: not a sample (100 -> step 5)
+      with_gap(record(0, 6'000, 0, 1, 10), 300),    // this gap belongs to the untimed step
+      with_gap(record(0, 8'000, 0, 1, 10), 50),     // -> the step before
+  };
+  struct Case {
+    int64_t engine;
+    Nanos limit;
+    std::vector<double> ns;
+  };
+  for (const Case& c :
+       {Case{0, 5'000, {1'400, 3'000, 5'100, 6'050, 8'000}}, Case{1, 5'000, {2'900, 4'000}},
+        Case{-1, 5'000, {1'400, 2'900, 3'000, 4'000, 5'100, 6'050, 8'000}},
+        Case{0, 0, {1'000, 3'000, 5'000, 6'000, 8'000}},
+        Case{0, 8'000, {1'400, 10'000, 5'100, 6'050, 8'000}}}) {
+    const std::vector<StepSample> got = step_log_samples(log, c.engine, c.limit);
+    ASSERT_EQ(got.size(), c.ns.size()) << "engine " << c.engine << " limit " << c.limit;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].ns, c.ns[i]) << "engine " << c.engine << " limit " << c.limit << " #" << i;
+    }
+  }
+}
+
 TEST(StepLogSamples, ALogPricedByAModelFitsBackToIt) {
   const FittedStepModel truth{2e6, 3e5, 5e5, 16, 40, 3, 4e5, 4};
   std::vector<StepRecord> log;

@@ -2,18 +2,19 @@
 # llmsim calibrate and fidelity end to end on a tiny generated model: calibrate the CPU backend
 # in-process and a running llmserve from outside, replay with each profile (deterministic), bad
 # input refused with the right exit code and message, and a short fidelity run against the real
-# server whose p50 errors must stay under a stated bound. The bound is wide because this model is
-# tiny: its steps take 1-3 ms, so a quick calibration's fit varies by +-20% from run to run, and its
-# prefills measured 2.6 ms in the server against 1.7-2.2 ms predicted (llmserve --step-log priced by
-# llmsim price-steps), which leaves TTFT p50 26-51% low on a quiet machine. What the check is for,
-# a broken cost model or scheduler, gives errors of several times (the 5x optimism of issue 9 was
-# -80%).
+# server. The p50 bound is on a profile fitted to the server's own logged steps while
+# `calibrate --url` probed it (so not to the trace it is checked on), with the host time between
+# steps counted: quiet, its p50 errors measured -20% to +12%. The in-process profile's fidelity is
+# printed but not bounded: on this tiny model (1 ms steps, a third of a step's time in the server's
+# host work between steps, which no in-process probe sees) it reads TTFT p50 45-60% low on a quiet
+# machine and past 70% low when the tests run two at a time. What the bound is for, a broken cost
+# model or scheduler, gives errors of several times (the 5x optimism of issue 9 was -80%).
 # Usage: tests/fidelity_test.sh BUILD_DIR
 set -u
 build=${1:?usage: fidelity_test.sh BUILD_DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
 vocab="$root/../shared/testdata/tokenizers/ggml-vocab-llama-spm.gguf"
-P50_BOUND=${P50_BOUND:-70}  # percent
+P50_BOUND=${P50_BOUND:-50}  # percent
 work=$(mktemp -d)
 server=
 cleanup() {
@@ -108,21 +109,35 @@ else
     --out "$work/url.json" >"$work/url.out" 2>"$work/url.err"; then ok; else fail "calibrate --url: $(cat "$work/url.err")"; fi
   grep -q "assumed: max_num_batched_tokens 2048" "$work/url.out" && ok || fail "calibrate --url names no assumption"
   grep -q '"num_gpu_blocks": 512' "$work/url.json" && ok || fail "calibrate --url did not read vllm:cache_config_info"
+  # The server's steps so far are calibrate --url's probes: a profile fitted to them has not seen
+  # the trace below.
+  cp "$work/steps.jsonl" "$work/probe-steps.jsonl"
+  "$build/llmsim" calibrate --step-log "$work/probe-steps.jsonl" --facts "$work/cpu.json" \
+    --out "$work/probe.json" >/dev/null 2>"$work/probe.err" || fail "calibrate --step-log on the probes: $(cat "$work/probe.err")"
   trace='synthetic:n=24,rate=6,prompt=lognormal:80:0.6:8:400,output=lognormal:24:0.5:4:64,seed=11'
   if "$build/llmsim" fidelity "$trace" --url "$url" --profile "$work/cpu.json" "${engine[@]}" \
-    --real-runs 2 --check-p50 "$P50_BOUND" --result-json "$work/fid.json" >"$work/fid.out" 2>"$work/fid.err"; then
+    --real-runs 2 --result-json "$work/fid.json" >"$work/fid.out" 2>"$work/fid.err"; then
     ok
   else
-    fail "fidelity p50 errors over ${P50_BOUND}%: $(cat "$work/fid.out" "$work/fid.err")"
+    fail "fidelity with the in-process profile: $(cat "$work/fid.out" "$work/fid.err")"
   fi
+  echo "--- the in-process profile (not bounded):"
   cat "$work/fid.out"
+  if "$build/llmsim" fidelity "$trace" --url "$url" --profile "$work/probe.json" "${engine[@]}" \
+    --real-runs 2 --check-p50 "$P50_BOUND" >"$work/fid2.out" 2>"$work/fid2.err"; then
+    ok
+  else
+    fail "fidelity p50 errors over ${P50_BOUND}%: $(cat "$work/fid2.out" "$work/fid2.err")"
+  fi
+  echo "--- the profile fitted to the probes' logged steps (p50 bound ${P50_BOUND}%):"
+  cat "$work/fid2.out"
   python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert len(j['rows']) == 13" "$work/fid.json" \
     && ok || fail "fidelity --result-json"
   # The server's own steps, refitted: the profile prices the steps it was fitted to at their
   # measured total (the fit is scaled to it) and each within tens of percent (a fit on the wrong
   # times or batches would be several times off), and keeps the facts of --facts.
   if "$build/llmsim" calibrate --step-log "$work/steps.jsonl" --facts "$work/cpu.json" \
-    --out "$work/log.json" >"$work/log.out" 2>"$work/log.err"; then ok; else fail "calibrate --step-log: $(cat "$work/log.err")"; fi
+    --gap-limit-ms 0 --out "$work/log.json" >"$work/log.out" 2>"$work/log.err"; then ok; else fail "calibrate --step-log: $(cat "$work/log.err")"; fi
   "$build/llmsim" price-steps "$work/steps.jsonl" --profile "$work/log.json" >"$work/priced.out" 2>&1
   echo "the server's own steps priced by the profile refitted to them: $(grep '^all ' "$work/priced.out")"
   python3 - "$work/priced.out" "$work/log.json" <<'PY' && ok || fail "calibrate --step-log: $(cat "$work/priced.out")"

@@ -29,7 +29,8 @@ namespace {
 constexpr const char* kUsage =
     R"(usage: llmsim calibrate --backend cpu --model PATH [--cpu-threads N] [flags] --out FILE.json
        llmsim calibrate --url http://HOST:PORT [--model NAME] [flags] --out FILE.json
-       llmsim calibrate --step-log STEPLOG --facts PROFILE.json [--engine N] --out FILE.json
+       llmsim calibrate --step-log STEPLOG --facts PROFILE.json [--engine N] [--gap-limit-ms MS]
+                        --out FILE.json
 
 Measures a real engine and writes the profile that `llmsim replay --profile FILE.json` and
 `llmserve --backend sim --profile FILE.json` use to price each step (docs/cost-model.md).
@@ -63,12 +64,16 @@ is assumed and printed.
 From a step log (--step-log): fits the step model to the steps a server logged while it served
 real traffic (llmserve --step-log FILE), so the profile prices steps as they ran there, with the
 server's I/O and its clients sharing the machine, rather than as probes run alone; the fit is
-then scaled so that its times of the logged steps add up to the measured total.
+then scaled so that its times of the logged steps add up to the measured total. A step's time is
+its execute() time plus the host time until the engine's next step (outputs sent, next batch
+scheduled), unless that gap is an idle wait (--gap-limit-ms or longer).
   --step-log STEPLOG               the log (one JSON line per engine step)
   --facts PROFILE.json             the engine's facts (KV blocks, block size, context length,
                                    vocabulary, limits) from a calibration of the same server
                                    (in-process or --url); only its step model is replaced
   --engine N                       only engine N's steps (default: every engine's)
+  --gap-limit-ms MS                gaps between steps shorter than MS are host time, counted in
+                                   the step before (default 5, as llmsim price-steps; 0: none)
 )";
 
 struct CalibrateOptions {
@@ -77,6 +82,7 @@ struct CalibrateOptions {
   std::string step_log;
   std::string facts;
   int64_t engine_index = -1;
+  double gap_limit_ms = -1;     // -1: not given (5 with --step-log)
   loadgen::BenchConfig target;  // from --url
   std::string out;
   int32_t cpu_threads = 0;
@@ -101,7 +107,8 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
       .boolean({"--quick"}, o.quick)
       .nonempty({"--step-log"}, o.step_log)
       .nonempty({"--facts"}, o.facts)
-      .integer({"--engine"}, o.engine_index, 0);
+      .integer({"--engine"}, o.engine_index, 0)
+      .number({"--gap-limit-ms"}, o.gap_limit_ms, 0.0);
   flags.text({"--api-key"}, o.target.api_key);
   flags.parse(args);
   o.engine = engine.args();
@@ -119,6 +126,10 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
   }
   if (o.step_log.empty() && !o.facts.empty()) throw UsageError("--facts: only with --step-log");
   if (o.step_log.empty() && o.engine_index >= 0) throw UsageError("--engine: only with --step-log");
+  if (o.step_log.empty() && o.gap_limit_ms >= 0) {
+    throw UsageError("--gap-limit-ms: only with --step-log");
+  }
+  if (o.gap_limit_ms < 0) o.gap_limit_ms = 5.0;
   if (!o.engine.profile.empty()) throw UsageError("--profile: calibrate writes a profile");
   if (o.engine.gpu != EngineArgs{}.gpu) throw UsageError("--gpu: calibrate measures a real engine");
   if (!o.backend.empty() && !o.model_given) throw UsageError("--model: required with --backend");
@@ -251,7 +262,8 @@ EngineProfile calibrate_step_log(const CalibrateOptions& o, std::ostream& err) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--step-log: ") + e.what());
   }
-  const std::vector<StepSample> samples = step_log_samples(steps, o.engine_index);
+  const std::vector<StepSample> samples =
+      step_log_samples(steps, o.engine_index, static_cast<Nanos>(o.gap_limit_ms * 1e6));
   if (samples.size() < static_cast<size_t>(StepFeatures::kCount)) {
     throw UsageError("--step-log: " + std::to_string(samples.size()) + " timed steps" +
                      (o.engine_index >= 0 ? " of engine " + std::to_string(o.engine_index) : "") +
