@@ -115,22 +115,23 @@ else
   "$build/llmsim" calibrate --step-log "$work/probe-steps.jsonl" --facts "$work/cpu.json" \
     --out "$work/probe.json" >/dev/null 2>"$work/probe.err" || fail "calibrate --step-log on the probes: $(cat "$work/probe.err")"
   trace='synthetic:n=24,rate=6,prompt=lognormal:80:0.6:8:400,output=lognormal:24:0.5:4:64,seed=11'
-  if "$build/llmsim" fidelity "$trace" --url "$url" --profile "$work/cpu.json" "${engine[@]}" \
-    --real-runs 2 --result-json "$work/fid.json" >"$work/fid.out" 2>"$work/fid.err"; then
-    ok
-  else
-    fail "fidelity with the in-process profile: $(cat "$work/fid.out" "$work/fid.err")"
-  fi
-  echo "--- the in-process profile (not bounded):"
-  cat "$work/fid.out"
-  if "$build/llmsim" fidelity "$trace" --url "$url" --profile "$work/probe.json" "${engine[@]}" \
-    --real-runs 2 --check-p50 "$P50_BOUND" >"$work/fid2.out" 2>"$work/fid2.err"; then
-    ok
-  else
-    fail "fidelity p50 errors over ${P50_BOUND}%: $(cat "$work/fid2.out" "$work/fid2.err")"
-  fi
-  echo "--- the profile fitted to the probes' logged steps (p50 bound ${P50_BOUND}%):"
-  cat "$work/fid2.out"
+  # fidelity NAME PROFILE WHAT [FLAGS...]: a fidelity run of the trace with PROFILE, its table
+  # printed under WHAT, its output in $work/NAME.out
+  fidelity() {
+    local name=$1 profile=$2 what=$3
+    shift 3
+    if "$build/llmsim" fidelity "$trace" --url "$url" --profile "$profile" "${engine[@]}" \
+      --real-runs 2 "$@" >"$work/$name.out" 2>"$work/$name.err"; then
+      ok
+    else
+      fail "fidelity with $what: $(cat "$work/$name.out" "$work/$name.err")"
+    fi
+    echo "--- $what:"
+    cat "$work/$name.out"
+  }
+  fidelity fid "$work/cpu.json" "the in-process profile (not bounded)" --result-json "$work/fid.json"
+  fidelity fid2 "$work/probe.json" "the profile fitted to the probes' logged steps (p50 bound ${P50_BOUND}%)" \
+    --check-p50 "$P50_BOUND"
   python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert len(j['rows']) == 13" "$work/fid.json" \
     && ok || fail "fidelity --result-json"
   # The server's own steps, refitted: the profile prices the steps it was fitted to at their
