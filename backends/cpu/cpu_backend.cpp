@@ -18,14 +18,25 @@
 namespace llm {
 namespace {
 
-void check_config(const ModelWeights& w) {
+// With a packed model given, the weights' matrices may have been dropped (drop_packed_matrices,
+// after the caller checked them): the packed shapes are checked instead.
+void check_config(const ModelWeights& w, const PackedModel* packed) {
   const ModelConfig& c = w.config;
   auto fail = [](const std::string& what) {
     throw std::invalid_argument("cpu backend: unsupported model: " + what);
   };
   check_attention_shape(c, "cpu backend");
   if (c.mlp_bias) fail("mlp_bias");
-  check_weight_shapes(w, "cpu backend");
+  if (packed) {
+    check_packed_model(*packed, c, "cpu backend");
+    if (static_cast<int64_t>(w.layers.size()) != c.num_hidden_layers ||
+        static_cast<int64_t>(w.tok_embeddings.size()) != c.vocab_size * c.hidden_size) {
+      throw std::invalid_argument(
+          "cpu backend: the weights' layers or embeddings are not the config's");
+    }
+  } else {
+    check_weight_shapes(w, "cpu backend");
+  }
 }
 
 // Token id at absolute position pos of a request's sequence (prompt, then outputs).
@@ -73,15 +84,12 @@ struct CpuBackend::Impl {
 CpuBackend::CpuBackend(std::shared_ptr<const ModelWeights> weights,
                        const CpuBackendOptions& options) {
   if (!weights) throw std::invalid_argument("cpu backend: no model weights");
-  check_config(*weights);
+  check_config(*weights, options.packed.get());
   impl_ = std::make_unique<Impl>(std::move(weights), options);
   const ModelConfig& c = impl_->weights->config;
   impl_->packed = options.packed;
   if (!impl_->packed) {
     impl_->packed = std::make_shared<PackedModel>(pack_model(*impl_->weights, &impl_->pool));
-  } else if (impl_->packed->layers.size() != impl_->weights->layers.size() ||
-             impl_->packed->output.n != c.vocab_size || impl_->packed->output.k != c.hidden_size) {
-    throw std::invalid_argument("cpu backend: the packed model is not this model's");
   }
   impl_->kv = PagedKvCache(options.num_blocks, c.num_hidden_layers, c.num_key_value_heads,
                            c.head_dim, options.block_size);

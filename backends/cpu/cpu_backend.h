@@ -26,7 +26,8 @@ struct CpuBackendOptions {
   int32_t block_size = 16;  // tokens per block
   int threads = 0;          // worker threads for the GEMMs; 0: hardware concurrency
   // The model's matrices packed for the matmul (pack_model of the same weights), shared by the
-  // backends of one model; null: the backend packs its own copy.
+  // backends of one model; null: the backend packs its own copy. When given, the weights'
+  // row-major matrices are not read and may have been dropped (drop_packed_matrices).
   std::shared_ptr<const PackedModel> packed;
   // Called during execute() with each sampling sequence's logits (vocab_size floats, before
   // temperature), before its token is drawn; for tests and tools (golden logits, invariance).

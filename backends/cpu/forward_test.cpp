@@ -4,11 +4,14 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/cpu_test_util.h"
 #include "backends/cpu/matmul.h"
+#include "backends/cpu/packed_model.h"
 #include "backends/model/model_weights.h"
 
 namespace llm {
@@ -126,6 +129,41 @@ TEST(CpuBackend, RejectsRequestsWithoutTheTokensItNeeds) {
   batch.seqs[0] = {&r, 6, 1, true};
   EXPECT_NO_THROW(backend.execute(batch, sampled));
   EXPECT_GE(sampled[0], 0);
+}
+
+TEST(CpuBackend, APackedModelWithTheRowMajorMatricesDroppedGivesTheSameLogits) {
+  for (const Case& c : cases()) {
+    const ModelWeights full = random_model_weights(c.config, 5, true);
+    const auto tokens = cpu_testing::prompt(7, 24, c.config.vocab_size);
+    std::vector<std::vector<float>> want, got;
+    CpuBackend own(std::make_shared<const ModelWeights>(full), options_recording(&want, 16, 4));
+    run_direct(own, tokens, iota_blocks(10), 5, 24);
+    ModelWeights dropped = full;
+    CpuBackendOptions o = options_recording(&got, 16, 4);
+    o.packed = std::make_shared<const PackedModel>(pack_model(dropped, nullptr));
+    drop_packed_matrices(dropped);
+    EXPECT_TRUE(dropped.layers[0].q_proj.empty() && dropped.layers[0].down_proj.empty()) << c.name;
+    EXPECT_EQ(dropped.tok_embeddings, full.tok_embeddings) << c.name;
+    CpuBackend shared(std::make_shared<const ModelWeights>(std::move(dropped)), o);
+    run_direct(shared, tokens, iota_blocks(10), 5, 24);
+    EXPECT_EQ(got, want) << c.name;
+  }
+}
+
+TEST(CpuBackend, RefusesAPackedModelOfOtherShapes) {
+  const ModelConfig c = cpu_testing::tiny_llama();
+  ModelConfig wider = c;
+  wider.intermediate_size += 16;
+  CpuBackendOptions o;
+  o.num_blocks = 4;
+  o.packed = std::make_shared<const PackedModel>(
+      pack_model(random_model_weights(wider, 1, false), nullptr));
+  try {
+    CpuBackend backend(std::make_shared<const ModelWeights>(random_model_weights(c, 1, false)), o);
+    FAIL() << "accepted another model's packed matrices";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 0 gate_proj"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CpuBackend, EosComesFromTheConfig) {

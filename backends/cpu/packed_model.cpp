@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 
 #include "backends/cpu/thread_pool.h"
 
@@ -48,6 +50,47 @@ PackedModel pack_model(const ModelWeights& w, ThreadPool* pool) {
   }
   if (failure) std::rethrow_exception(failure);
   return m;
+}
+
+void drop_packed_matrices(ModelWeights& w) {
+  auto drop = [](std::vector<float>& v) { std::vector<float>().swap(v); };
+  for (LayerWeights& l : w.layers) {
+    for (std::vector<float>* m :
+         {&l.q_proj, &l.k_proj, &l.v_proj, &l.o_proj, &l.gate_proj, &l.up_proj, &l.down_proj}) {
+      drop(*m);
+    }
+  }
+  drop(w.lm_head);  // empty already when tied: the output is the embedding table
+}
+
+void check_packed_model(const PackedModel& m, const ModelConfig& c, const std::string& label) {
+  const int64_t h = c.hidden_size, qd = c.num_attention_heads * c.head_dim,
+                kvd = c.num_key_value_heads * c.head_dim, f = c.intermediate_size;
+  auto check = [&](const PackedMatrix& p, int64_t n, int64_t k, const std::string& name) {
+    if (p.n != n || p.k != k || !p.data) {
+      throw std::invalid_argument(label + ": the packed model's " + name + " is " +
+                                  std::to_string(p.n) + " x " + std::to_string(p.k) +
+                                  ", the config says " + std::to_string(n) + " x " +
+                                  std::to_string(k));
+    }
+  };
+  if (static_cast<int64_t>(m.layers.size()) != c.num_hidden_layers) {
+    throw std::invalid_argument(label + ": the packed model has " +
+                                std::to_string(m.layers.size()) + " layers, the config says " +
+                                std::to_string(c.num_hidden_layers));
+  }
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const PackedLayer& l = m.layers[i];
+    const std::string p = "layer " + std::to_string(i) + " ";
+    check(l.q_proj, qd, h, p + "q_proj");
+    check(l.k_proj, kvd, h, p + "k_proj");
+    check(l.v_proj, kvd, h, p + "v_proj");
+    check(l.o_proj, h, qd, p + "o_proj");
+    check(l.gate_proj, f, h, p + "gate_proj");
+    check(l.up_proj, f, h, p + "up_proj");
+    check(l.down_proj, h, f, p + "down_proj");
+  }
+  check(m.output, c.vocab_size, h, "output head");
 }
 
 }  // namespace llm

@@ -6,6 +6,7 @@
 // Thread-safety: immutable after pack_model; share it freely.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "backends/cpu/packed_matrix.h"
@@ -28,5 +29,15 @@ struct PackedModel {
 // Packs w's matrices, shared out over pool's threads (null: the calling thread). The shapes are
 // taken as they are: check them first (check_weight_shapes).
 PackedModel pack_model(const ModelWeights& w, ThreadPool* pool);
+
+// Frees the row-major copies of the matrices pack_model packs (the layers' projections, and
+// lm_head when the output is not tied to the embeddings), which a CPU backend given the packed
+// model never reads: the model then takes its memory once, not twice. Embeddings, norms and
+// biases stay. check_weight_shapes fails on w afterwards (check before dropping).
+void drop_packed_matrices(ModelWeights& w);
+
+// Throws std::invalid_argument "LABEL: the packed model ..." naming the first matrix whose shape
+// is not the config's.
+void check_packed_model(const PackedModel& m, const ModelConfig& c, const std::string& label);
 
 }  // namespace llm

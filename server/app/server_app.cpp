@@ -227,6 +227,7 @@ std::function<Backend*()> LlmServer::setup_cpu() {
     check_weight_shapes(*weights, "cpu backend");
     ThreadPool pool(cores);  // the matrices packed once, for every engine
     cpu.packed = std::make_shared<const PackedModel>(pack_model(*weights, &pool));
+    drop_packed_matrices(*weights);  // the model in memory once, not twice
   }
   std::shared_ptr<const ModelWeights> shared = std::move(weights);
   return [this, shared, cpu] {
