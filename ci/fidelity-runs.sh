@@ -1,32 +1,38 @@
 #!/usr/bin/env bash
-# The fidelity measurement of docs/fidelity.md (not in CI; about 70 minutes on 2 cores, run on a
+# The fidelity measurement of docs/fidelity.md (not in CI; about 45 minutes on 2 cores, run on a
 # quiet machine): the 124.7M-parameter f32 model of the issue, llmserve --backend cpu on both
-# cores, the profile from llmsim calibrate (in-process, and from outside with --url), then llmsim
-# fidelity at three loads (30%, 60% and 90% of the engine's measured capacity) for two traces:
+# cores, four profiles of it, then llmsim fidelity at three loads (30%, 60% and 90% of the
+# engine's measured capacity) for two traces, every profile against the same real runs:
 #   chat     prompts lognormal(200) up to 1,500 tokens, outputs lognormal(100)
 #   long     prompts of 1,200-1,900 tokens past a 512-token budget (--max-num-batched-tokens 512:
 #            every prompt is prefilled in 3 or 4 chunks), and a squeezed KV cache
 #            (--num-gpu-blocks-override 320: 5,120 tokens, room for two or three of them) that
 #            preempts
+# The profiles, all measured on the chat trace's engine (the long trace is not used for any):
+#   cpu      llmsim calibrate --backend cpu (in-process probes)
+#   url      llmsim calibrate --url (probes from outside, timed on the client and /metrics)
+#   probes   calibrate --step-log of the server's own steps while calibrate --url probed it
+#   traffic  calibrate --step-log of those steps and of the server's steps under the chat trace
+#            at 60% load with a seed (600) that no check uses
 # Usage: ci/fidelity-runs.sh [BUILD_DIR] [OUT_DIR]     (defaults: build, /tmp/fidelity-runs)
-# Each run's table is printed and written as OUT_DIR/TRACE-LOAD-PROFILE.json (llmsim fidelity
-# --result-json); ci/fidelity-table.py OUT_DIR [PROFILE] prints them as docs/fidelity.md's tables.
-# The profiles are OUT_DIR/cpu.json (in-process) and OUT_DIR/url.json (from outside, against the
-# server of the chat trace); a profile already in OUT_DIR is reused. PROFILES="cpu url" (the
-# default) names the profiles compared at every load, TRACES="chat long" the traces, REAL_RUNS=2
-# the real runs per comparison.
+# MODEL=FILE.gguf uses that model instead of writing one; PROFILES="cpu url probes traffic" (the
+# default) names the profiles compared, TRACES="chat long" the traces, REAL_RUNS=3 the real runs
+# per comparison. A profile already in OUT_DIR is reused. Each comparison's tables are printed
+# and written as OUT_DIR/TRACE-LOAD.json (llmsim fidelity --result-json, one table per profile);
+# ci/fidelity-table.py OUT_DIR PROFILE prints one profile's as docs/fidelity.md's tables.
 set -euo pipefail
 build=${1:-build}
 out=${2:-/tmp/fidelity-runs}
 root=$(cd "$(dirname "$0")/.." && pwd)
 vocab="$root/../shared/testdata/tokenizers/ggml-vocab-llama-spm.gguf"
-runs=${REAL_RUNS:-2}
-read -r -a profiles <<<"${PROFILES:-cpu url}"
+runs=${REAL_RUNS:-3}
+read -r -a profiles <<<"${PROFILES:-cpu url probes traffic}"
 read -r -a traces <<<"${TRACES:-chat long}"
 mkdir -p "$out"
-engine=(--max-num-seqs 16 --num-gpu-blocks-override 2048)
+chat_shape="prompt=lognormal:200:0.8:16:1500,output=lognormal:100:0.6:8:400"
+chat_args=(--max-num-seqs 16 --num-gpu-blocks-override 2048)
 
-model="$out/m125/model.gguf"
+model=${MODEL:-$out/m125/model.gguf}
 if [[ ! -f $model ]]; then
   "$build/llmsim" make-model --arch llama --vocab "$vocab" --dim 768 --layers 12 --heads 12 \
     --kv-heads 4 --out "$out/m125"
@@ -35,12 +41,12 @@ fi
 server=
 stop_server() { [[ -n $server ]] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; server=; }
 trap stop_server EXIT
-start_server() {  # start_server ENGINE_ARGS...
+start_server() {  # start_server SERVER_ARGS...
   stop_server
   "$build/llmserve" --backend cpu --model "$model" --cpu-threads 2 "$@" --host 127.0.0.1 \
     --port 0 2>"$out/server.log" &
   server=$!
-  for _ in $(seq 200); do
+  for _ in $(seq 300); do
     port=$(grep -oE 'listening on [0-9.]+:[0-9]+' "$out/server.log" | grep -oE '[0-9]+$' || true)
     [[ -n ${port:-} ]] && return
     sleep 0.1
@@ -48,28 +54,49 @@ start_server() {  # start_server ENGINE_ARGS...
   echo "llmserve did not start" >&2
   exit 1
 }
-
-echo "== calibrate in-process"
-[[ -f $out/cpu.json ]] || "$build/llmsim" calibrate --backend cpu --model "$model" --cpu-threads 2 "${engine[@]}" \
-  --out "$out/cpu.json"
-start_server "${engine[@]}"
-echo "== calibrate --url"
-[[ -f $out/url.json ]] || "$build/llmsim" calibrate --url "http://127.0.0.1:$port" --max-num-seqs 16 --out "$out/url.json"
-
-# capacity TRACE_SPEC ENGINE_ARGS...: completed requests/s of a closed loop of 16 streams.
+# capacity SHAPE: completed requests/s of a closed loop of 16 streams.
 capacity() {
-  local spec=$1
-  "$build/llmbench" "$spec" --base-url "http://127.0.0.1:$port" --concurrency 16 --quiet \
-    --result-json "$out/capacity.json" >/dev/null
+  "$build/llmbench" "synthetic:n=32,rate=1,$1,seed=99" --base-url "http://127.0.0.1:$port" \
+    --concurrency 16 --quiet --result-json "$out/capacity.json" >/dev/null
   python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['request_throughput'])" \
     "$out/capacity.json"
 }
+rate_at() { python3 -c "print(round($1 * $2 / 100, 4))"; }        # rate_at CAPACITY LOAD
+requests_at() { python3 -c "print(max(24, min(60, int($1 * 90))))"; }  # about 90 s of arrivals
+
+date
+echo "== calibrate in-process"
+[[ -f $out/cpu.json ]] || "$build/llmsim" calibrate --backend cpu --model "$model" --cpu-threads 2 \
+  "${chat_args[@]}" --out "$out/cpu.json"
+start_server "${chat_args[@]}"
+chat_cap=$(capacity "$chat_shape")
+echo "== chat: capacity $chat_cap requests/s"
+if [[ ! -f $out/url.json || ! -f $out/probes.json ]]; then
+  echo "== calibrate --url, the server logging its steps"
+  start_server "${chat_args[@]}" --step-log "$out/probe-steps.jsonl"
+  "$build/llmsim" calibrate --url "http://127.0.0.1:$port" --max-num-seqs 16 --out "$out/url.json"
+  stop_server
+  "$build/llmsim" calibrate --step-log "$out/probe-steps.jsonl" --facts "$out/cpu.json" \
+    --out "$out/probes.json"
+fi
+if [[ ! -f $out/traffic.json ]]; then
+  echo "== the chat trace at 60% (seed 600), the server logging its steps"
+  rate=$(rate_at "$chat_cap" 60)
+  start_server "${chat_args[@]}" --step-log "$out/traffic-steps.jsonl"
+  "$build/llmbench" "synthetic:n=$(requests_at "$rate"),rate=$rate,$chat_shape,seed=600" \
+    --base-url "http://127.0.0.1:$port" --quiet >/dev/null
+  stop_server
+  "$build/llmsim" calibrate --step-log "$out/probe-steps.jsonl,$out/traffic-steps.jsonl" \
+    --facts "$out/cpu.json" --out "$out/traffic.json"
+fi
+list=$(printf "$out/%s.json," "${profiles[@]}")
+list=${list%,}
 
 for trace in "${traces[@]}"; do
   case $trace in
     chat)
-      shape="prompt=lognormal:200:0.8:16:1500,output=lognormal:100:0.6:8:400"
-      args=("${engine[@]}")
+      shape=$chat_shape
+      args=("${chat_args[@]}")
       ;;
     long)
       shape="prompt=uniform:1200:1900,output=lognormal:60:0.5:8:200"
@@ -77,16 +104,15 @@ for trace in "${traces[@]}"; do
       ;;
   esac
   start_server "${args[@]}"
-  cap=$(capacity "synthetic:n=32,rate=1,$shape,seed=99")
+  cap=$(capacity "$shape")
   echo "== $trace: capacity $cap requests/s"
   for load in 30 60 90; do
-    rate=$(python3 -c "print(round($cap * $load / 100, 4))")
-    n=$(python3 -c "print(max(24, min(60, int($rate * 90))))")  # about 90 s of arrivals
+    rate=$(rate_at "$cap" "$load")
+    n=$(requests_at "$rate")
     spec="synthetic:n=$n,rate=$rate,$shape,seed=$load"
-    echo "== $trace at $load% ($rate requests/s, $n requests)"
-    for profile in "${profiles[@]}"; do
-      "$build/llmsim" fidelity "$spec" --url "http://127.0.0.1:$port" --profile "$out/$profile.json" \
-        "${args[@]}" --real-runs "$runs" --result-json "$out/$trace-$load-$profile.json"
-    done
+    echo "== $trace at $load% ($rate requests/s, $n requests)"; date
+    "$build/llmsim" fidelity "$spec" --url "http://127.0.0.1:$port" --profile "$list" \
+      "${args[@]}" --real-runs "$runs" --result-json "$out/$trace-$load.json"
   done
 done
+date

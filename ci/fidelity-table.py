@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Prints the markdown tables of docs/fidelity.md from the --result-json files that
-ci/fidelity-runs.sh leaves in OUT_DIR (TRACE-LOAD-PROFILE.json).
+ci/fidelity-runs.sh leaves in OUT_DIR: TRACE-LOAD.json, each an array with one table per profile
+(llmsim fidelity --profile A,B), or TRACE-LOAD-PROFILE.json with one table.
 
-Usage: ci/fidelity-table.py OUT_DIR [PROFILE]     (PROFILE: cpu (default) or url)
+Usage: ci/fidelity-table.py OUT_DIR [PROFILE]     (PROFILE: a profile's file stem; cpu by default)
 
 One column per trace and load; each cell is the signed error of the prediction against the mean
 of the real runs, then the real runs' spread in brackets, marked ** when it misses its goal
@@ -15,9 +16,14 @@ import sys
 
 def load_runs(out_dir, profile):
     runs = []
-    for path in sorted(pathlib.Path(out_dir).glob(f"*-{profile}.json")):
-        trace, load, _ = path.stem.split("-")
-        runs.append((trace, int(load), json.loads(path.read_text())))
+    for path in sorted(pathlib.Path(out_dir).glob("*-*.json")):
+        parts = path.stem.split("-")
+        if len(parts) not in (2, 3) or not parts[1].isdigit():
+            continue
+        tables = json.loads(path.read_text())
+        for table in tables if isinstance(tables, list) else [tables]:
+            if pathlib.Path(table["profile"]).stem == profile:
+                runs.append((parts[0], int(parts[1]), table))
     runs.sort(key=lambda r: (r[0] != "chat", r[1]))
     return runs
 
@@ -33,7 +39,7 @@ def main():
     profile = sys.argv[2] if len(sys.argv) == 3 else "cpu"
     runs = load_runs(sys.argv[1], profile)
     if not runs:
-        sys.exit(f"no *-{profile}.json in {sys.argv[1]}")
+        sys.exit(f"no table of a profile {profile}.json in {sys.argv[1]}")
     print("| figure | " + " | ".join(f"{t} {l}%" for t, l, _ in runs) + " |")
     print("| --- |" + " --- |" * len(runs))
     for i, row in enumerate(runs[0][2]["rows"]):

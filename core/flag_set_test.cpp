@@ -181,6 +181,16 @@ TEST(FlagValues, ParsersNameTheFlagAndTheirBounds) {
   EXPECT_EQ(parse_choice_flag("--p", "b", {"a", "b"}), "b");
   EXPECT_EQ(choice_list({"a"}), "a");
   EXPECT_EQ(choice_list({"a", "b"}), "a or b");
+  EXPECT_EQ(parse_comma_list_flag("--p", "a.json"), std::vector<std::string>{"a.json"});
+  EXPECT_EQ(parse_comma_list_flag("--p", "a,b c,d"), (std::vector<std::string>{"a", "b c", "d"}));
+  for (const char* bad : {"", ",a", "a,", "a,,b"}) {
+    try {
+      parse_comma_list_flag("--p", bad);
+      FAIL() << bad;
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), "--p: an empty item in '" + std::string(bad) + "'");
+    }
+  }
   // A UsageError is an invalid_argument, so code that catches the latter still sees it.
   EXPECT_THROW(parse_int_flag("--n", "x", 0), std::invalid_argument);
 }

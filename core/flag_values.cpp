@@ -83,4 +83,16 @@ std::string parse_choice_flag(const std::string& flag, const std::string& text,
   throw UsageError(flag + ": expected " + choice_list(choices) + ", got '" + text + "'");
 }
 
+std::vector<std::string> parse_comma_list_flag(const std::string& flag, const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    items.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (items.back().empty()) throw UsageError(flag + ": an empty item in '" + text + "'");
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
 }  // namespace llm

@@ -35,6 +35,9 @@ double parse_double_above_flag(const std::string& flag, const std::string& text,
 std::string parse_choice_flag(const std::string& flag, const std::string& text,
                               const std::vector<std::string>& choices);
 
+// "a,b,c" as {"a", "b", "c"}; an empty item is "FLAG: an empty item in 'a,,c'".
+std::vector<std::string> parse_comma_list_flag(const std::string& flag, const std::string& text);
+
 // "a", "a or b", "a, b or c".
 std::string choice_list(const std::vector<std::string>& choices);
 

@@ -129,11 +129,20 @@ else
     echo "--- $what:"
     cat "$work/$name.out"
   }
-  fidelity fid "$work/cpu.json" "the in-process profile (not bounded)" --result-json "$work/fid.json"
+  # Two profiles against the same real runs: a table each (and a JSON array of two).
+  fidelity fid "$work/cpu.json,$work/probe.json" "the in-process and the probe-log profiles (not bounded)" \
+    --result-json "$work/fid.json"
   fidelity fid2 "$work/probe.json" "the profile fitted to the probes' logged steps (p50 bound ${P50_BOUND}%)" \
     --check-p50 "$P50_BOUND"
-  python3 -c "import json,sys; j=json.load(open(sys.argv[1])); assert len(j['rows']) == 13" "$work/fid.json" \
-    && ok || fail "fidelity --result-json"
+  python3 - "$work/fid.json" "$work/cpu.json" "$work/probe.json" <<'PY' && ok || fail "fidelity --result-json with two profiles: $(cat "$work/fid.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert isinstance(j, list) and [t["profile"] for t in j] == sys.argv[2:], [t.get("profile") for t in j]
+assert all(len(t["rows"]) == 13 for t in j)
+assert [r["real"] for r in j[0]["rows"]] == [r["real"] for r in j[1]["rows"]], "not the same real runs"
+assert [r["predicted"] for r in j[0]["rows"]] != [r["predicted"] for r in j[1]["rows"]], "one prediction"
+PY
+  [[ $(grep -c '^fidelity of ' "$work/fid.out") == 2 ]] && ok || fail "fidelity printed not two tables: $(cat "$work/fid.out")"
   # The server's own steps, refitted: the profile prices the steps it was fitted to at their
   # measured total (the fit is scaled to it) and each within tens of percent (a fit on the wrong
   # times or batches would be several times off), and keeps the facts of --facts.
@@ -151,9 +160,21 @@ p = json.load(open(sys.argv[2]))
 assert p["engine"]["num_gpu_blocks"] == 512 and p["fit"]["steps"] >= 100, p
 assert p["source"].startswith("step log "), p["source"]
 PY
+  # Two logs fitted together: each log's steps counted on its own, the fit over all of them.
+  if "$build/llmsim" calibrate --step-log "$work/probe-steps.jsonl,$work/steps.jsonl" --facts "$work/cpu.json" \
+    --out "$work/two.json" >/dev/null 2>"$work/two.err"; then ok; else fail "calibrate --step-log A,B: $(cat "$work/two.err")"; fi
+  python3 - "$work/two.err" "$work/two.json" <<'PY' && ok || fail "calibrate --step-log A,B: $(cat "$work/two.err")"
+import json, re, sys
+counts = [int(n) for n in re.findall(r"calibrate: (\d+) steps from ", open(sys.argv[1]).read())]
+p = json.load(open(sys.argv[2]))
+assert len(counts) == 2 and 0 < counts[0] < counts[1], counts
+assert p["fit"]["steps"] == sum(counts), (p["fit"]["steps"], counts)
+PY
   printf '{"engine":0}\n' >"$work/bad-steps.jsonl"
   expect "calibrate --step-log with a bad line" 2 "bad-steps.jsonl:1: " \
     "$build/llmsim" calibrate --step-log "$work/bad-steps.jsonl" --facts "$work/cpu.json" --out "$work/x.json"
+  expect "calibrate --step-log with an empty item" 2 "--step-log: an empty item in" \
+    "$build/llmsim" calibrate --step-log "$work/steps.jsonl," --facts "$work/cpu.json" --out "$work/x.json"
   expect "calibrate --step-log without --facts" 2 "--facts: required with --step-log" \
     "$build/llmsim" calibrate --step-log "$work/steps.jsonl" --out "$work/x.json"
   # Every probe and every real run sent prompts new to the server (salted), so its prefix cache

@@ -29,8 +29,8 @@ namespace {
 constexpr const char* kUsage =
     R"(usage: llmsim calibrate --backend cpu --model PATH [--cpu-threads N] [flags] --out FILE.json
        llmsim calibrate --url http://HOST:PORT [--model NAME] [flags] --out FILE.json
-       llmsim calibrate --step-log STEPLOG --facts PROFILE.json [--engine N] [--gap-limit-ms MS]
-                        --out FILE.json
+       llmsim calibrate --step-log STEPLOG[,STEPLOG...] --facts PROFILE.json [--engine N]
+                        [--gap-limit-ms MS] --out FILE.json
 
 Measures a real engine and writes the profile that `llmsim replay --profile FILE.json` and
 `llmserve --backend sim --profile FILE.json` use to price each step (docs/cost-model.md).
@@ -67,7 +67,10 @@ server's I/O and its clients sharing the machine, rather than as probes run alon
 then scaled so that its times of the logged steps add up to the measured total. A step's time is
 its execute() time plus the host time until the engine's next step (outputs sent, next batch
 scheduled), unless that gap is an idle wait (--gap-limit-ms or longer).
-  --step-log STEPLOG               the log (one JSON line per engine step)
+  --step-log STEPLOG[,...]         the log (one JSON line per engine step); several,
+                                   comma-separated, are fitted together (the server's steps
+                                   under calibrate --url's probes, which cover every batch size,
+                                   with its steps under real traffic, say)
   --facts PROFILE.json             the engine's facts (KV blocks, block size, context length,
                                    vocabulary, limits) from a calibration of the same server
                                    (in-process or --url); only its step model is replaced
@@ -256,21 +259,27 @@ EngineProfile calibrate_step_log(const CalibrateOptions& o, std::ostream& err) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--facts: ") + e.what());
   }
-  std::vector<StepRecord> steps;
-  try {
-    steps = read_step_log(o.step_log);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--step-log: ") + e.what());
+  std::vector<StepSample> samples;
+  for (const std::string& path : parse_comma_list_flag("--step-log", o.step_log)) {
+    std::vector<StepRecord> steps;
+    try {
+      steps = read_step_log(path);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--step-log: ") + e.what());
+    }
+    // Each log on its own: the gap before a log's first step is not host time of another log's
+    // last step.
+    const std::vector<StepSample> more =
+        step_log_samples(steps, o.engine_index, static_cast<Nanos>(o.gap_limit_ms * 1e6));
+    err << "llmsim calibrate: " << more.size() << " steps from " << path << "\n";
+    samples.insert(samples.end(), more.begin(), more.end());
   }
-  const std::vector<StepSample> samples =
-      step_log_samples(steps, o.engine_index, static_cast<Nanos>(o.gap_limit_ms * 1e6));
   if (samples.size() < static_cast<size_t>(StepFeatures::kCount)) {
     throw UsageError("--step-log: " + std::to_string(samples.size()) + " timed steps" +
                      (o.engine_index >= 0 ? " of engine " + std::to_string(o.engine_index) : "") +
                      " in " + o.step_log + "; the fit needs at least " +
                      std::to_string(StepFeatures::kCount));
   }
-  err << "llmsim calibrate: " << samples.size() << " steps from " << o.step_log << "\n";
   const StepFit fit = fit_step_model_to_total(samples);
   p.source = "step log " + o.step_log +
              (o.engine_index >= 0 ? " (engine " + std::to_string(o.engine_index) + ")" : "") +

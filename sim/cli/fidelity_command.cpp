@@ -24,18 +24,20 @@ namespace llm {
 namespace {
 
 constexpr const char* kUsage =
-    R"(usage: llmsim fidelity TRACE --url http://HOST:PORT --profile FILE.json [flags] [engine args]
+    R"(usage: llmsim fidelity TRACE --url http://HOST:PORT --profile FILE.json[,FILE.json...] [flags]
+                       [engine args]
 
 Replays TRACE against the real server (llmbench's client, arrival times honoured) --real-runs
 times and in llmsim with the profile and the same engine arguments, and prints measured,
 predicted and the signed error for TTFT, TPOT, ITL and E2E (p50, p90, p99) and throughput.
   --url http://HOST:PORT[/PATH]    the real server (llmserve or vLLM), started as the profile says
-  --profile FILE.json              the profile (llmsim calibrate)
+  --profile FILE.json[,...]        the profile (llmsim calibrate); several, comma-separated, are
+                                   each compared with the same real runs, a table each
   --model NAME                     the model to ask the server for (default: the first served)
   --api-key KEY                    sent as "Authorization: Bearer KEY"
   --real-runs N                    runs against the server; the prediction is compared with their
                                    mean, next to their spread (2)
-  --result-json FILE               the table as JSON
+  --result-json FILE               the table as JSON (with several profiles, an array of them)
   --check-p50 PCT                  exit 1 when a p50 error exceeds PCT percent (for tests)
 Engine arguments (--max-num-seqs, --max-num-batched-tokens, ...) as for llmsim replay; give the
 real server the same ones.
@@ -49,7 +51,8 @@ struct FidelityOptions {
   int32_t real_runs = 2;
   std::string result_json;
   double check_p50 = -1;
-  EngineArgs engine;
+  EngineArgs engine;                  // its profile: the --profile list as given
+  std::vector<std::string> profiles;  // that list's files, each predicted on its own
 };
 
 FidelityOptions parse_fidelity_args(const std::vector<std::string>& args) {
@@ -71,6 +74,7 @@ FidelityOptions parse_fidelity_args(const std::vector<std::string>& args) {
   if (o.trace_path.empty()) throw UsageError("missing TRACE (a trace file or synthetic:...)");
   if (o.url.empty()) throw UsageError("--url: required (the real server)");
   if (o.engine.profile.empty()) throw UsageError("--profile: required (llmsim calibrate)");
+  o.profiles = parse_comma_list_flag("--profile", o.engine.profile);
   if (o.engine.gpu_or_model_given) {  // --model names the served model here
     o.served_model = o.engine.model;
     o.engine.gpu_or_model_given = false;
@@ -79,10 +83,10 @@ FidelityOptions parse_fidelity_args(const std::vector<std::string>& args) {
   return o;
 }
 
-// The trace's figures predicted by llmsim with the profile.
-ReplaySummary predict(const Trace& trace, const FidelityOptions& o) {
+// The trace's figures predicted by llmsim with `engine` (its profile among them).
+ReplaySummary predict(const Trace& trace, const EngineArgs& engine) {
   ReplayOptions replay;
-  replay.engine = o.engine;
+  replay.engine = engine;
   const ReplayConfig config = make_replay_config(replay);
   ReplayReport report(nullptr);
   std::vector<EngineObserver*> observers = {&report};
@@ -219,7 +223,11 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
     loadgen::parse_base_url(o.url, target);
     target.model = o.served_model;
     target.api_key = o.api_key;
-    resolve_engine_args(o.engine);  // a bad profile or flag is named before any traffic
+    for (const std::string& profile : o.profiles) {  // a bad profile or flag is named before
+      EngineArgs engine = o.engine;                  // any traffic
+      engine.profile = profile;
+      resolve_engine_args(engine);
+    }
     trace = read_trace_file(o.trace_path);
   } catch (const std::invalid_argument& e) {  // UsageError included
     return report_usage_error(err, "llmsim fidelity", e);
@@ -250,36 +258,44 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
     }
     const double start_s =
         trace.requests.empty() ? 0 : static_cast<double>(trace.requests.front().arrival_ns) / 1e9;
-    const ReplaySummary predicted = predict(trace, o);
-    const std::vector<FidelityRow> rows = table_of(real, predicted, start_s);
-    out << "fidelity of " << o.engine.profile << " against " << o.url << " on " << trace.source
-        << " (" << trace.requests.size() << " requests, " << o.real_runs << " real runs)\n"
-        << format_fidelity_table(rows) << "preemptions: real " << real_preemptions
-        << " per run (vllm:num_preemptions_total), predicted " << predicted.preemptions << "\n";
-    if (!o.result_json.empty()) {
-      PendingFile file("--result-json", o.result_json);
+    nlohmann::ordered_json results = nlohmann::ordered_json::array();
+    bool p50_exceeded = false;
+    for (const std::string& profile : o.profiles) {
+      EngineArgs engine = o.engine;
+      engine.profile = profile;
+      const ReplaySummary predicted = predict(trace, engine);
+      const std::vector<FidelityRow> rows = table_of(real, predicted, start_s);
+      out << "fidelity of " << profile << " against " << o.url << " on " << trace.source << " ("
+          << trace.requests.size() << " requests, " << o.real_runs << " real runs)\n"
+          << format_fidelity_table(rows) << "preemptions: real " << real_preemptions
+          << " per run (vllm:num_preemptions_total), predicted " << predicted.preemptions << "\n";
       nlohmann::ordered_json j;
       j["trace"] = trace.source;
-      j["profile"] = o.engine.profile;
+      j["profile"] = profile;
       j["url"] = o.url;
       j["real_runs"] = o.real_runs;
       j["median_abs_error"] = median_abs_error(rows);
       j["real_preemptions_per_run"] = real_preemptions;
       j["predicted_preemptions"] = predicted.preemptions;
       j["rows"] = table_json(rows);
+      results.push_back(std::move(j));
+      if (o.check_p50 < 0) continue;
+      for (const FidelityRow& r : rows) {
+        if (r.figure.find("p50") != std::string::npos && std::abs(r.error()) * 100 > o.check_p50) {
+          err << "llmsim fidelity: " << profile << ": " << r.figure << " error "
+              << pct(r.error(), true) << " exceeds --check-p50 " << o.check_p50 << "%\n";
+          p50_exceeded = true;
+        }
+      }
+    }
+    if (!o.result_json.empty()) {
+      PendingFile file("--result-json", o.result_json);
+      const nlohmann::ordered_json& j = results.size() == 1 ? results[0] : results;
       file.stream() << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
                     << "\n";
       file.commit();
     }
-    if (o.check_p50 >= 0) {
-      for (const FidelityRow& r : rows) {
-        if (r.figure.find("p50") != std::string::npos && std::abs(r.error()) * 100 > o.check_p50) {
-          err << "llmsim fidelity: " << r.figure << " error " << pct(r.error(), true)
-              << " exceeds --check-p50 " << o.check_p50 << "%\n";
-          return 1;
-        }
-      }
-    }
+    if (p50_exceeded) return 1;
     return 0;
   } catch (const std::exception& e) {
     err << "llmsim fidelity: " << e.what() << "\n";

@@ -6,7 +6,9 @@
 // throughput: the real runs' mean, their spread (max - min, in percent of the mean), the
 // prediction and its signed error. An error inside the spread is reported as such; outside it,
 // against the goal (10% at p50 and p90, 20% at p99 and for throughput; median |error| <= 5%).
-// --result-json writes the table; --check-p50 PCT exits 1 when a p50 error exceeds PCT.
+// --result-json writes the table; --check-p50 PCT exits 1 when a p50 error exceeds PCT. Several
+// profiles (--profile A,B) are each compared with the same real runs (one table, and one JSON
+// object of an array, each), so that they are judged on the same traffic.
 // Thread-safety: single-threaded command-line code.
 #pragma once
 

@@ -60,5 +60,23 @@ TEST(FidelityCommand, BadUsageExitsTwoNamingWhatIsMissing) {
       << err.str();
 }
 
+TEST(FidelityCommand, EveryProfileOfAListIsCheckedBeforeAnyTraffic) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run_fidelity_command(
+                {"synthetic:n=2", "--url", "http://127.0.0.1:1", "--profile", "a.json,,b.json"},
+                out, err),
+            2);
+  EXPECT_NE(err.str().find("--profile: an empty item in 'a.json,,b.json'"), std::string::npos)
+      << err.str();
+  err.str("");
+  EXPECT_EQ(run_fidelity_command({"synthetic:n=2", "--url", "http://127.0.0.1:1", "--profile",
+                                  "/nonexistent-first.json,/nonexistent-second.json"},
+                                 out, err),
+            2);
+  EXPECT_NE(err.str().find("--profile: /nonexistent-first.json: cannot open file"),
+            std::string::npos)
+      << err.str();
+}
+
 }  // namespace
 }  // namespace llm
