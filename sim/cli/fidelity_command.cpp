@@ -51,8 +51,7 @@ struct FidelityOptions {
   int32_t real_runs = 2;
   std::string result_json;
   double check_p50 = -1;
-  EngineArgs engine;                  // its profile: the --profile list as given
-  std::vector<std::string> profiles;  // that list's files, each predicted on its own
+  std::vector<EngineArgs> engines;  // one per file of the --profile list, each predicted alone
 };
 
 FidelityOptions parse_fidelity_args(const std::vector<std::string>& args) {
@@ -70,15 +69,18 @@ FidelityOptions parse_fidelity_args(const std::vector<std::string>& args) {
         o.trace_path = arg;
       });
   flags.parse(args);
-  o.engine = engine.args();
+  EngineArgs common = engine.args();
   if (o.trace_path.empty()) throw UsageError("missing TRACE (a trace file or synthetic:...)");
   if (o.url.empty()) throw UsageError("--url: required (the real server)");
-  if (o.engine.profile.empty()) throw UsageError("--profile: required (llmsim calibrate)");
-  o.profiles = parse_comma_list_flag("--profile", o.engine.profile);
-  if (o.engine.gpu_or_model_given) {  // --model names the served model here
-    o.served_model = o.engine.model;
-    o.engine.gpu_or_model_given = false;
-    o.engine.model = EngineArgs{}.model;
+  if (common.profile.empty()) throw UsageError("--profile: required (llmsim calibrate)");
+  if (common.gpu_or_model_given) {  // --model names the served model here
+    o.served_model = common.model;
+    common.gpu_or_model_given = false;
+    common.model = EngineArgs{}.model;
+  }
+  for (const std::string& profile : parse_comma_list_flag("--profile", common.profile)) {
+    o.engines.push_back(common);
+    o.engines.back().profile = profile;
   }
   return o;
 }
@@ -223,11 +225,8 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
     loadgen::parse_base_url(o.url, target);
     target.model = o.served_model;
     target.api_key = o.api_key;
-    for (const std::string& profile : o.profiles) {  // a bad profile or flag is named before
-      EngineArgs engine = o.engine;                  // any traffic
-      engine.profile = profile;
-      resolve_engine_args(engine);
-    }
+    // A bad profile or flag is named before any traffic.
+    for (const EngineArgs& engine : o.engines) resolve_engine_args(engine);
     trace = read_trace_file(o.trace_path);
   } catch (const std::invalid_argument& e) {  // UsageError included
     return report_usage_error(err, "llmsim fidelity", e);
@@ -260,9 +259,8 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
         trace.requests.empty() ? 0 : static_cast<double>(trace.requests.front().arrival_ns) / 1e9;
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     bool p50_exceeded = false;
-    for (const std::string& profile : o.profiles) {
-      EngineArgs engine = o.engine;
-      engine.profile = profile;
+    for (const EngineArgs& engine : o.engines) {
+      const std::string& profile = engine.profile;
       const ReplaySummary predicted = predict(trace, engine);
       const std::vector<FidelityRow> rows = table_of(real, predicted, start_s);
       out << "fidelity of " << profile << " against " << o.url << " on " << trace.source << " ("
