@@ -90,9 +90,10 @@ LLM_AVX512 float exp_sum_avx512(float* s, int64_t n, float max) {
 // AVX-512 attention of H query heads over the same KV head at once (grouped-query attention):
 // each key and value row is loaded once for all H, and the heads' chains are independent. A
 // head's arithmetic does not depend on H (the order is the header's).
-// Scores: sixteen slots at a time. `next`: the next block's keys (or null), prefetched while this
-// block's are used: a block is its own 4 KiB run of the cache, which the hardware prefetcher does
-// not cross into.
+// Scores: sixteen slots at a time, the head dimension eight at a time so that each of the eight
+// partial sums is a register (an index i mod 8 only known at run time would keep them in
+// memory). `next`: the next block's keys (or null), prefetched while this block's are used: a
+// block is its own 4 KiB run of the cache, which the hardware prefetcher does not cross into.
 template <int H>
 LLM_AVX512 void scores_heads_avx512(const float* q, const float* kt, int64_t d, int64_t bs,
                                     int64_t slots, float scale, float* s, int64_t s_stride,
@@ -108,12 +109,20 @@ LLM_AVX512 void scores_heads_avx512(const float* q, const float* kt, int64_t d, 
     for (int h = 0; h < H; ++h) {
       for (__m512& a : acc[h]) a = _mm512_setzero_ps();
     }
-    for (int64_t i = 0; i < d; ++i) {
+    auto step = [&](int64_t i, int u) LLM_AVX512 {
       const __m512 kv = _mm512_maskz_loadu_ps(m, kt + i * bs + c);
-      const int u = static_cast<int>(i % kParts);
       for (int h = 0; h < H; ++h) {
         acc[h][u] = _mm512_fmadd_ps(_mm512_set1_ps(q[h * d + i]), kv, acc[h][u]);
       }
+    };
+    int64_t i = 0;
+    for (; i + kParts <= d; i += kParts) {
+#pragma GCC unroll 8
+      for (int u = 0; u < kParts; ++u) step(i + u, u);
+    }
+#pragma GCC unroll 8
+    for (int u = 0; u < kParts; ++u) {
+      if (i + u < d) step(i + u, u);
     }
     for (int h = 0; h < H; ++h) {
       const __m512* a = acc[h];
@@ -126,12 +135,15 @@ LLM_AVX512 void scores_heads_avx512(const float* q, const float* kt, int64_t d, 
 }
 
 // The weighted sum: 64 columns at a time, eight independent chains per head (even and odd
-// positions of four vectors), prefetching the value rows a block ahead.
-template <int H, typename RowOf>
+// positions of four vectors). The rows are walked block by block (a block's rows are
+// consecutive), and with `prefetch` each block's values are prefetched when the walk enters the
+// block before it.
+template <int H, typename BlockOf>
 LLM_AVX512 void weighted_sum_heads_avx512(const float* p, int64_t p_stride, int64_t n, int64_t d,
-                                          RowOf row_of, const float* inv, float* out,
-                                          int64_t prefetch_ahead) {
+                                          int64_t bs, BlockOf block_of, const float* inv,
+                                          float* out, bool prefetch) {
   constexpr int kVecs = 4;
+  const int64_t blocks = (n + bs - 1) / bs;
   for (int64_t c = 0; c < d; c += 16 * kVecs) {
     __mmask16 m[kVecs];
     for (int v = 0; v < kVecs; ++v) {
@@ -141,27 +153,42 @@ LLM_AVX512 void weighted_sum_heads_avx512(const float* p, int64_t p_stride, int6
     for (int h = 0; h < H; ++h) {
       for (int v = 0; v < kVecs; ++v) e[h][v] = o[h][v] = _mm512_setzero_ps();
     }
-    int64_t j = 0;
-    for (; j + 2 <= n; j += 2) {
-      const float* va = row_of(j) + c;
-      const float* vb = row_of(j + 1) + c;
-      if (c == 0 && j + prefetch_ahead < n) {
-        for (int64_t r = 0; r < 2; ++r) {
-          const char* ahead = reinterpret_cast<const char*>(row_of(j + r + prefetch_ahead));
-          for (int64_t off = 0; off < d * 4; off += 64) _mm_prefetch(ahead + off, _MM_HINT_T0);
+    // The walk: row j is slot s of block b, at base + s * d.
+    int64_t b = 0, slot = 0;
+    const float* base = block_of(0);
+    auto enter_block = [&] {
+      if (prefetch && c == 0 && b + 1 < blocks) {
+        const char* ahead = reinterpret_cast<const char*>(block_of(b + 1));
+        for (int64_t off = 0; off < bs * d * 4; off += 64) _mm_prefetch(ahead + off, _MM_HINT_T0);
+      }
+    };
+    auto next_row = [&] {
+      const float* row = base + slot * d + c;
+      if (++slot == bs) {
+        slot = 0;
+        if (++b < blocks) {
+          base = block_of(b);
+          enter_block();
         }
       }
+      return row;
+    };
+    enter_block();
+    int64_t j = 0;
+    for (; j + 2 <= n; j += 2) {
+      const float* va = next_row();
+      const float* vb = next_row();
       for (int v = 0; v < kVecs; ++v) {
         const __m512 a = _mm512_maskz_loadu_ps(m[v], va + 16 * v);
-        const __m512 b = _mm512_maskz_loadu_ps(m[v], vb + 16 * v);
+        const __m512 b2 = _mm512_maskz_loadu_ps(m[v], vb + 16 * v);
         for (int h = 0; h < H; ++h) {
           e[h][v] = _mm512_fmadd_ps(_mm512_set1_ps(p[h * p_stride + j]), a, e[h][v]);
-          o[h][v] = _mm512_fmadd_ps(_mm512_set1_ps(p[h * p_stride + j + 1]), b, o[h][v]);
+          o[h][v] = _mm512_fmadd_ps(_mm512_set1_ps(p[h * p_stride + j + 1]), b2, o[h][v]);
         }
       }
     }
     if (j < n) {
-      const float* va = row_of(j) + c;
+      const float* va = next_row();
       for (int v = 0; v < kVecs; ++v) {
         const __m512 a = _mm512_maskz_loadu_ps(m[v], va + 16 * v);
         for (int h = 0; h < H; ++h) {
@@ -193,10 +220,19 @@ LLM_AVX2 void scores_avx2(const float* q, const float* kt, int64_t d, int64_t bs
     const __m256i m = first8(slots - c);
     __m256 acc[kParts];
     for (__m256& a : acc) a = _mm256_setzero_ps();
-    for (int64_t i = 0; i < d; ++i) {
-      const int u = static_cast<int>(i % kParts);
+    // Eight at a time, so that each partial sum is a register (as in scores_heads_avx512).
+    auto step = [&](int64_t i, int u) LLM_AVX2 {
       acc[u] =
           _mm256_fmadd_ps(_mm256_set1_ps(q[i]), _mm256_maskload_ps(kt + i * bs + c, m), acc[u]);
+    };
+    int64_t i = 0;
+    for (; i + kParts <= d; i += kParts) {
+#pragma GCC unroll 8
+      for (int u = 0; u < kParts; ++u) step(i + u, u);
+    }
+#pragma GCC unroll 8
+    for (int u = 0; u < kParts; ++u) {
+      if (i + u < d) step(i + u, u);
     }
     const __m256 t =
         _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])),
@@ -253,11 +289,14 @@ LLM_AVX2 void weighted_sum_avx2(const float* p, int64_t n, int64_t d, RowOf row_
 
 void paged_attention(const float* q, int64_t heads, const PagedKvCache& kv, int64_t layer,
                      int64_t kv_head, std::span<const int32_t> block_table, int64_t pos,
-                     float scale, std::vector<float>& scores, float* out) {
+                     float scale, std::vector<float>& scores, float* out, bool prefetch) {
   const int64_t n = pos + 1, d = kv.head_dim, bs = kv.block_size;
   const int64_t blocks = (n + bs - 1) / bs, stride = blocks * bs;
   auto keys = [&](int64_t b) {
     return kv.k.get() + kv.head_offset(layer, block_table[static_cast<size_t>(b)], kv_head);
+  };
+  auto values = [&](int64_t b) {
+    return kv.v.get() + kv.head_offset(layer, block_table[static_cast<size_t>(b)], kv_head);
   };
   auto row_of = [&](int64_t j) {
     return kv.v.get() +
@@ -274,7 +313,7 @@ void paged_attention(const float* q, int64_t heads, const PagedKvCache& kv, int6
       float* s = scores.data();
       for (int64_t b = 0; b < blocks; ++b) {
         const int64_t slots = std::min(bs, n - b * bs);
-        const float* next = b + 1 < blocks ? keys(b + 1) : nullptr;
+        const float* next = prefetch && b + 1 < blocks ? keys(b + 1) : nullptr;
         if (hn == 3)
           scores_heads_avx512<3>(qh, keys(b), d, bs, slots, scale, s + b * bs, stride, next);
         if (hn == 2)
@@ -288,9 +327,9 @@ void paged_attention(const float* q, int64_t heads, const PagedKvCache& kv, int6
         inv[h] = 1.0f / exp_sum_avx512(sh, n, max_avx512(sh, n));
       }
       float* oh = out + h0 * d;
-      if (hn == 3) weighted_sum_heads_avx512<3>(s, stride, n, d, row_of, inv, oh, bs);
-      if (hn == 2) weighted_sum_heads_avx512<2>(s, stride, n, d, row_of, inv, oh, bs);
-      if (hn == 1) weighted_sum_heads_avx512<1>(s, stride, n, d, row_of, inv, oh, bs);
+      if (hn == 3) weighted_sum_heads_avx512<3>(s, stride, n, d, bs, values, inv, oh, prefetch);
+      if (hn == 2) weighted_sum_heads_avx512<2>(s, stride, n, d, bs, values, inv, oh, prefetch);
+      if (hn == 1) weighted_sum_heads_avx512<1>(s, stride, n, d, bs, values, inv, oh, prefetch);
     }
     return;
   }
@@ -321,7 +360,7 @@ void paged_attention(const float* q, int64_t heads, const PagedKvCache& kv, int6
 void paged_attention(const float* q, const PagedKvCache& kv, int64_t layer, int64_t kv_head,
                      std::span<const int32_t> block_table, int64_t pos, float scale,
                      std::vector<float>& scores, float* out) {
-  paged_attention(q, 1, kv, layer, kv_head, block_table, pos, scale, scores, out);
+  paged_attention(q, 1, kv, layer, kv_head, block_table, pos, scale, scores, out, true);
 }
 
 }  // namespace llm

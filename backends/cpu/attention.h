@@ -26,8 +26,11 @@ void paged_attention(const float* q, const PagedKvCache& kv, int64_t layer, int6
 // The same for `heads` query heads that share kv_head (grouped-query attention), their queries
 // and outputs consecutive (heads x head_dim values): each head's output has the bits of
 // paged_attention of that head alone; the heads share the loads of the keys and values.
+// prefetch: fetch each next KV block ahead of use (AVX-512), for a sequence whose blocks are not
+// in cache yet; the later tokens of a prefill, which read the blocks the token before them just
+// read, go faster without it. It never changes the result.
 void paged_attention(const float* q, int64_t heads, const PagedKvCache& kv, int64_t layer,
                      int64_t kv_head, std::span<const int32_t> block_table, int64_t pos,
-                     float scale, std::vector<float>& scores, float* out);
+                     float scale, std::vector<float>& scores, float* out, bool prefetch = true);
 
 }  // namespace llm

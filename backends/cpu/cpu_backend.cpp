@@ -235,9 +235,13 @@ void CpuBackend::Impl::layer(int64_t li, const SchedulerOutput& batch) {
     thread_local std::vector<float> scores;
     const Request& r = *batch.seqs[static_cast<size_t>(tok_seq[static_cast<size_t>(t)])].request;
     const int64_t first_head = g * group;
+    // Only a sequence's first token of the step fetches its blocks ahead: the later ones read
+    // the blocks it just read.
+    const bool first_of_seq =
+        t == 0 || tok_seq[static_cast<size_t>(t - 1)] != tok_seq[static_cast<size_t>(t)];
     paged_attention(q.data() + t * qd + first_head * hd, group, kv, li, g, r.block_ids,
                     tok_pos[static_cast<size_t>(t)], scale, scores,
-                    attn.data() + t * qd + first_head * hd);
+                    attn.data() + t * qd + first_head * hd, first_of_seq);
   };
   // A token's attention reads only its own sequence's K/V of its KV head, so one task per
   // (sequence, KV head) can cache its tokens and then attend for them, all in one parallel loop.
