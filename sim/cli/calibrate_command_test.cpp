@@ -1,0 +1,102 @@
+// `llmsim calibrate --step-log A,B`: each log's host gaps are taken within that log, so the gap
+// before a log's first step (time since the server started, or since a run before the log)
+// never lands on the other log's last step; a gap inside a log still counts.
+#include "sim/cli/calibrate_command.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "backends/sim/engine_profile.h"
+#include "backends/sim/step_record.h"
+
+namespace llm {
+namespace {
+
+std::string write(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "calibrate_command_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// The true step model both logs were priced with.
+const FittedStepModel kTruth{2e6, 3e5, 5e5, 16, 40, 3, 4e5, 4};
+
+// Steps of every shape the fit needs, each timed at the true model's price less its host gap,
+// and recorded with that gap before the next step; record 0 carries `first_gap`.
+std::string priced_log(Nanos first_gap, Nanos inner_gap) {
+  std::vector<StepRecord> log;
+  for (int64_t seqs : {1, 2, 3, 5, 8, 13, 16}) {
+    for (int64_t context : {20, 200, 900}) {
+      StepRecord r;
+      for (int64_t i = 0; i < seqs; ++i) r.batch.add(context, 1, true);
+      log.push_back(r);
+    }
+  }
+  for (int64_t prompt : {8, 30, 120, 480, 1500}) {
+    StepRecord r;
+    r.batch.add(0, prompt, true);
+    if (prompt > 100) r.batch.add(300, 1, true);
+    log.push_back(r);
+  }
+  // Last: a one-sequence decode of a few ms, which a stray 3 ms would double.
+  std::reverse(log.begin(), log.end());
+  std::string text;
+  for (size_t i = 0; i < log.size(); ++i) {
+    StepRecord& r = log[i];
+    r.step = static_cast<int64_t>(i);
+    // Step i's host time is the gap recorded on step i + 1: the last step has none.
+    const Nanos host = i + 1 < log.size() ? inner_gap : 0;
+    r.execute_ns = fitted_step_time_ns(kTruth, r.batch) - host;
+    r.gap_ns = i == 0 ? first_gap : inner_gap;
+    text += step_record_json(r) + "\n";
+  }
+  return text;
+}
+
+std::string facts_file() {
+  EngineProfile p;
+  p.source = "test";
+  p.model = "tiny";
+  p.step.overhead_ns = 1e6;
+  p.num_gpu_blocks = 64;
+  p.max_model_len = 2048;
+  p.vocab_size = 100;
+  return write("facts.json", engine_profile_json(p));
+}
+
+TEST(CalibrateCommand, EachStepLogKeepsItsOwnGaps) {
+  // The second log starts 3 ms after something the first log never saw: under the 5 ms limit,
+  // so fitted as host time if it were taken as the first log's last step's.
+  const std::string a = write("a.jsonl", priced_log(-1, 200'000));
+  const std::string b = write("b.jsonl", priced_log(3'000'000, 0));
+  const std::string both = write("both.jsonl", priced_log(-1, 200'000) + priced_log(3'000'000, 0));
+  const std::string facts = facts_file();
+  struct Case {
+    std::string logs;
+    bool exact;  // the fit recovers the true model
+  };
+  for (const Case& c : {Case{a + "," + b, true}, Case{both, false}}) {
+    const std::string out_path = write("out.json", "");
+    std::ostringstream out, err;
+    ASSERT_EQ(run_calibrate_command({"--step-log", c.logs, "--facts", facts, "--out", out_path},
+                                    out, err),
+              0)
+        << err.str();
+    const EngineProfile fitted = load_engine_profile(out_path);
+    EXPECT_EQ(fitted.fit.steps, 52) << c.logs;
+    if (c.exact) {
+      EXPECT_LT(fitted.fit.max_abs_error, 1e-3) << err.str();
+      EXPECT_NE(err.str().find("26 steps from " + a), std::string::npos) << err.str();
+      EXPECT_NE(err.str().find("26 steps from " + b), std::string::npos) << err.str();
+    } else {
+      // One file: the first log's last step took the second log's 3 ms.
+      EXPECT_GT(fitted.fit.max_abs_error, 0.1) << err.str();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace llm
