@@ -179,13 +179,14 @@ class Runner {
     start_attempt(c);
   }
 
-  void start_attempt(Call* c) {
+  // fresh: on a new connection even when kept-alive ones are idle.
+  void start_attempt(Call* c, bool fresh = false) {
     c->got_bytes = false;
     c->sse.reset();
     c->parser.emplace();
     c->parser->body_limit(
         std::numeric_limits<std::uint64_t>::max());  // not boost::none: 1.74 mishandles it
-    if (!idle_.empty()) {
+    if (!fresh && !idle_.empty()) {
       c->conn = std::move(idle_.back());
       idle_.pop_back();
       write(c);
@@ -200,13 +201,16 @@ class Runner {
     });
   }
 
-  // A kept-alive connection may have been closed by the server meanwhile: try once more on a new
-  // connection when nothing of the response arrived.
+  // A kept-alive connection may have been closed by the server meanwhile (its idle timeout): try
+  // once more on a new connection when nothing of the response arrived. The other idle
+  // connections have waited at least as long (the most recently used is taken first), so they
+  // are dropped too; a retry on one of them would fail the same way.
   bool retry(Call* c) {
     if (c->timed_out || c->retried || !c->conn->reused || c->got_bytes) return false;
     c->retried = true;
     c->conn.reset();
-    start_attempt(c);
+    idle_.clear();
+    start_attempt(c, /*fresh=*/true);
     return true;
   }
 

@@ -1,10 +1,9 @@
-#include <utility>  // before Asio (Boost 1.74 with C++20)
-
 #include "loadgen/fake_server.h"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
@@ -12,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>  // before Asio (Boost 1.74 with C++20)
 #include <vector>
 
 #include "loadgen/sse.h"
@@ -44,7 +44,9 @@ void append_chunked(std::string& out, std::string_view payload) {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, const FakeServerOptions& options, Counters& counters)
-      : socket_(std::move(socket)), timer_(socket_.get_executor()), options_(options),
+      : socket_(std::move(socket)),
+        timer_(socket_.get_executor()),
+        options_(options),
         counters_(counters) {}
 
   void start() { read_request(); }
@@ -52,11 +54,22 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   void read_request() {
     request_ = {};
+    const uint64_t wait = ++idle_waits_;
+    if (options_.idle_close.count() > 0) {
+      timer_.expires_after(options_.idle_close);
+      timer_.async_wait([self = shared_from_this(), wait](error_code ec) {
+        if (ec || wait != self->idle_waits_) return;  // a request came (or the wait is stale)
+        error_code ignored;
+        self->socket_.shutdown(tcp::socket::shutdown_both, ignored);
+        self->socket_.close(ignored);
+      });
+    }
     http::async_read(socket_, buffer_, request_,
                      [self = shared_from_this()](error_code ec, size_t) { self->on_request(ec); });
   }
 
   void on_request(error_code ec) {
+    ++idle_waits_;
     if (ec) return;
     ++counters_.requests;
     const int64_t now_in = ++counters_.in_flight;
@@ -71,9 +84,10 @@ class Session : public std::enable_shared_from_this<Session> {
                          R"({"object":"list","data":[{"id":"fake-model","object":"model"}]})");
     }
     if (options_.status != 200) {
-      return send_simple(options_.status, "application/json",
-                         R"({"object":"error","message":"fake error","type":"BadRequestError","code":)" +
-                             std::to_string(options_.status) + "}");
+      return send_simple(
+          options_.status, "application/json",
+          R"({"object":"error","message":"fake error","type":"BadRequestError","code":)" +
+              std::to_string(options_.status) + "}");
     }
     int64_t n = options_.chunks;
     if (n <= 0) {
@@ -87,18 +101,25 @@ class Session : public std::enable_shared_from_this<Session> {
     total_ = n;
     sent_ = 0;
     bool stream = false;
-    if (size_t v = find_member_value(body, "stream"); v != std::string::npos) stream = body[v] == 't';
+    if (size_t v = find_member_value(body, "stream"); v != std::string::npos)
+      stream = body[v] == 't';
     if (!stream) {
       std::string text;
       for (int64_t i = 0; i < n; ++i) text += " tok";
-      std::string json = chat_ ? R"({"id":"cmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":")" + text + R"("},"finish_reason":"length"}],)"
-                               : R"({"id":"cmpl-1","object":"text_completion","choices":[{"index":0,"text":")" + text + R"(","finish_reason":"length"}],)";
+      std::string json =
+          chat_
+              ? R"({"id":"cmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":")" +
+                    text + R"("},"finish_reason":"length"}],)"
+              : R"({"id":"cmpl-1","object":"text_completion","choices":[{"index":0,"text":")" +
+                    text + R"(","finish_reason":"length"}],)";
       json += R"("usage":{"prompt_tokens":4,"completion_tokens":)" + std::to_string(n) +
               R"(,"total_tokens":)" + std::to_string(n + 4) + "}}";
       return send_simple(200, "application/json", json);
     }
-    out_ = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
-    if (options_.first_delay.count() == 0 && options_.gap.count() == 0 && !options_.close_mid_stream) {
+    out_ =
+        "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+    if (options_.first_delay.count() == 0 && options_.gap.count() == 0 &&
+        !options_.close_mid_stream) {
       while (sent_ < total_ && !add_next_chunk()) {
       }
       finish_stream();
@@ -110,14 +131,16 @@ class Session : public std::enable_shared_from_this<Session> {
   // Appends the next content chunk; true when the stream ends early (error frame).
   bool add_next_chunk() {
     const std::string payload =
-        chat_ ? R"(data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}]})"
-                "\n\n"
-              : R"(data: {"id":"c","object":"text_completion","choices":[{"index":0,"text":" tok","finish_reason":null}]})"
-                "\n\n";
+        chat_
+            ? R"(data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":null}]})"
+              "\n\n"
+            : R"(data: {"id":"c","object":"text_completion","choices":[{"index":0,"text":" tok","finish_reason":null}]})"
+              "\n\n";
     append_chunked(out_, payload);
     ++sent_;
     if (options_.sse_error && sent_ == 1) {
-      append_chunked(out_, "data: {\"error\":{\"message\":\"fake stream failure\",\"code\":500}}\n\n");
+      append_chunked(out_,
+                     "data: {\"error\":{\"message\":\"fake stream failure\",\"code\":500}}\n\n");
       sent_ = total_;
       return true;
     }
@@ -125,8 +148,10 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void finish_stream() {
-    append_chunked(out_, R"(data: {"id":"c","object":"text_completion","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":)" +
-                             std::to_string(sent_) + "}}\n\n");
+    append_chunked(
+        out_,
+        R"(data: {"id":"c","object":"text_completion","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":)" +
+            std::to_string(sent_) + "}}\n\n");
     append_chunked(out_, "data: [DONE]\n\n");
     out_ += "0\r\n\r\n";
   }
@@ -134,18 +159,19 @@ class Session : public std::enable_shared_from_this<Session> {
   // Writes out_; when `last`, the response is complete afterwards, otherwise the next chunk
   // follows after its delay.
   void write_out(bool last) {
-    net::async_write(socket_, net::buffer(out_), [self = shared_from_this(), last](error_code ec, size_t) {
-      if (ec) {
-        --self->counters_.in_flight;
-        return;
-      }
-      self->out_.clear();
-      if (last) {
-        --self->counters_.in_flight;
-        return self->read_request();
-      }
-      self->schedule_next();
-    });
+    net::async_write(socket_, net::buffer(out_),
+                     [self = shared_from_this(), last](error_code ec, size_t) {
+                       if (ec) {
+                         --self->counters_.in_flight;
+                         return;
+                       }
+                       self->out_.clear();
+                       if (last) {
+                         --self->counters_.in_flight;
+                         return self->read_request();
+                       }
+                       self->schedule_next();
+                     });
   }
 
   void schedule_next() {
@@ -169,8 +195,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void send_simple(int status, const char* content_type, std::string body) {
     out_ = "HTTP/1.1 " + std::to_string(status) + (status == 200 ? " OK" : " Error") +
-           "\r\nContent-Type: " + content_type + "\r\nContent-Length: " + std::to_string(body.size()) +
-           "\r\n\r\n" + body;
+           "\r\nContent-Type: " + content_type +
+           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
     write_out(true);
   }
 
@@ -184,6 +210,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool chat_ = false;
   int64_t total_ = 0;
   int64_t sent_ = 0;
+  uint64_t idle_waits_ = 0;  // read_request's count: an idle-close wait acts only if still current
 };
 
 }  // namespace
@@ -198,7 +225,8 @@ struct FakeOpenAiServer::Impl {
   bool stopped = false;
 
   void accept() {
-    acceptor.async_accept([this](error_code ec, tcp::socket socket) {
+    // Each session on its own strand: its read and its idle-close timer never run at once.
+    acceptor.async_accept(net::make_strand(ioc), [this](error_code ec, tcp::socket socket) {
       if (ec) return;
       ++counters.connections;
       error_code ignored;

@@ -3,7 +3,8 @@
 // script: `chunks` content chunks (or max_tokens of the request when chunks is 0), the first after
 // first_delay, then one every gap, then a usage chunk and [DONE]; non-streaming requests get one
 // JSON body with usage. GET /v1/models lists "fake-model". Failure modes for tests: an HTTP error
-// status, an SSE error frame after the first chunk, or closing the connection mid-stream.
+// status, an SSE error frame after the first chunk, closing the connection mid-stream, or closing
+// kept-alive connections left idle too long (as a server's idle timeout does).
 // Thread-safety: the server runs on its own threads; the accessors are safe from any thread.
 #pragma once
 
@@ -15,12 +16,13 @@
 namespace llm::loadgen {
 
 struct FakeServerOptions {
-  int64_t chunks = 0;                          // 0: the request's max_tokens
-  std::chrono::microseconds first_delay{0};    // before the first content chunk
-  std::chrono::microseconds gap{0};            // between content chunks
-  int status = 200;                            // other than 200: an error JSON with this status
-  bool sse_error = false;                      // an error frame after the first content chunk
-  bool close_mid_stream = false;               // close after half of the chunks
+  int64_t chunks = 0;                        // 0: the request's max_tokens
+  std::chrono::microseconds first_delay{0};  // before the first content chunk
+  std::chrono::microseconds gap{0};          // between content chunks
+  int status = 200;                          // other than 200: an error JSON with this status
+  bool sse_error = false;                    // an error frame after the first content chunk
+  bool close_mid_stream = false;             // close after half of the chunks
+  std::chrono::microseconds idle_close{0};   // close a kept-alive connection idle this long
   int threads = 1;
 };
 

@@ -132,6 +132,23 @@ TEST(LlmbenchE2E, ConnectionClosedMidStream) {
       << run.report.errors[0];
 }
 
+TEST(LlmbenchE2E, KeptAliveConnectionsTheServerClosedAreRetriedOnANewOne) {
+  // Three requests at once open three connections; the server closes each after 100 ms idle;
+  // the fourth request, 400 ms later, finds all three closed. The client must not retry on a
+  // second closed one (seen under llmsim fidelity: "no response: end of stream").
+  FakeServerOptions o;
+  o.chunks = 3;
+  o.first_delay = milliseconds(30);
+  o.idle_close = milliseconds(100);
+  FakeOpenAiServer server(o);
+  Trace t = make_trace(4);
+  t.requests[3].arrival_ns = 400 * static_cast<int64_t>(kMs);
+  const BenchRun run = run_benchmark(t, config_for(server));
+  EXPECT_EQ(run.report.completed, 4) << (run.report.errors.empty() ? "" : run.report.errors[0]);
+  EXPECT_EQ(server.requests(), 4);
+  EXPECT_EQ(server.connections(), 4);
+}
+
 TEST(LlmbenchE2E, ConnectionRefused) {
   uint16_t port = 0;
   {
