@@ -19,6 +19,22 @@ float tree8(const float* a) {
   return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
 }
 
+// step(i, i mod 8) for i in [0, d), eight at a time with the part a constant, so that a SIMD
+// kernel's eight partial sums stay registers (a part only known at run time keeps them in
+// memory). Inlined into the kernel, whose target the step shares.
+template <typename Step>
+[[gnu::always_inline]] inline void for_each_dim_by_part(int64_t d, Step&& step) {
+  int64_t i = 0;
+  for (; i + kParts <= d; i += kParts) {
+#pragma GCC unroll 8
+    for (int u = 0; u < kParts; ++u) step(i + u, u);
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < kParts; ++u) {
+    if (i + u < d) step(i + u, u);
+  }
+}
+
 void scores_portable(const float* q, const float* kt, int64_t d, int64_t bs, int64_t slots,
                      float scale, float* s) {
   for (int64_t j = 0; j < slots; ++j) {
@@ -90,10 +106,9 @@ LLM_AVX512 float exp_sum_avx512(float* s, int64_t n, float max) {
 // AVX-512 attention of H query heads over the same KV head at once (grouped-query attention):
 // each key and value row is loaded once for all H, and the heads' chains are independent. A
 // head's arithmetic does not depend on H (the order is the header's).
-// Scores: sixteen slots at a time, the head dimension eight at a time so that each of the eight
-// partial sums is a register (an index i mod 8 only known at run time would keep them in
-// memory). `next`: the next block's keys (or null), prefetched while this block's are used: a
-// block is its own 4 KiB run of the cache, which the hardware prefetcher does not cross into.
+// Scores: sixteen slots at a time, the head dimension by for_each_dim_by_part. `next`: the next
+// block's keys (or null), prefetched while this block's are used: a block is its own 4 KiB run of
+// the cache, which the hardware prefetcher does not cross into.
 template <int H>
 LLM_AVX512 void scores_heads_avx512(const float* q, const float* kt, int64_t d, int64_t bs,
                                     int64_t slots, float scale, float* s, int64_t s_stride,
@@ -109,21 +124,12 @@ LLM_AVX512 void scores_heads_avx512(const float* q, const float* kt, int64_t d, 
     for (int h = 0; h < H; ++h) {
       for (__m512& a : acc[h]) a = _mm512_setzero_ps();
     }
-    auto step = [&](int64_t i, int u) LLM_AVX512 {
+    for_each_dim_by_part(d, [&](int64_t i, int u) LLM_AVX512 {
       const __m512 kv = _mm512_maskz_loadu_ps(m, kt + i * bs + c);
       for (int h = 0; h < H; ++h) {
         acc[h][u] = _mm512_fmadd_ps(_mm512_set1_ps(q[h * d + i]), kv, acc[h][u]);
       }
-    };
-    int64_t i = 0;
-    for (; i + kParts <= d; i += kParts) {
-#pragma GCC unroll 8
-      for (int u = 0; u < kParts; ++u) step(i + u, u);
-    }
-#pragma GCC unroll 8
-    for (int u = 0; u < kParts; ++u) {
-      if (i + u < d) step(i + u, u);
-    }
+    });
     for (int h = 0; h < H; ++h) {
       const __m512* a = acc[h];
       const __m512 t =
@@ -153,12 +159,12 @@ LLM_AVX512 void weighted_sum_heads_avx512(const float* p, int64_t p_stride, int6
     for (int h = 0; h < H; ++h) {
       for (int v = 0; v < kVecs; ++v) e[h][v] = o[h][v] = _mm512_setzero_ps();
     }
-    // The walk: row j is slot s of block b, at base + s * d.
-    int64_t b = 0, slot = 0;
+    // The walk: row j is `slot` of `block`, at base + slot * d.
+    int64_t block = 0, slot = 0;
     const float* base = block_of(0);
     auto enter_block = [&] {
-      if (prefetch && c == 0 && b + 1 < blocks) {
-        const char* ahead = reinterpret_cast<const char*>(block_of(b + 1));
+      if (prefetch && c == 0 && block + 1 < blocks) {
+        const char* ahead = reinterpret_cast<const char*>(block_of(block + 1));
         for (int64_t off = 0; off < bs * d * 4; off += 64) _mm_prefetch(ahead + off, _MM_HINT_T0);
       }
     };
@@ -166,8 +172,8 @@ LLM_AVX512 void weighted_sum_heads_avx512(const float* p, int64_t p_stride, int6
       const float* row = base + slot * d + c;
       if (++slot == bs) {
         slot = 0;
-        if (++b < blocks) {
-          base = block_of(b);
+        if (++block < blocks) {
+          base = block_of(block);
           enter_block();
         }
       }
@@ -180,10 +186,10 @@ LLM_AVX512 void weighted_sum_heads_avx512(const float* p, int64_t p_stride, int6
       const float* vb = next_row();
       for (int v = 0; v < kVecs; ++v) {
         const __m512 a = _mm512_maskz_loadu_ps(m[v], va + 16 * v);
-        const __m512 b2 = _mm512_maskz_loadu_ps(m[v], vb + 16 * v);
+        const __m512 b = _mm512_maskz_loadu_ps(m[v], vb + 16 * v);
         for (int h = 0; h < H; ++h) {
           e[h][v] = _mm512_fmadd_ps(_mm512_set1_ps(p[h * p_stride + j]), a, e[h][v]);
-          o[h][v] = _mm512_fmadd_ps(_mm512_set1_ps(p[h * p_stride + j + 1]), b2, o[h][v]);
+          o[h][v] = _mm512_fmadd_ps(_mm512_set1_ps(p[h * p_stride + j + 1]), b, o[h][v]);
         }
       }
     }
@@ -220,20 +226,10 @@ LLM_AVX2 void scores_avx2(const float* q, const float* kt, int64_t d, int64_t bs
     const __m256i m = first8(slots - c);
     __m256 acc[kParts];
     for (__m256& a : acc) a = _mm256_setzero_ps();
-    // Eight at a time, so that each partial sum is a register (as in scores_heads_avx512).
-    auto step = [&](int64_t i, int u) LLM_AVX2 {
+    for_each_dim_by_part(d, [&](int64_t i, int u) LLM_AVX2 {
       acc[u] =
           _mm256_fmadd_ps(_mm256_set1_ps(q[i]), _mm256_maskload_ps(kt + i * bs + c, m), acc[u]);
-    };
-    int64_t i = 0;
-    for (; i + kParts <= d; i += kParts) {
-#pragma GCC unroll 8
-      for (int u = 0; u < kParts; ++u) step(i + u, u);
-    }
-#pragma GCC unroll 8
-    for (int u = 0; u < kParts; ++u) {
-      if (i + u < d) step(i + u, u);
-    }
+    });
     const __m256 t =
         _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3])),
                       _mm256_add_ps(_mm256_add_ps(acc[4], acc[5]), _mm256_add_ps(acc[6], acc[7])));
@@ -292,12 +288,12 @@ void paged_attention(const float* q, int64_t heads, const PagedKvCache& kv, int6
                      float scale, std::vector<float>& scores, float* out, bool prefetch) {
   const int64_t n = pos + 1, d = kv.head_dim, bs = kv.block_size;
   const int64_t blocks = (n + bs - 1) / bs, stride = blocks * bs;
-  auto keys = [&](int64_t b) {
-    return kv.k.get() + kv.head_offset(layer, block_table[static_cast<size_t>(b)], kv_head);
+  // Block b's keys and values start at the same offset of k and v.
+  auto offset = [&](int64_t b) {
+    return kv.head_offset(layer, block_table[static_cast<size_t>(b)], kv_head);
   };
-  auto values = [&](int64_t b) {
-    return kv.v.get() + kv.head_offset(layer, block_table[static_cast<size_t>(b)], kv_head);
-  };
+  auto keys = [&](int64_t b) { return kv.k.get() + offset(b); };
+  auto values = [&](int64_t b) { return kv.v.get() + offset(b); };
   auto row_of = [&](int64_t j) {
     return kv.v.get() +
            kv.v_offset(layer, block_table[static_cast<size_t>(j / bs)], kv_head, j % bs);
