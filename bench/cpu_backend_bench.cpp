@@ -11,16 +11,17 @@
 //   BM_Decode/B        one decode step for B sequences with 128 tokens of context each
 //   BM_Prefill/512     one 512-token prompt in a single step
 // Counters: tok_s (tokens per second), roofline_tok_s (B * read bandwidth / weight bytes),
-// of_roofline (tok_s / roofline_tok_s), weights_GBps (weight bytes streamed per second), gflop_s,
-// and sim_step_ms / sim_tok_s: llmsim's roofline cost model (backends/sim/cost_model.h) for the
-// same shape and batch on a "device" made of the measured read bandwidth and GEMM peak
-// (efficiencies 1, no overheads, fp32 weights and KV).
-// $LLM_BENCH_READ_GBPS skips the bandwidth measurement (the roofline counters then use it).
-// $LLM_BENCH_THREADS (default 0: all) sets the threads of BM_GemmPeak, BM_DecodeMatmuls,
-// BM_Decode and BM_Prefill. With 1 the CPU column is all the work of an iteration, which keeps
-// an A/B of two builds (bench/cpu_ab.py --metric cpu_time) meaningful on a loaded machine.
-// Goal (issue 5): decode at batch 1 reaches at least 50% of roofline_tok_s.
-// Run: llm_bench --benchmark_filter='BM_Memory|BM_Gemm|BM_Decode|BM_Prefill'
+// of_roofline (tok_s / roofline_tok_s), of_limit (the larger of the weight-streaming time and the
+// products' time at the GEMM peak, over the step's time: issue 15's measure), weights_GBps (weight
+// bytes streamed per second), gflop_s, and sim_step_ms / sim_tok_s: llmsim's roofline cost model
+// (backends/sim/cost_model.h) for the same shape and batch on a "device" made of the measured read
+// bandwidth and GEMM peak (efficiencies 1, no overheads, fp32 weights and KV). $LLM_BENCH_READ_GBPS
+// skips the bandwidth measurement (the roofline counters then use it). $LLM_BENCH_THREADS (default
+// 0: all) sets the threads of BM_GemmPeak, BM_DecodeMatmuls, BM_Decode and BM_Prefill. With 1 the
+// CPU column is all the work of an iteration, which keeps an A/B of two builds (bench/cpu_ab.py
+// --metric cpu_time) meaningful on a loaded machine. Goal (issue 5): decode at batch 1 reaches at
+// least 50% of roofline_tok_s. Run: llm_bench
+// --benchmark_filter='BM_Memory|BM_Gemm|BM_Decode|BM_Prefill'
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -37,6 +38,7 @@
 #include <string>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/huge_buffer.h"
 #include "backends/cpu/matmul.h"
 #include "backends/cpu/thread_pool.h"
 #include "backends/model/model_weights.h"
@@ -195,7 +197,8 @@ struct Bandwidth {
 };
 
 // Read bandwidth: the best pass over 512 MiB among 1-32 interleaved streams per thread with
-// prefetch distances of 0, 2 and 8 KiB and the GEMV's row groups, on one thread and on all.
+// prefetch distances of 0, 2 and 8 KiB, the GEMV's row groups, the matmul's panels and the
+// batch-1 matmul itself, on one thread and on all.
 const Bandwidth& measure_read_bandwidth_pattern() {
   static const Bandwidth cached = [] {
     // A given figure instead (GB/s): for A/B runs, where the roofline counters do not matter.
@@ -204,7 +207,12 @@ const Bandwidth& measure_read_bandwidth_pattern() {
     }
     const int64_t n = int64_t{128} << 20;       // floats
     const int64_t chunk = int64_t{768} * 1024;  // 3 MiB: a whole number of 8- and 16-row groups
-    std::vector<float> a(static_cast<size_t>(n), 1.0f);
+    // On the weights' kind of memory (huge_buffer.h: 2 MiB pages where the kernel allows): on
+    // 4 KiB pages the same patterns read 46 GB/s where the batch-1 matmuls stream 64 GB/s
+    // (2-core Zen 5, 2026-12-05), so the roofline was the TLB's, not the memory's.
+    FloatBuffer buffer = allocate_floats(static_cast<size_t>(n));
+    float* const a = buffer.get();
+    std::fill(a, a + n, 1.0f);
     std::vector<float> sums(static_cast<size_t>(n / chunk));
     std::vector<ReadPattern> patterns;
     for (int streams : {1, 4, 8, 16, 32}) {
@@ -221,7 +229,7 @@ const Bandwidth& measure_read_bandwidth_pattern() {
         for (int pass = 0; pass < 3; ++pass) {
           const auto t0 = std::chrono::steady_clock::now();
           auto task = [&](int64_t t) {
-            sums[static_cast<size_t>(t)] = read_chunk(a.data() + t * chunk, chunk, pat);
+            sums[static_cast<size_t>(t)] = read_chunk(a + t * chunk, chunk, pat);
           };
           pool.run(n / chunk, task);
           const double bw = 4.0 * static_cast<double>(n / chunk * chunk) / seconds_since(t0);
@@ -231,7 +239,25 @@ const Bandwidth& measure_read_bandwidth_pattern() {
         }
       }
     }
+    // The batch-1 matmul itself over the same memory (a packed 768-wide matrix of 512 MiB): the
+    // pattern the backend streams its weights with, which reached 57-64 GB/s where the best of
+    // the patterns above read 45 (2-core Zen 5, 2026-12-05).
+    PackedMatrix streamed{n / 768 / kPanelWidth * kPanelWidth, 768, FloatBuffer(buffer.release())};
+    std::vector<float> x(768, 0.5f), out(static_cast<size_t>(streamed.n));
+    const MatmulPart part{&streamed, nullptr, out.data(), streamed.n};
+    for (int threads : {1, 0}) {
+      ThreadPool pool(threads);
+      for (int pass = 0; pass < 3; ++pass) {
+        const auto t0 = std::chrono::steady_clock::now();
+        matmul(&pool, x.data(), 768, 1, 768, {&part, 1});
+        const double bw = 4.0 * static_cast<double>(streamed.n * 768) / seconds_since(t0);
+        if (bw > best.bytes_per_s) {
+          best = {bw, "the batch-1 matmul on " + std::to_string(pool.size()) + " threads"};
+        }
+      }
+    }
     benchmark::DoNotOptimize(sums.data());
+    benchmark::DoNotOptimize(out.data());
     return best;
   }();
   return cached;
@@ -445,6 +471,12 @@ void BM_Decode(benchmark::State& state) {
   state.counters["weights_GBps"] =
       tok_s / static_cast<double>(batch) * weight_bytes_per_step() / 1e9;
   state.counters["read_GBps"] = measure_read_bandwidth() / 1e9;
+  // Issue 15's limit for the step: the larger of streaming the weights at the read roofline and
+  // the matrix products' FLOPs at the measured GEMM peak; of_limit is that time over the step's.
+  const double limit_s =
+      std::max(weight_bytes_per_step() / measure_read_bandwidth(),
+               2.0 * static_cast<double>(batch) * streamed_params() / measured_gemm_flops());
+  state.counters["of_limit"] = limit_s * tok_s / static_cast<double>(batch);
   sim_counters(state, cost, batch);
 }
 BENCHMARK(BM_Decode)->Arg(1)->Arg(16)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);

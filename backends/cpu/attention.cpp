@@ -107,16 +107,17 @@ LLM_AVX512 float exp_sum_avx512(float* s, int64_t n, float max) {
 // each key and value row is loaded once for all H, and the heads' chains are independent. A
 // head's arithmetic does not depend on H (the order is the header's).
 // Scores: sixteen slots at a time, the head dimension by for_each_dim_by_part. `next`: the next
-// block's keys (or null), prefetched while this block's are used: a block is its own 4 KiB run of
-// the cache, which the hardware prefetcher does not cross into.
+// block's keys (or null), prefetched into L1 while this block's are used: a block is its own 4 KiB
+// run of the cache, which the hardware prefetcher does not cross into. `values`: this block's
+// values (or null), prefetched into L2 for the weighted sum that follows the scores (decode
+// attention over 16 sequences of 129 tokens, KV from memory: 1.15x on the 2-core Zen 5).
 template <int H>
 LLM_AVX512 void scores_heads_avx512(const float* q, const float* kt, int64_t d, int64_t bs,
                                     int64_t slots, float scale, float* s, int64_t s_stride,
-                                    const float* next) {
-  if (next) {
-    for (int64_t off = 0; off < d * bs; off += 16) {
-      _mm_prefetch(reinterpret_cast<const char*>(next + off), _MM_HINT_T0);
-    }
+                                    const float* next, const float* values) {
+  for (int64_t off = 0; (next || values) && off < d * bs; off += 16) {
+    if (next) _mm_prefetch(reinterpret_cast<const char*>(next + off), _MM_HINT_T0);
+    if (values) _mm_prefetch(reinterpret_cast<const char*>(values + off), _MM_HINT_T1);
   }
   for (int64_t c = 0; c < slots; c += 16) {
     const __mmask16 m = first16(slots - c);
@@ -310,12 +311,14 @@ void paged_attention(const float* q, int64_t heads, const PagedKvCache& kv, int6
       for (int64_t b = 0; b < blocks; ++b) {
         const int64_t slots = std::min(bs, n - b * bs);
         const float* next = prefetch && b + 1 < blocks ? keys(b + 1) : nullptr;
+        const float* vals = prefetch && h0 == 0 ? values(b) : nullptr;
+        float* sb = s + b * bs;
         if (hn == 3)
-          scores_heads_avx512<3>(qh, keys(b), d, bs, slots, scale, s + b * bs, stride, next);
+          scores_heads_avx512<3>(qh, keys(b), d, bs, slots, scale, sb, stride, next, vals);
         if (hn == 2)
-          scores_heads_avx512<2>(qh, keys(b), d, bs, slots, scale, s + b * bs, stride, next);
+          scores_heads_avx512<2>(qh, keys(b), d, bs, slots, scale, sb, stride, next, vals);
         if (hn == 1)
-          scores_heads_avx512<1>(qh, keys(b), d, bs, slots, scale, s + b * bs, stride, next);
+          scores_heads_avx512<1>(qh, keys(b), d, bs, slots, scale, sb, stride, next, vals);
       }
       float inv[kMaxHeads];
       for (int64_t h = 0; h < hn; ++h) {

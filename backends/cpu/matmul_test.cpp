@@ -94,16 +94,20 @@ TEST_P(MatmulTest, EveryOutputIsTheFmaChainWhateverTheBatchAndThreads) {
 }
 
 TEST_P(MatmulTest, ReadsRowsAtTheirStrideAndWritesOnlyItsColumns) {
-  const int64_t m = 20, n = 37, k = 50, ldx = 64, ldo = 45;
-  const auto x = random_vec(7, m * ldx), w = random_vec(8, n * k);
-  const PackedMatrix pw = pack_matrix(w.data(), n, k);
-  std::vector<float> out(static_cast<size_t>(m * ldo), -7.0f);
-  const MatmulPart part{&pw, nullptr, out.data(), ldo};
-  matmul(nullptr, x.data(), ldx, m, k, {&part, 1});
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < ldo; ++j) {
-      const float want = j < n ? fma_chain(x.data() + i * ldx, w.data() + j * k, k, 0.0f) : -7.0f;
-      ASSERT_EQ(out[i * ldo + j], want) << "row " << i << " col " << j;
+  // 20 rows: prefill tiles over the rows in place; 9 rows: a decode batch, whose tile reads a
+  // k-major copy of the rows (AVX-512).
+  for (const int64_t m : {20, 9}) {
+    const int64_t n = 37, k = 50, ldx = 64, ldo = 45;
+    const auto x = random_vec(7, m * ldx), w = random_vec(8, n * k);
+    const PackedMatrix pw = pack_matrix(w.data(), n, k);
+    std::vector<float> out(static_cast<size_t>(m * ldo), -7.0f);
+    const MatmulPart part{&pw, nullptr, out.data(), ldo};
+    matmul(nullptr, x.data(), ldx, m, k, {&part, 1});
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < ldo; ++j) {
+        const float want = j < n ? fma_chain(x.data() + i * ldx, w.data() + j * k, k, 0.0f) : -7.0f;
+        ASSERT_EQ(out[i * ldo + j], want) << m << " rows: row " << i << " col " << j;
+      }
     }
   }
 }
