@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # llmsim calibrate and fidelity end to end on a tiny generated model: calibrate the CPU backend
-# in-process and a running llmserve from outside, replay with each profile (deterministic), bad
-# input refused with the right exit code and message, and a short fidelity run against the real
-# server. The p50 bound is on a profile fitted to the server's own logged steps while
-# `calibrate --url` probed it (so not to the trace it is checked on), with the host time between
-# steps counted: quiet, its p50 errors measured -20% to +12%. The in-process profile's fidelity is
+# in-process (its probes' steps written with --steps-out and priced) and a running llmserve from
+# outside, replay with each profile (deterministic), bad input refused with the right exit code
+# and message, and a short fidelity run against the real server. The p50 bound is on a profile
+# fitted to the server's own logged steps while `calibrate --url` probed it (so not to the trace it
+# is checked on), with the host time between steps counted: quiet, its p50 errors measured -20% to
+# +12%. The in-process profile's fidelity is
 # printed but not bounded: on this tiny model (1 ms steps, a third of a step's time in the server's
 # host work between steps, which no in-process probe sees) it reads TTFT p50 45-60% low on a quiet
 # machine and past 70% low when the tests run two at a time. What the bound is for, a broken cost
@@ -36,7 +37,8 @@ engine=(--max-num-seqs 8 --num-gpu-blocks-override 512 --max-model-len 1024)
 "$build/llmsim" make-model --arch llama --vocab "$vocab" --dim 128 --layers 2 --heads 4 \
   --max-position-embeddings 1024 --out "$work/m" >/dev/null || fail "make-model"
 if "$build/llmsim" calibrate --backend cpu --model "$work/m/model.gguf" --cpu-threads 1 \
-  "${engine[@]}" --quick --repeats 2 --out "$work/cpu.json" >"$work/cal.out" 2>"$work/cal.err"; then
+  "${engine[@]}" --quick --repeats 2 --out "$work/cpu.json" --steps-out "$work/cpu-steps.jsonl" \
+  >"$work/cal.out" 2>"$work/cal.err"; then
   ok
 else
   fail "calibrate --backend cpu: $(cat "$work/cal.err")"
@@ -54,6 +56,13 @@ assert e["vocab_size"] == 32000, e
 assert p["fit"]["steps"] >= 20, p["fit"]
 assert all(v >= 0 for v in p["step_time"].values()), p["step_time"]
 PY
+# --steps-out: the probes' steps as a step log, one line per fitted step, which price-steps reads
+steps=$(grep -oE 'wrote [0-9]+ steps to' "$work/cal.out" | grep -oE '[0-9]+')
+[[ -n $steps && $(wc -l <"$work/cpu-steps.jsonl") -eq $steps ]] \
+  && grep -q "\"steps\": $steps," "$work/cpu.json" && ok \
+  || fail "--steps-out wrote $(wc -l <"$work/cpu-steps.jsonl") lines, calibrate says '${steps:-}'"
+"$build/llmsim" price-steps "$work/cpu-steps.jsonl" --profile "$work/cpu.json" 2>&1 \
+  | grep -qE "^all +$steps " && ok || fail "price-steps on the --steps-out log"
 
 # --- a replay with the profile is deterministic and follows its facts ----------------------------
 for run in a b; do

@@ -49,6 +49,9 @@ prefills joining running decodes), times each step on the steady clock and fits 
   --repeats N                      runs of each probe; each step keeps its median (3)
   --quick                          a few small probes only (seconds; for tests)
   --out FILE.json                  the profile (written under FILE.json.partial, then renamed)
+  --steps-out FILE.jsonl           also the measured steps, as a step log (llmserve --step-log's
+                                   format, no gaps): for llmsim price-steps, or for a later
+                                   calibrate --step-log that fits them with a server's own steps
 
 From outside (--url): single requests of several prompt lengths time the prefill step, waves of
 b requests with prompts of c tokens time the decode step at batch b, from the server's
@@ -81,6 +84,7 @@ scheduled), unless that gap is an idle wait (--gap-limit-ms or longer).
 
 struct CalibrateOptions {
   std::string backend;
+  std::string steps_out;
   std::string url;
   std::string step_log;
   std::string facts;
@@ -104,6 +108,7 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
   flags.choice({"--backend"}, o.backend, {"cpu", "cuda"})
       .nonempty({"--url"}, o.url, "URL")
       .nonempty({"--out"}, o.out)
+      .nonempty({"--steps-out"}, o.steps_out)
       .integer({"--cpu-threads"}, o.cpu_threads, 0)
       .integer({"--kv-cache-memory-bytes"}, o.kv_cache_memory_bytes, 1)
       .integer({"--repeats"}, o.repeats, 1, 99)
@@ -133,6 +138,9 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
     throw UsageError("--gap-limit-ms: only with --step-log");
   }
   if (o.gap_limit_ms < 0) o.gap_limit_ms = 5.0;
+  if (!o.steps_out.empty() && o.steps_out == o.out) {
+    throw UsageError("--steps-out: the same file as --out");
+  }
   if (!o.engine.profile.empty()) throw UsageError("--profile: calibrate writes a profile");
   if (o.engine.gpu != EngineArgs{}.gpu) throw UsageError("--gpu: calibrate measures a real engine");
   if (!o.backend.empty() && !o.model_given) throw UsageError("--model: required with --backend");
@@ -158,8 +166,14 @@ std::string percent(double fraction) {
   return buf;
 }
 
-// Measures the CPU or CUDA backend in-process; returns the profile.
-EngineProfile calibrate_cpu(const CalibrateOptions& o, std::ostream& err) {
+// A profile and the steps its step model was fitted to.
+struct Calibration {
+  EngineProfile profile;
+  std::vector<StepSample> samples;
+};
+
+// Measures the CPU or CUDA backend in-process.
+Calibration calibrate_cpu(const CalibrateOptions& o, std::ostream& err) {
   const bool cuda = o.backend == "cuda";
   CudaDeviceInfo device;
   if (cuda) {
@@ -227,11 +241,11 @@ EngineProfile calibrate_cpu(const CalibrateOptions& o, std::ostream& err) {
   p.max_num_seqs = config.max_num_seqs;
   p.max_num_batched_tokens = config.max_num_batched_tokens;
   p.fit = fit.quality;
-  return p;
+  return {p, samples};
 }
 
-// Measures a running server from outside; returns the profile.
-EngineProfile calibrate_url(const CalibrateOptions& o, std::ostream& out) {
+// Measures a running server from outside.
+Calibration calibrate_url(const CalibrateOptions& o, std::ostream& out) {
   HttpProbeOptions probe;
   probe.target = o.target;
   probe.repeats = o.repeats;
@@ -248,11 +262,11 @@ EngineProfile calibrate_url(const CalibrateOptions& o, std::ostream& out) {
   EngineProfile p = measured.facts;
   p.step = fit.model;
   p.fit = fit.quality;
-  return p;
+  return {p, measured.samples};
 }
 
 // Fits the step model to a server's step log; the rest of the profile is --facts'.
-EngineProfile calibrate_step_log(const CalibrateOptions& o, std::ostream& err) {
+Calibration calibrate_step_log(const CalibrateOptions& o, std::ostream& err) {
   EngineProfile p;
   try {
     p = load_engine_profile(o.facts);
@@ -286,7 +300,22 @@ EngineProfile calibrate_step_log(const CalibrateOptions& o, std::ostream& err) {
              ", facts from " + o.facts;
   p.step = fit.model;
   p.fit = fit.quality;
-  return p;
+  return {p, samples};
+}
+
+// The samples as a step log: one engine's steps back to back, each its measured time and no gap
+// (a gap of -1 is never counted as host time).
+void write_steps(const std::vector<StepSample>& samples, std::ostream& out) {
+  Nanos start = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    StepRecord r;
+    r.step = static_cast<int64_t>(i);
+    r.start_ns = start;
+    r.execute_ns = std::llround(samples[i].ns);
+    r.batch = samples[i].cost;
+    start += r.execute_ns;
+    out << step_record_json(r) << "\n";
+  }
 }
 
 }  // namespace
@@ -317,16 +346,24 @@ int run_calibrate_command(const std::vector<std::string>& args, std::ostream& ou
   try {
     o = parse_calibrate_args(args);
     PendingFile file("--out", o.out);
-    const EngineProfile profile = !o.step_log.empty() ? calibrate_step_log(o, err)
-                                  : o.url.empty()     ? calibrate_cpu(o, err)
-                                                      : calibrate_url(o, out);
+    std::unique_ptr<PendingFile> steps_file;
+    if (!o.steps_out.empty())
+      steps_file = std::make_unique<PendingFile>("--steps-out", o.steps_out);
+    const Calibration c = !o.step_log.empty() ? calibrate_step_log(o, err)
+                          : o.url.empty()     ? calibrate_cpu(o, err)
+                                              : calibrate_url(o, out);
     StepFit fit;
-    fit.model = profile.step;
-    fit.quality = profile.fit;
+    fit.model = c.profile.step;
+    fit.quality = c.profile.fit;
     out << describe_fit(fit);
-    file.stream() << engine_profile_json(profile);
+    file.stream() << engine_profile_json(c.profile);
     file.commit();
     out << "wrote " << o.out << "\n";
+    if (steps_file) {
+      write_steps(c.samples, steps_file->stream());
+      steps_file->commit();
+      out << "wrote " << c.samples.size() << " steps to " << o.steps_out << "\n";
+    }
     return 0;
   } catch (const std::invalid_argument& e) {  // UsageError included
     return report_usage_error(err, "llmsim calibrate", e);

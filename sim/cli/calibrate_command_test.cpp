@@ -98,5 +98,43 @@ TEST(CalibrateCommand, EachStepLogKeepsItsOwnGaps) {
   }
 }
 
+TEST(CalibrateCommand, StepsOutWritesTheStepsTheFitSaw) {
+  // A log whose steps each have 200 us of host time after them: --steps-out writes each step's
+  // time with that gap in it and no gaps, so fitting the written log again gives the same model.
+  const std::string log = write("gaps.jsonl", priced_log(-1, 200'000));
+  const std::string facts = facts_file();
+  const std::string first = write("first.json", ""), steps = write("steps.jsonl", "");
+  std::ostringstream out, err;
+  ASSERT_EQ(
+      run_calibrate_command(
+          {"--step-log", log, "--facts", facts, "--out", first, "--steps-out", steps}, out, err),
+      0)
+      << err.str();
+  EXPECT_NE(out.str().find("wrote 26 steps to " + steps), std::string::npos) << out.str();
+  const std::vector<StepRecord> written = read_step_log(steps);
+  ASSERT_EQ(written.size(), 26u);
+  for (const StepRecord& r : written) {
+    EXPECT_EQ(r.gap_ns, -1);
+    EXPECT_EQ(r.execute_ns, fitted_step_time_ns(kTruth, r.batch)) << step_record_json(r);
+  }
+  const std::string second = write("second.json", "");
+  ASSERT_EQ(
+      run_calibrate_command({"--step-log", steps, "--facts", facts, "--out", second}, out, err), 0)
+      << err.str();
+  EngineProfile again = load_engine_profile(second);
+  const EngineProfile once = load_engine_profile(first);
+  again.source = once.source;  // names the log it was fitted to
+  EXPECT_EQ(engine_profile_json(again), engine_profile_json(once));
+}
+
+TEST(CalibrateCommand, StepsOutIsNotTheProfile) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run_calibrate_command({"--step-log", "x.jsonl", "--facts", "f.json", "--out", "p.json",
+                                   "--steps-out", "p.json"},
+                                  out, err),
+            2);
+  EXPECT_NE(err.str().find("--steps-out: the same file as --out"), std::string::npos) << err.str();
+}
+
 }  // namespace
 }  // namespace llm
