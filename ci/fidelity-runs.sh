@@ -14,9 +14,12 @@
 #   probes   calibrate --step-log of the server's own steps while calibrate --url probed it
 #   traffic  calibrate --step-log of those steps and of the server's steps under the chat trace
 #            at 60% load with a seed (600) that no check uses
+#   mixed    calibrate --step-log of the in-process probes' steps (calibrate --steps-out) and of
+#            that chat-trace log: every batch size from the probes, the server's own costs from
+#            its traffic
 # Usage: ci/fidelity-runs.sh [BUILD_DIR] [OUT_DIR]     (defaults: build, /tmp/fidelity-runs)
-# MODEL=FILE.gguf uses that model instead of writing one; PROFILES="cpu url probes traffic" (the
-# default) names the profiles compared, TRACES="chat long" the traces, REAL_RUNS=3 the real runs
+# MODEL=FILE.gguf uses that model instead of writing one; PROFILES="cpu url probes traffic mixed"
+# (the default) names the profiles compared, TRACES="chat long" the traces, REAL_RUNS=3 the real runs
 # per comparison. A profile already in OUT_DIR is reused. Each comparison's tables are printed
 # and written as OUT_DIR/TRACE-LOAD.json (llmsim fidelity --result-json, one table per profile);
 # ci/fidelity-table.py OUT_DIR PROFILE prints one profile's as docs/fidelity.md's tables.
@@ -26,7 +29,7 @@ out=${2:-/tmp/fidelity-runs}
 root=$(cd "$(dirname "$0")/.." && pwd)
 vocab="$root/../shared/testdata/tokenizers/ggml-vocab-llama-spm.gguf"
 runs=${REAL_RUNS:-3}
-read -r -a profiles <<<"${PROFILES:-cpu url probes traffic}"
+read -r -a profiles <<<"${PROFILES:-cpu url probes traffic mixed}"
 read -r -a traces <<<"${TRACES:-chat long}"
 mkdir -p "$out"
 chat_shape="prompt=lognormal:200:0.8:16:1500,output=lognormal:100:0.6:8:400"
@@ -67,7 +70,7 @@ requests_at() { python3 -c "print(max(24, min(60, int($1 * 90))))"; }  # about 9
 date
 echo "== calibrate in-process"
 [[ -f $out/cpu.json ]] || "$build/llmsim" calibrate --backend cpu --model "$model" --cpu-threads 2 \
-  "${chat_args[@]}" --out "$out/cpu.json"
+  "${chat_args[@]}" --out "$out/cpu.json" --steps-out "$out/cpu-steps.jsonl"
 start_server "${chat_args[@]}"
 chat_cap=$(capacity "$chat_shape")
 echo "== chat: capacity $chat_cap requests/s"
@@ -88,6 +91,11 @@ if [[ ! -f $out/traffic.json ]]; then
   stop_server
   "$build/llmsim" calibrate --step-log "$out/probe-steps.jsonl,$out/traffic-steps.jsonl" \
     --facts "$out/cpu.json" --out "$out/traffic.json"
+fi
+if [[ ! -f $out/mixed.json && -f $out/cpu-steps.jsonl ]]; then
+  echo "== the in-process probes' steps with the chat trace's log"
+  "$build/llmsim" calibrate --step-log "$out/cpu-steps.jsonl,$out/traffic-steps.jsonl" \
+    --facts "$out/cpu.json" --out "$out/mixed.json"
 fi
 list=$(printf "$out/%s.json," "${profiles[@]}")
 list=${list%,}
