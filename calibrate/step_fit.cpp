@@ -216,13 +216,7 @@ StepFit fit_step_model_to_total(const std::vector<StepSample>& samples) {
     measured += s.ns;
     predicted += static_cast<double>(fitted_step_time_ns(m, s.cost));
   }
-  const double scale = measured / predicted;
-  for (double* coefficient :
-       {&m.overhead_ns, &m.per_sequence_ns, &m.per_token_ns, &m.per_context_token_ns,
-        &m.per_attention_pair_ns, &m.per_sample_ns}) {
-    *coefficient *= scale;
-  }
-  return with_quality(m, samples);
+  return with_quality(scaled_step_model(m, measured / predicted), samples);
 }
 
 }  // namespace llm

@@ -138,9 +138,28 @@ else
     echo "--- $what:"
     cat "$work/$name.out"
   }
-  # Two profiles against the same real runs: a table each (and a JSON array of two).
+  # Two profiles against the same real runs: a table each (and a JSON array of two), and the
+  # server's steps during the runs priced by each (--server-step-log).
+  logged_before=$(wc -l <"$work/steps.jsonl")
   fidelity fid "$work/cpu.json,$work/probe.json" "the in-process and the probe-log profiles (not bounded)" \
-    --result-json "$work/fid.json"
+    --result-json "$work/fid.json" --server-step-log "$work/steps.jsonl"
+  logged=$(($(wc -l <"$work/steps.jsonl") - logged_before))
+  python3 - "$work/fid.json" "$logged" <<'PY' && ok || fail "fidelity --server-step-log: $(cat "$work/fid.json")"
+import json, sys
+logged = int(sys.argv[2])
+for t in json.load(open(sys.argv[1])):
+    s, a = t["server_steps"], t["step_costs_as_run"]
+    assert s["steps"] == logged > 0, (s, logged)  # exactly the steps of the real runs
+    assert s["measured_s"] > 0 and s["priced_s"] > 0, s
+    assert abs(s["error"] - (s["priced_s"] / s["measured_s"] - 1)) < 1e-9, s
+    assert abs(a["scale"] * s["priced_s"] - s["measured_s"]) < 1e-6 * s["measured_s"], (a, s)
+    assert len(a["rows"]) == 13, a
+    # the real side is the same; the prediction moves with the scale (unless it is 1)
+    assert [r["real"] for r in a["rows"]] == [r["real"] for r in t["rows"]]
+    moved = [r["predicted"] for r in a["rows"]] != [r["predicted"] for r in t["rows"]]
+    assert moved == (abs(a["scale"] - 1) > 1e-3), (a["scale"], moved)
+PY
+  grep -q "steps during the real runs took" "$work/fid.out" && ok || fail "fidelity printed no step pricing"
   fidelity fid2 "$work/probe.json" "the profile fitted to the probes' logged steps (p50 bound ${P50_BOUND}%)" \
     --check-p50 "$P50_BOUND"
   python3 - "$work/fid.json" "$work/cpu.json" "$work/probe.json" <<'PY' && ok || fail "fidelity --result-json with two profiles: $(cat "$work/fid.json")"

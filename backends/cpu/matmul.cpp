@@ -172,10 +172,9 @@ LLM_AVX2 void tile_avx2(const TileArgs& a) {
 // 256 the same; prefetching into L2 only was slower.)
 // KMajorX: x is the k-major copy of the rows (kmajor_rows below): row r's value at k index i is at
 // x[i * a.ldx + r] (ldx is then the number of rows), so a k step's broadcasts come from one cache
-// line. Row-major x with a
-// stride of a multiple of 4 KiB (k = 2048: 8 KiB) puts every row's current line in the same L1 set,
-// and 16 rows overflow its 12 ways: down_proj's batch-16 product ran at 187 GFLOP/s against 336
-// for k = 768 (measured on the 2-core Zen 5).
+// line. Row-major x at a stride that is a multiple of 4 KiB (k = 2048: 8 KiB) puts every row's
+// current line in the same L1 set, and 16 rows overflow its 12 ways: down_proj's batch-16
+// product ran at 187 GFLOP/s against 336 for k = 768 (measured on the 2-core Zen 5).
 constexpr int64_t kAheadLines = 128;
 
 template <int MR, int NP, bool KMajorX>

@@ -25,6 +25,16 @@ Nanos fitted_step_time_ns(const FittedStepModel& m, const BatchCost& b) {
   return std::max<Nanos>(1, std::llround(ns));
 }
 
+FittedStepModel scaled_step_model(const FittedStepModel& model, double factor) {
+  FittedStepModel m = model;
+  for (double* coefficient :
+       {&m.overhead_ns, &m.per_sequence_ns, &m.per_token_ns, &m.per_context_token_ns,
+        &m.per_attention_pair_ns, &m.per_sample_ns}) {
+    *coefficient *= factor;
+  }
+  return m;
+}
+
 std::string fitted_model_problem(const FittedStepModel& m) {
   struct Field {
     const char* name;

@@ -46,6 +46,10 @@ StepFeatures step_features(const BatchCost& batch, double token_knee, double sam
 // The modelled time, at least 1 ns for a non-empty batch and 0 for an empty one.
 Nanos fitted_step_time_ns(const FittedStepModel& model, const BatchCost& batch);
 
+// The model with every cost coefficient multiplied by `factor` (> 0; the knees unchanged): every
+// step priced `factor` times as high, up to rounding.
+FittedStepModel scaled_step_model(const FittedStepModel& model, double factor);
+
 // "" when the model can price steps (finite, non-negative coefficients and knees, a positive time
 // for the smallest step); else what is wrong, "FIELD: detail".
 std::string fitted_model_problem(const FittedStepModel& model);

@@ -44,6 +44,19 @@ TEST(FittedStepModel, EachTermAddsWhatItsCoefficientSays) {
             std::llround(5e4 + 2e5 + 0.5 * 2));
 }
 
+TEST(FittedStepModel, ScalingMultipliesEveryStepAndKeepsTheKnees) {
+  const FittedStepModel m = example();
+  const FittedStepModel twice = scaled_step_model(m, 1.5);
+  EXPECT_EQ(twice.token_knee, m.token_knee);
+  EXPECT_EQ(twice.sample_knee, m.sample_knee);
+  BatchCost prefill;
+  prefill.add(0, 300, true);
+  for (const BatchCost& b : {decode(1, 100), decode(9, 2000), prefill}) {
+    EXPECT_NEAR(static_cast<double>(fitted_step_time_ns(twice, b)),
+                1.5 * static_cast<double>(fitted_step_time_ns(m, b)), 1.0);
+  }
+}
+
 TEST(FittedStepModel, APrefillAboveTheKneeCostsPerTokenAndQuadraticAttention) {
   const FittedStepModel m = example();
   BatchCost prefill;

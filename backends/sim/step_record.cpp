@@ -100,4 +100,12 @@ std::vector<StepRecord> read_step_log(const std::string& path) {
   return steps;
 }
 
+size_t count_step_records(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path + ": cannot read the step log");
+  size_t records = 0;
+  for (std::string line; std::getline(in, line);) records += line.empty() ? 0 : 1;
+  return records;
+}
+
 }  // namespace llm

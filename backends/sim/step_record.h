@@ -48,4 +48,9 @@ StepRecord parse_step_record(const std::string& line);
 // "PATH: cannot read the step log", "PATH:LINE: field ..." or "PATH: no steps in the log".
 std::vector<StepRecord> read_step_log(const std::string& path);
 
+// The records a step log holds so far (its non-blank lines; a log a server has only opened holds
+// 0), for reading later only what was logged after this point. Throws std::invalid_argument
+// "PATH: cannot read the step log".
+size_t count_step_records(const std::string& path);
+
 }  // namespace llm

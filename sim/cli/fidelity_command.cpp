@@ -9,6 +9,9 @@
 #include <utility>
 
 #include "backends/sim/engine_args.h"
+#include "backends/sim/engine_profile.h"
+#include "backends/sim/step_model.h"
+#include "backends/sim/step_record.h"
 #include "calibrate/prometheus_text.h"
 #include "core/flag_set.h"
 #include "loadgen/bench.h"
@@ -18,6 +21,7 @@
 #include "sim/cli/replay_command.h"
 #include "sim/replay_report.h"
 #include "sim/sample_stats.h"
+#include "sim/step_pricing.h"
 #include "sim/trace_io.h"
 
 namespace llm {
@@ -39,6 +43,12 @@ predicted and the signed error for TTFT, TPOT, ITL and E2E (p50, p90, p99) and t
                                    mean, next to their spread (2)
   --result-json FILE               the table as JSON (with several profiles, an array of them)
   --check-p50 PCT                  exit 1 when a p50 error exceeds PCT percent (for tests)
+  --server-step-log FILE           the real server's step log (llmserve --step-log FILE, on this
+                                   machine): its steps during the real runs are priced by each
+                                   profile, and the trace is predicted again with the profile's
+                                   costs scaled to what those steps measured, which tells the step
+                                   model's error (or the machine's drift since calibrating) from
+                                   the rest of llmsim's (scheduling, batching, queueing, host time)
 Engine arguments (--max-num-seqs, --max-num-batched-tokens, ...) as for llmsim replay; give the
 real server the same ones.
 )";
@@ -50,6 +60,7 @@ struct FidelityOptions {
   std::string api_key;
   int32_t real_runs = 2;
   std::string result_json;
+  std::string server_step_log;
   double check_p50 = -1;
   std::vector<EngineArgs> engines;  // one per file of the --profile list, each predicted alone
 };
@@ -63,6 +74,7 @@ FidelityOptions parse_fidelity_args(const std::vector<std::string>& args) {
       .text({"--api-key"}, o.api_key)
       .integer({"--real-runs"}, o.real_runs, 1, 50)
       .nonempty({"--result-json"}, o.result_json)
+      .nonempty({"--server-step-log"}, o.server_step_log)
       .number({"--check-p50"}, o.check_p50, 0)
       .positional([&o](const std::string& arg) {
         if (!o.trace_path.empty()) throw UsageError("unexpected argument '" + arg + "'");
@@ -85,11 +97,15 @@ FidelityOptions parse_fidelity_args(const std::vector<std::string>& args) {
   return o;
 }
 
-// The trace's figures predicted by llmsim with `engine` (its profile among them).
-ReplaySummary predict(const Trace& trace, const EngineArgs& engine) {
+// The trace's figures predicted by llmsim with `engine` (its profile among them), the profile's
+// step costs multiplied by step_scale.
+ReplaySummary predict(const Trace& trace, const EngineArgs& engine, double step_scale = 1.0) {
   ReplayOptions replay;
   replay.engine = engine;
-  const ReplayConfig config = make_replay_config(replay);
+  ReplayConfig config = make_replay_config(replay);
+  if (config.deployment.fitted && step_scale != 1.0) {
+    config.deployment.fitted = scaled_step_model(*config.deployment.fitted, step_scale);
+  }
   ReplayReport report(nullptr);
   std::vector<EngineObserver*> observers = {&report};
   const ReplayTotals totals = run_replay(trace, config, observers, {});
@@ -163,6 +179,31 @@ double preemptions_in(const std::string& metrics) {
   return metric_total(metrics, "vllm:num_preemptions_total").value_or(0);
 }
 
+// The records `path` gained after its first `before` (the server's steps during the real runs).
+std::vector<StepRecord> steps_logged_since(const std::string& path, size_t before) {
+  std::vector<StepRecord> all = read_step_log(path);
+  if (all.size() <= before) {
+    throw std::runtime_error("--server-step-log " + path +
+                             ": the server logged no steps during the real runs (was it started "
+                             "with --step-log " +
+                             path + "?)");
+  }
+  return {all.begin() + static_cast<std::ptrdiff_t>(before), all.end()};
+}
+
+// "TTFT p50 -3.1%, TPOT p50 ..." for the p50 and p90 rows.
+std::string p50_p90_errors(const std::vector<FidelityRow>& rows) {
+  std::string out;
+  for (const FidelityRow& r : rows) {
+    if (r.figure.find(" p50") == std::string::npos && r.figure.find(" p90") == std::string::npos) {
+      continue;
+    }
+    out += (out.empty() ? "" : ", ") + r.figure.substr(0, r.figure.find(" (")) + " " +
+           pct(r.error(), true);
+  }
+  return out;
+}
+
 }  // namespace
 
 double FidelityRow::real_mean() const {
@@ -220,6 +261,7 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
   FidelityOptions o;
   Trace trace;
   loadgen::BenchConfig target;
+  size_t logged_before = 0;  // the server's step log's records before the real runs
   try {
     o = parse_fidelity_args(args);
     loadgen::parse_base_url(o.url, target);
@@ -228,6 +270,13 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
     // A bad profile or flag is named before any traffic.
     for (const EngineArgs& engine : o.engines) resolve_engine_args(engine);
     trace = read_trace_file(o.trace_path);
+    if (!o.server_step_log.empty()) {
+      try {
+        logged_before = count_step_records(o.server_step_log);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--server-step-log: ") + e.what());
+      }
+    }
   } catch (const std::invalid_argument& e) {  // UsageError included
     return report_usage_error(err, "llmsim fidelity", e);
   } catch (const TraceError& e) {
@@ -255,6 +304,9 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
       }
       real.push_back(run.report);
     }
+    const std::vector<StepRecord> run_steps =
+        o.server_step_log.empty() ? std::vector<StepRecord>{}
+                                  : steps_logged_since(o.server_step_log, logged_before);
     const double start_s =
         trace.requests.empty() ? 0 : static_cast<double>(trace.requests.front().arrival_ns) / 1e9;
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
@@ -276,6 +328,32 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
       j["real_preemptions_per_run"] = real_preemptions;
       j["predicted_preemptions"] = predicted.preemptions;
       j["rows"] = table_json(rows);
+      if (!run_steps.empty()) {
+        // The profile's price of the steps the server ran, and the prediction with its costs
+        // scaled so that those steps cost what they measured.
+        const StepPricing priced = price_steps(run_steps, load_engine_profile(profile).step);
+        const double measured = priced.all.measured_total_s,
+                     modelled = priced.all.predicted_total_s;
+        const double scale = modelled > 0 ? measured / modelled : 1.0;
+        const std::vector<FidelityRow> as_run =
+            table_of(real, predict(trace, engine, scale), start_s);
+        out << "the server's " << run_steps.size() << " steps during the real runs took "
+            << measured << " s; the profile prices them at " << modelled << " s ("
+            << pct(priced.all.total_error(), true) << "), and the host time between them (gaps "
+            << "under " << priced.gap_limit_ms << " ms, priced by no profile) "
+            << priced.short_gap_total_s << " s\n"
+            << "with its step costs scaled by " << scale
+            << " to those: median |error| over the table " << pct(median_abs_error(as_run), false)
+            << " (" << p50_p90_errors(as_run) << ")\n";
+        j["server_steps"] = {{"steps", run_steps.size()},
+                             {"measured_s", measured},
+                             {"priced_s", modelled},
+                             {"error", priced.all.total_error()},
+                             {"host_gaps_s", priced.short_gap_total_s}};
+        j["step_costs_as_run"] = {{"scale", scale},
+                                  {"median_abs_error", median_abs_error(as_run)},
+                                  {"rows", table_json(as_run)}};
+      }
       results.push_back(std::move(j));
       if (o.check_p50 < 0) continue;
       for (const FidelityRow& r : rows) {

@@ -8,7 +8,11 @@
 // against the goal (10% at p50 and p90, 20% at p99 and for throughput; median |error| <= 5%).
 // --result-json writes the table; --check-p50 PCT exits 1 when a p50 error exceeds PCT. Several
 // profiles (--profile A,B) are each compared with the same real runs (one table, and one JSON
-// object of an array, each), so that they are judged on the same traffic.
+// object of an array, each), so that they are judged on the same traffic. --server-step-log FILE
+// (the server's llmserve --step-log, on this machine) prices the steps the server ran during the
+// real runs with each profile and predicts the trace again with the profile's costs scaled to what
+// they measured: what is left of the error then is not the step costs' (the profile's fit, or the
+// machine's speed drifting since it was calibrated) but the rest of llmsim's.
 // Thread-safety: single-threaded command-line code.
 #pragma once
 

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <sstream>
+
+#include "backends/sim/engine_profile.h"
 
 namespace llm {
 namespace {
@@ -74,6 +77,27 @@ TEST(FidelityCommand, EveryProfileOfAListIsCheckedBeforeAnyTraffic) {
                                  out, err),
             2);
   EXPECT_NE(err.str().find("--profile: /nonexistent-first.json: cannot open file"),
+            std::string::npos)
+      << err.str();
+}
+
+TEST(FidelityCommand, AServerStepLogThatCannotBeReadIsNamedBeforeAnyTraffic) {
+  EngineProfile p;
+  p.source = "test";
+  p.model = "tiny";
+  p.step.overhead_ns = 1e6;
+  p.num_gpu_blocks = 256;
+  p.max_model_len = 2048;
+  p.vocab_size = 100;
+  const std::string profile = ::testing::TempDir() + "fidelity_command_profile.json";
+  std::ofstream(profile) << engine_profile_json(p);
+  std::ostringstream out, err;
+  // The server at port 1 is down: an exit 2 naming the log means it was checked first.
+  EXPECT_EQ(run_fidelity_command({"synthetic:n=2", "--url", "http://127.0.0.1:1", "--profile",
+                                  profile, "--server-step-log", "/nonexistent/steps.jsonl"},
+                                 out, err),
+            2);
+  EXPECT_NE(err.str().find("--server-step-log: /nonexistent/steps.jsonl: cannot read the step log"),
             std::string::npos)
       << err.str();
 }
