@@ -20,7 +20,9 @@
 # Usage: ci/fidelity-runs.sh [BUILD_DIR] [OUT_DIR]     (defaults: build, /tmp/fidelity-runs)
 # MODEL=FILE.gguf uses that model instead of writing one; PROFILES="cpu url probes traffic mixed"
 # (the default) names the profiles compared, TRACES="chat long" the traces, REAL_RUNS=3 the real runs
-# per comparison. A profile already in OUT_DIR is reused. Each comparison's tables are printed
+# per comparison. A profile already in OUT_DIR is reused. The server of each trace logs its steps
+# (OUT_DIR/TRACE-steps.jsonl), and each comparison prices those of its real runs with every
+# profile (llmsim fidelity --server-step-log). Each comparison's tables are printed
 # and written as OUT_DIR/TRACE-LOAD.json (llmsim fidelity --result-json, one table per profile);
 # ci/fidelity-table.py OUT_DIR PROFILE prints one profile's as docs/fidelity.md's tables.
 set -euo pipefail
@@ -111,7 +113,7 @@ for trace in "${traces[@]}"; do
       args=(--max-num-seqs 16 --max-num-batched-tokens 512 --num-gpu-blocks-override 320)
       ;;
   esac
-  start_server "${args[@]}"
+  start_server "${args[@]}" --step-log "$out/$trace-steps.jsonl"
   cap=$(capacity "$shape")
   echo "== $trace: capacity $cap requests/s"
   for load in 30 60 90; do
@@ -120,7 +122,8 @@ for trace in "${traces[@]}"; do
     spec="synthetic:n=$n,rate=$rate,$shape,seed=$load"
     echo "== $trace at $load% ($rate requests/s, $n requests)"; date
     "$build/llmsim" fidelity "$spec" --url "http://127.0.0.1:$port" --profile "$list" \
-      "${args[@]}" --real-runs "$runs" --result-json "$out/$trace-$load.json"
+      "${args[@]}" --real-runs "$runs" --result-json "$out/$trace-$load.json" \
+      --server-step-log "$out/$trace-steps.jsonl"
   done
 done
 date

@@ -7,7 +7,9 @@ Usage: ci/fidelity-table.py OUT_DIR [PROFILE]     (PROFILE: a profile's file ste
 
 One column per trace and load; each cell is the signed error of the prediction against the mean
 of the real runs, then the real runs' spread in brackets, marked ** when it misses its goal
-(p50/p90 10%, p99 and throughput 20%) by more than the spread.
+(p50/p90 10%, p99 and throughput 20%) by more than the spread. Where the runs were made with
+--server-step-log, three more rows: how the profile priced the steps the server ran, and the
+median error and misses of the prediction with the profile's costs scaled to those steps.
 """
 import json
 import pathlib
@@ -54,6 +56,17 @@ def main():
                      for r in runs) + " |")
     print("| requests | " + " | ".join(r[2]["trace"].split(",")[0].split("=")[1] for r in runs) +
           " |")
+    # llmsim fidelity --server-step-log: the real runs' steps priced by the profile, and the
+    # table again with the profile's costs scaled to them.
+    if all("server_steps" in r[2] for r in runs):
+        print("| the runs' steps priced by the profile | " +
+              " | ".join(f"{100 * r[2]['server_steps']['error']:+.1f}%" for r in runs) + " |")
+        print("| median abs error, step costs as run | " +
+              " | ".join(f"{100 * r[2]['step_costs_as_run']['median_abs_error']:.1f}%"
+                         for r in runs) + " |")
+        print("| misses outside the spread, step costs as run | " +
+              " | ".join(str(sum(x["verdict"] == "MISS" for x in r[2]["step_costs_as_run"]["rows"]))
+                         for r in runs) + " |")
 
 
 if __name__ == "__main__":
