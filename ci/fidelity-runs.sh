@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fidelity measurement of docs/fidelity.md (not in CI; 19 minutes on 2 cores with
+# The fidelity measurement of docs/fidelity.md (not in CI; 13-19 minutes on 2 cores with
 # REAL_RUNS=2, run on a quiet machine): the 124.7M-parameter f32 model of the issue, llmserve --backend cpu on both
 # cores, four profiles of it, then llmsim fidelity at three loads (30%, 60% and 90% of the
 # engine's measured capacity) for two traces, every profile against the same real runs:
