@@ -20,8 +20,8 @@
 // 0: all) sets the threads of BM_GemmPeak, BM_DecodeMatmuls, BM_Decode and BM_Prefill. With 1 the
 // CPU column is all the work of an iteration, which keeps an A/B of two builds (bench/cpu_ab.py
 // --metric cpu_time) meaningful on a loaded machine. Goal (issue 5): decode at batch 1 reaches at
-// least 50% of roofline_tok_s. Run: llm_bench
-// --benchmark_filter='BM_Memory|BM_Gemm|BM_Decode|BM_Prefill'
+// least 50% of roofline_tok_s.
+// Run: llm_bench --benchmark_filter='BM_Memory|BM_Gemm|BM_Decode|BM_Prefill'
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -268,13 +268,21 @@ int group_panels(SimdLevel level, int64_t rows) {
   return level == SimdLevel::kAvx512 ? panels_for_rows(tile_rows(level, rows)) : 1;
 }
 
+// The rows a product reads: row-major at stride ld, or kmajor_rows' copy (AVX-512 tiles only;
+// ld is then the number of rows, and row r starts at x + r).
+struct ProductRows {
+  const float* x;
+  int64_t ld;
+  bool kmajor;
+  const float* row(int64_t r) const { return x + (kmajor ? r : r * ld); }
+  ProductRows from(int64_t r) const { return {row(r), ld, kmajor}; }  // rows r, r + 1, ...
+};
+
 // One block of a product: rows [0, rows) of x times panels [p0, p1) of w, out and bias at the
 // block's first row and column. Panels go in groups that one tile takes at once; each group runs
-// down all row tiles while its weights are in cache. kmajor_x: x is kmajor_rows' copy of the
-// block's rows (AVX-512; ldx is then the number of rows), whose row r starts at x + r.
-void run_block(SimdLevel level, const float* x, int64_t ldx, int64_t rows, const PackedMatrix& w,
-               int64_t p0, int64_t p1, const float* bias, float* out, int64_t ldo, bool streamed,
-               bool kmajor_x = false) {
+// down all row tiles while its weights are in cache.
+void run_block(SimdLevel level, const ProductRows& x, int64_t rows, const PackedMatrix& w,
+               int64_t p0, int64_t p1, const float* bias, float* out, int64_t ldo, bool streamed) {
   const int main_rows = tile_rows(level, rows);
   const int group = group_panels(level, rows);
   const int64_t stride = w.k * kPanelWidth;
@@ -285,8 +293,8 @@ void run_block(SimdLevel level, const float* x, int64_t ldx, int64_t rows, const
       auto args = [&](int64_t p) {
         const int64_t c0 = (p - p0) * kPanelWidth;
         const int cols = static_cast<int>(std::min(kPanelWidth, w.n - p * kPanelWidth));
-        return TileArgs{x + (kmajor_x ? r : r * ldx),
-                        ldx,
+        return TileArgs{x.row(r),
+                        x.ld,
                         w.data.get() + p * stride,
                         w.k,
                         bias ? bias + c0 : nullptr,
@@ -298,8 +306,8 @@ void run_block(SimdLevel level, const float* x, int64_t ldx, int64_t rows, const
       const bool ahead = streamed && r == 0;
 #if LLM_HAVE_X86
       if (level == SimdLevel::kAvx512) {
-        const auto& grouped = kmajor_x ? kGrouped512KMajor : kGrouped512;
-        const auto& single = kmajor_x ? kSingle512KMajor : kSingle512;
+        const auto& grouped = x.kmajor ? kGrouped512KMajor : kGrouped512;
+        const auto& single = x.kmajor ? kSingle512KMajor : kSingle512;
         if (g1 - g == group && mr == main_rows) {
           TileArgs a = args(g);
           a.cols = args(g1 - 1).cols;
@@ -388,12 +396,6 @@ Blocking blocking_for(SimdLevel level, int64_t m, int64_t k) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Whether a product's tiles read kmajor_rows' copy of x: the AVX-512 tiles of a streamed product
-// of 2 or more rows (all in one tile; a single row is its own k-major copy).
-bool reads_kmajor_x(SimdLevel level, const Blocking& b, int64_t m) {
-  return LLM_HAVE_X86 && level == SimdLevel::kAvx512 && b.streamed && m >= 2;
-}
-
 // The m rows of x (row stride ldx) k-major, [k][m], in the calling thread's buffer: it stays valid
 // until the thread's next call, so the pool's workers read it during the loop that follows.
 const float* kmajor_rows(const float* x, int64_t ldx, int64_t m, int64_t k) {
@@ -405,6 +407,17 @@ const float* kmajor_rows(const float* x, int64_t ldx, int64_t m, int64_t k) {
     for (int64_t i = 0; i < k; ++i) col[i * m] = row[i];
   }
   return buf.data();
+}
+
+// The rows the tiles of a product of x's m rows read: kmajor_rows' copy for the AVX-512 tiles of a
+// streamed product of 2 or more rows (all in one tile; a single row is its own k-major copy), else
+// x itself.
+ProductRows product_rows(SimdLevel level, const Blocking& b, const float* x, int64_t ldx, int64_t m,
+                         int64_t k) {
+  if (LLM_HAVE_X86 && level == SimdLevel::kAvx512 && b.streamed && m >= 2) {
+    return {kmajor_rows(x, ldx, m, k), m, true};
+  }
+  return {x, ldx, false};
 }
 
 // Runs fn(task) for tasks [0, n): on the pool when there is enough work to share.
@@ -424,8 +437,7 @@ void matmul(ThreadPool* pool, const float* x, int64_t ldx, int64_t m, int64_t k,
   if (m <= 0) return;
   const SimdLevel level = simd_level();
   const Blocking b = blocking_for(level, m, k);
-  const bool kmajor = reads_kmajor_x(level, b, m);
-  const float* xs = kmajor ? kmajor_rows(x, ldx, m, k) : x;
+  const ProductRows rows_in = product_rows(level, b, x, ldx, m, k);
   const int64_t row_blocks = ceil_div(m, b.rows);
   // Task t is (column block, row block): the column blocks of the parts one part after the other
   // (found by a walk over the few parts: no task list is built), row blocks within each.
@@ -444,9 +456,9 @@ void matmul(ThreadPool* pool, const float* x, int64_t ldx, int64_t m, int64_t k,
     const MatmulPart& p = parts[i];
     const int64_t p0 = cb * b.panels, p1 = std::min(p.w->panels(), p0 + b.panels);
     const int64_t r0 = rb * b.rows, rows = std::min(m, r0 + b.rows) - r0;
-    run_block(level, kmajor ? xs : x + r0 * ldx, kmajor ? m : ldx, rows, *p.w, p0, p1,
+    run_block(level, rows_in.from(r0), rows, *p.w, p0, p1,
               p.bias ? p.bias + p0 * kPanelWidth : nullptr, p.out + r0 * p.ldo + p0 * kPanelWidth,
-              p.ldo, b.streamed, kmajor);
+              p.ldo, b.streamed);
   };
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(outputs);
@@ -458,8 +470,7 @@ void matmul_swiglu(ThreadPool* pool, const float* x, int64_t ldx, int64_t m, int
   if (m <= 0 || gate.n <= 0) return;
   const SimdLevel level = simd_level();
   const Blocking b = blocking_for(level, m, k);
-  const bool kmajor = reads_kmajor_x(level, b, m);
-  const float* xs = kmajor ? kmajor_rows(x, ldx, m, k) : x;
+  const ProductRows rows_in = product_rows(level, b, x, ldx, m, k);
   const int64_t row_blocks = ceil_div(m, b.rows), col_blocks = ceil_div(gate.panels(), b.panels);
   auto run_task = [&](int64_t t) {
     thread_local std::vector<float> up_block;
@@ -469,11 +480,9 @@ void matmul_swiglu(ThreadPool* pool, const float* x, int64_t ldx, int64_t m, int
     const int64_t c0 = p0 * kPanelWidth, cols = std::min(gate.n, p1 * kPanelWidth) - c0;
     up_block.resize(static_cast<size_t>(rows * cols));
     float* o = out + r0 * ldo + c0;
-    const float* xb = kmajor ? xs : x + r0 * ldx;
-    const int64_t ldxb = kmajor ? m : ldx;
-    run_block(level, xb, ldxb, rows, gate, p0, p1, nullptr, o, ldo, b.streamed, kmajor);
-    run_block(level, xb, ldxb, rows, up, p0, p1, nullptr, up_block.data(), cols, b.streamed,
-              kmajor);
+    const ProductRows xb = rows_in.from(r0);
+    run_block(level, xb, rows, gate, p0, p1, nullptr, o, ldo, b.streamed);
+    run_block(level, xb, rows, up, p0, p1, nullptr, up_block.data(), cols, b.streamed);
     for (int64_t r = 0; r < rows; ++r) {
       silu_mul(o + r * ldo, up_block.data() + r * cols, cols, o + r * ldo);
     }
