@@ -11,6 +11,7 @@
 
 #include "backends/sim/engine_profile.h"
 #include "backends/sim/step_record.h"
+#include "sim/testing/profile_test_util.h"
 
 namespace llm {
 namespace {
@@ -57,14 +58,7 @@ std::string priced_log(Nanos first_gap, Nanos inner_gap) {
 }
 
 std::string facts_file() {
-  EngineProfile p;
-  p.source = "test";
-  p.model = "tiny";
-  p.step.overhead_ns = 1e6;
-  p.num_gpu_blocks = 64;
-  p.max_model_len = 2048;
-  p.vocab_size = 100;
-  return write("facts.json", engine_profile_json(p));
+  return write("facts.json", engine_profile_json(testing::tiny_profile(64, 2048)));
 }
 
 TEST(CalibrateCommand, EachStepLogKeepsItsOwnGaps) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "backends/sim/engine_profile.h"
+#include "sim/testing/profile_test_util.h"
 
 namespace llm {
 namespace {
@@ -82,15 +83,8 @@ TEST(FidelityCommand, EveryProfileOfAListIsCheckedBeforeAnyTraffic) {
 }
 
 TEST(FidelityCommand, AServerStepLogThatCannotBeReadIsNamedBeforeAnyTraffic) {
-  EngineProfile p;
-  p.source = "test";
-  p.model = "tiny";
-  p.step.overhead_ns = 1e6;
-  p.num_gpu_blocks = 256;
-  p.max_model_len = 2048;
-  p.vocab_size = 100;
   const std::string profile = ::testing::TempDir() + "fidelity_command_profile.json";
-  std::ofstream(profile) << engine_profile_json(p);
+  std::ofstream(profile) << engine_profile_json(testing::tiny_profile(256, 2048));
   std::ostringstream out, err;
   // The server at port 1 is down: an exit 2 naming the log means it was checked first.
   EXPECT_EQ(run_fidelity_command({"synthetic:n=2", "--url", "http://127.0.0.1:1", "--profile",

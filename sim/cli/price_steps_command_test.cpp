@@ -7,6 +7,7 @@
 
 #include "backends/sim/engine_profile.h"
 #include "backends/sim/step_record.h"
+#include "sim/testing/profile_test_util.h"
 
 namespace llm {
 namespace {
@@ -18,14 +19,8 @@ std::string write(const std::string& name, const std::string& text) {
 }
 
 std::string profile_file() {
-  EngineProfile p;
-  p.source = "test";
-  p.model = "tiny";
-  p.step.overhead_ns = 1e6;
+  EngineProfile p = testing::tiny_profile(64, 256);
   p.step.per_sequence_ns = 1e6;
-  p.num_gpu_blocks = 64;
-  p.max_model_len = 256;
-  p.vocab_size = 100;
   return write("profile.json", engine_profile_json(p));
 }
 
