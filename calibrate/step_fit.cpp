@@ -80,7 +80,7 @@ Vector solve_non_negative(const std::vector<Vector>& rows, const std::vector<dou
 }
 
 FittedStepModel model_of(const Vector& x, double token_knee, double sample_knee) {
-  return FittedStepModel{x[0], x[1], x[2], token_knee, x[3], x[4], x[5], sample_knee};
+  return FittedStepModel{x[0], x[1], x[2], token_knee, x[3], x[4], x[5], sample_knee, x[6]};
 }
 
 // Knee candidates: 0 and a geometric ladder (ratio about 1.25) up to the largest value seen.
@@ -217,6 +217,13 @@ StepFit fit_step_model_to_total(const std::vector<StepSample>& samples) {
     predicted += static_cast<double>(fitted_step_time_ns(m, s.cost));
   }
   return with_quality(scaled_step_model(m, measured / predicted), samples);
+}
+
+StepTimeNoise step_noise_of_fit(const StepFit& fit) {
+  std::vector<double> ratios;
+  ratios.reserve(fit.relative_errors.size());
+  for (double e : fit.relative_errors) ratios.push_back(1 / (1 + e));  // measured / predicted
+  return step_noise_from_ratios(std::move(ratios));
 }
 
 }  // namespace llm

@@ -11,6 +11,7 @@
 #include "backends/sim/cost_model.h"
 #include "backends/sim/engine_profile.h"
 #include "backends/sim/step_model.h"
+#include "backends/sim/step_noise.h"
 
 namespace llm {
 
@@ -35,5 +36,11 @@ StepFit fit_step_model(const std::vector<StepSample>& samples);
 // step is often much slower than usual, never much faster) leaves the relative fit 3-9% low in
 // sum, while a replay adds step times up. Throws as fit_step_model.
 StepFit fit_step_model_to_total(const std::vector<StepSample>& samples);
+
+// The scatter of the samples around the fit's model (measured / modelled, from its
+// relative_errors), as a profile keeps it: with it, a replay's steps have the measured spread and,
+// on average, the measured sum, which fit_step_model_to_total gets instead by pricing every step
+// higher. Throws std::invalid_argument for a fit of fewer than 2 samples.
+StepTimeNoise step_noise_of_fit(const StepFit& fit);
 
 }  // namespace llm

@@ -11,7 +11,7 @@
 namespace llm {
 namespace {
 
-FittedStepModel truth() { return FittedStepModel{3e6, 2e5, 4e5, 48, 30, 2.5, 6e5, 3}; }
+FittedStepModel truth() { return FittedStepModel{3e6, 2e5, 4e5, 48, 30, 2.5, 6e5, 3, 7e5}; }
 
 // The batches a calibration produces: prefills of several sizes, decodes of several batch sizes
 // and contexts, and mixed steps.
@@ -99,6 +99,34 @@ TEST(StepFit, FitToTheTotalIsUnbiasedInSumUnderSkewedNoise) {
   EXPECT_LT(total.quality.median_abs_error, 0.15);
   EXPECT_EQ(total.model.token_knee, relative.model.token_knee);
   EXPECT_EQ(fitted_model_problem(total.model), "");
+}
+
+// The same skew kept as the scatter instead: the ratios' quantiles show the two speeds, and the
+// model's sum times the scatter's mean is the measured sum, as a replay that draws from it pays.
+TEST(StepFit, SkewedNoiseIsKeptAsTheScatterWhoseMeanMakesUpTheSum) {
+  std::vector<StepSample> samples;
+  Rng rng(11);
+  for (int repeat = 0; repeat < 20; ++repeat) {
+    for (const BatchCost& b : batches()) {
+      const double slow = rng.uniform() < 0.2 ? 1.5 : 1.0;
+      samples.push_back({b, static_cast<double>(fitted_step_time_ns(truth(), b)) * slow});
+    }
+  }
+  const StepFit fit = fit_step_model(samples);
+  const StepTimeNoise noise = step_noise_of_fit(fit);
+  EXPECT_EQ(step_noise_problem(noise), "");
+  EXPECT_NEAR(step_noise_ratio(noise, 0.9) / step_noise_ratio(noise, 0.5), 1.5, 0.05);
+  EXPECT_NEAR(step_noise_ratio(noise, 0.5), step_noise_ratio(noise, 0.1), 0.03);  // the fast 80%
+  double measured = 0, modelled = 0;
+  for (const StepSample& s : samples) {
+    measured += s.ns;
+    modelled += static_cast<double>(fitted_step_time_ns(fit.model, s.cost));
+  }
+  EXPECT_NEAR(modelled * step_noise_mean(noise) / measured, 1.0, 0.02);
+  // A fit of fewer than two steps has no scatter to keep.
+  StepFit one;
+  one.relative_errors = {0.1};
+  EXPECT_THROW(step_noise_of_fit(one), std::invalid_argument);
 }
 
 TEST(StepFit, TooFewStepsOrANonPositiveTimeAreRefused) {

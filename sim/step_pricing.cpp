@@ -101,15 +101,17 @@ std::string decode_context_kind(const BatchCost& b) {
 }
 
 StepPricing price_steps(const std::vector<StepRecord>& steps, const FittedStepModel& model,
-                        int64_t engine, double gap_limit_ms) {
+                        int64_t engine, double gap_limit_ms, const StepTimeNoise* noise) {
   std::map<std::string, Group> kinds, contexts;
+  uint64_t draws = 0;
   Group all;
   std::vector<double> gaps_ms;
   double gap_total_s = 0;
   for (const StepRecord& r : steps) {
     if (engine >= 0 && r.engine != engine) continue;
     const double measured = static_cast<double>(r.execute_ns + r.modelled_ns);
-    const double predicted = static_cast<double>(fitted_step_time_ns(model, r.batch));
+    double predicted = static_cast<double>(fitted_step_time_ns(model, r.batch));
+    if (noise) predicted *= step_noise_draw(*noise, 0, draws++);
     kinds[step_kind(r.batch)].add(measured, predicted);
     const std::string ctx = decode_context_kind(r.batch);
     if (!ctx.empty()) contexts[ctx].add(measured, predicted);

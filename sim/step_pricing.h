@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/sim/step_model.h"
+#include "backends/sim/step_noise.h"
 #include "backends/sim/step_record.h"
 
 namespace llm {
@@ -46,9 +47,12 @@ struct StepPricing {
   double short_gap_total_s = 0;
 };
 
-// Steps with engine == `engine` (or every engine when engine < 0).
+// Steps with engine == `engine` (or every engine when engine < 0). With `noise`, each step's price
+// is the model's times a ratio drawn from it, as a replay draws them (seed 0, one draw per priced
+// step in log order): group medians and sums are then what a replay would pay.
 StepPricing price_steps(const std::vector<StepRecord>& steps, const FittedStepModel& model,
-                        int64_t engine = -1, double gap_limit_ms = 5.0);
+                        int64_t engine = -1, double gap_limit_ms = 5.0,
+                        const StepTimeNoise* noise = nullptr);
 
 // The two tables and the gap line as text.
 std::string format_step_pricing(const StepPricing& pricing);

@@ -101,5 +101,19 @@ TEST(StepPricing, ASimulatedStepIsMeasuredByItsModelledTime) {
   EXPECT_DOUBLE_EQ(p.all.predicted_p50_ms, 3);
 }
 
+TEST(StepPricing, WithNoiseEachStepIsPricedAtItsDrawAsAReplayDoes) {
+  std::vector<StepRecord> steps;
+  for (int i = 0; i < 400; ++i) steps.push_back(step(0, decode_batch(1, 10), 2'000'000, -1));
+  const StepTimeNoise noise{{0.1, 0.5, 0.9}, {0.9, 1.0, 1.6}};
+  const StepPricing plain = price_steps(steps, per_sequence_model());
+  const StepPricing noisy = price_steps(steps, per_sequence_model(), -1, 5.0, &noise);
+  EXPECT_NEAR(plain.all.predicted_total_s, 0.8, 1e-12);
+  EXPECT_NEAR(noisy.all.predicted_total_s / plain.all.predicted_total_s, step_noise_mean(noise),
+              0.03);
+  EXPECT_NEAR(noisy.all.predicted_p50_ms, 2.0, 0.05);
+  EXPECT_EQ(price_steps(steps, per_sequence_model(), -1, 5.0, &noise).all.predicted_total_s,
+            noisy.all.predicted_total_s);  // the same draws every time
+}
+
 }  // namespace
 }  // namespace llm

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/sim/step_model.h"
+#include "backends/sim/step_noise.h"
 #include "core/clock.h"
 
 namespace llm {
@@ -68,6 +69,9 @@ struct Deployment {
   // A calibrated engine (--profile): step times come from this fit, not the roofline; gpu is then
   // unused and model holds only the vocabulary and context length.
   std::optional<FittedStepModel> fitted;
+  // With a fitted model: the measured scatter of step times around it, which SimBackend draws
+  // from (step_noise.h); step_time_ns itself never applies it.
+  std::optional<StepTimeNoise> step_noise;
 };
 
 // Step time in nanoseconds (>= 1 for a non-empty batch, 0 for an empty one): the fitted model's

@@ -68,6 +68,7 @@ void resolve_profile(const EngineArgs& a, ResolvedEngine& r, EngineProfile& p) {
   p = for_flag("--profile", [&] { return load_engine_profile(a.profile); });
   Deployment& d = r.deployment;
   d.fitted = p.step;
+  if (!a.no_step_noise) d.step_noise = p.step_noise;
   d.gpu.name = "profile";
   d.model.name = p.model.empty() ? a.profile : p.model;
   d.model.vocab = p.vocab_size;
@@ -107,6 +108,9 @@ int64_t resolve_num_blocks(const EngineArgs& a, const ResolvedEngine& r,
 ResolvedEngine resolve_engine_args(const EngineArgs& a) {
   if (a.gpu_memory_utilization <= 0 || a.gpu_memory_utilization > 1) {
     throw UsageError("--gpu-memory-utilization: must be in (0, 1]");
+  }
+  if (a.no_step_noise && a.profile.empty()) {
+    throw UsageError("--no-step-noise: only with --profile (the presets' steps have no noise)");
   }
   ResolvedEngine r;
   std::optional<EngineProfile> profile;
@@ -194,7 +198,8 @@ void EngineFlagParser::add_to(FlagSet& flags) {
                (flag == "--gpu" ? a.gpu : a.model) = v;
                a.gpu_or_model_given = true;
              })
-      .nonempty({"--profile"}, a.profile);
+      .nonempty({"--profile"}, a.profile)
+      .boolean({"--no-step-noise"}, a.no_step_noise);
 }
 
 std::string engine_flags_usage() {
@@ -217,6 +222,8 @@ std::string engine_flags_usage() {
   --model NAME|FILE.json           model preset or shape of the simulated backend (Llama-3.1-8B)
   --profile FILE.json              a calibrated engine (llmsim calibrate) instead of --gpu and
                                    --model; its KV blocks, block size and limits are the defaults
+  --no-step-noise                  with --profile: every step at the model's time, without the
+                                   measured scatter the profile records (step_time_noise)
 )";
 }
 

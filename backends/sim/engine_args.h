@@ -36,6 +36,8 @@ struct EngineArgs {
   // --async-scheduling / --no-async-scheduling: schedule step k+1 while step k runs (vLLM's
   // default). Default: on for the presets (as vLLM), the profile's with --profile.
   std::optional<bool> async_scheduling;
+  // --no-step-noise: price each step at the profile's modelled time, ignoring its step_time_noise.
+  bool no_step_noise = false;
 };
 
 struct ResolvedEngine {

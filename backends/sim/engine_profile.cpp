@@ -12,10 +12,12 @@ using namespace sim_json;
 
 constexpr int64_t kFormatVersion = 1;
 
-// The step model's fields, in file order, with their members.
+// The step model's fields, in file order, with their members. multi_token_ns came later: a
+// profile without it prices every step as before (0).
 struct StepField {
   const char* name;
   double FittedStepModel::*member;
+  bool required = true;
 };
 constexpr StepField kStepFields[] = {
     {"overhead_ns", &FittedStepModel::overhead_ns},
@@ -26,6 +28,7 @@ constexpr StepField kStepFields[] = {
     {"per_attention_pair_ns", &FittedStepModel::per_attention_pair_ns},
     {"per_sample_ns", &FittedStepModel::per_sample_ns},
     {"sample_knee", &FittedStepModel::sample_knee},
+    {"multi_token_ns", &FittedStepModel::multi_token_ns, false},
 };
 
 void read_engine(const json& obj, const std::string& label, EngineProfile& p) {
@@ -59,9 +62,20 @@ void read_engine(const json& obj, const std::string& label, EngineProfile& p) {
 
 void read_step(const json& obj, const std::string& label, FittedStepModel& m) {
   FieldReader r(obj, label);
-  for (const StepField& f : kStepFields) r.read(f.name, m.*f.member, true);
+  for (const StepField& f : kStepFields) r.read(f.name, m.*f.member, f.required);
   r.reject_unknown();
   if (const std::string problem = fitted_model_problem(m); !problem.empty()) {
+    const size_t colon = problem.find(':');
+    r.fail(problem.substr(0, colon), problem.substr(colon + 2));
+  }
+}
+
+void read_noise(const json& obj, const std::string& label, StepTimeNoise& n) {
+  FieldReader r(obj, label);
+  r.read("probabilities", n.probabilities, true);
+  r.read("ratios", n.ratios, true);
+  r.reject_unknown();
+  if (const std::string problem = step_noise_problem(n); !problem.empty()) {
     const size_t colon = problem.find(':');
     r.fail(problem.substr(0, colon), problem.substr(colon + 2));
   }
@@ -92,6 +106,9 @@ EngineProfile load_engine_profile(const std::string& path) {
   r.read("model", p.model, false);
   read_engine(r.object("engine"), path + ": engine", p);
   read_step(r.object("step_time"), path + ": step_time", p.step);
+  if (const json* noise = r.object_if("step_time_noise")) {
+    read_noise(*noise, path + ": step_time_noise", p.step_noise.emplace());
+  }
   if (const json* fit = r.object_if("fit")) read_fit(*fit, path + ": fit", p.fit);
   r.reject_unknown();
   return p;
@@ -113,6 +130,11 @@ std::string engine_profile_json(const EngineProfile& p) {
   if (p.max_num_batched_tokens) e["max_num_batched_tokens"] = *p.max_num_batched_tokens;
   auto& s = j["step_time"];
   for (const StepField& f : kStepFields) s[f.name] = p.step.*f.member;
+  if (p.step_noise) {
+    auto& n = j["step_time_noise"];
+    n["probabilities"] = p.step_noise->probabilities;
+    n["ratios"] = p.step_noise->ratios;
+  }
   auto& fit = j["fit"];
   fit["steps"] = p.fit.steps;
   fit["median_abs_error"] = p.fit.median_abs_error;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "backends/sim/step_model.h"
+#include "backends/sim/step_noise.h"
 
 namespace llm {
 
@@ -26,6 +27,9 @@ struct EngineProfile {
   std::string source;  // how it was measured ("cpu backend, model.gguf, 2 threads", a URL)
   std::string model;   // the model's name or path
   FittedStepModel step;
+  // The measured steps' scatter around `step` (absent in profiles written before it was kept, or
+  // with calibrate --no-step-noise): a replay draws each step's time from it.
+  std::optional<StepTimeNoise> step_noise;
   bool async_scheduling = false;
   int64_t num_gpu_blocks = 0;
   int64_t block_size = 16;

@@ -26,6 +26,8 @@ EngineProfile example() {
   p.max_num_seqs = 8;
   p.max_num_batched_tokens = 512;
   p.fit = ProfileFit{120, 0.02, 0.05, 0.11};
+  p.step.multi_token_ns = 6e5;
+  p.step_noise = StepTimeNoise{{0.1, 0.5, 0.9}, {0.9, 1.0, 1.3}};
   return p;
 }
 
@@ -53,6 +55,19 @@ TEST(EngineProfile, WhatIsWrittenReadsBackEqual) {
   EXPECT_EQ(q.step.per_attention_pair_ns, 1.5);
   EXPECT_EQ(q.max_num_seqs, 8);
   EXPECT_TRUE(q.async_scheduling);
+  EXPECT_EQ(q.step.multi_token_ns, 6e5);
+  ASSERT_TRUE(q.step_noise.has_value());
+  EXPECT_EQ(q.step_noise->ratios, (std::vector<double>{0.9, 1.0, 1.3}));
+}
+
+TEST(EngineProfile, AProfileWrittenBeforeTheMultiTokenTermAndTheNoiseStillReads) {
+  nlohmann::json j = nlohmann::json::parse(engine_profile_json(example()));
+  j["step_time"].erase("multi_token_ns");
+  j.erase("step_time_noise");
+  const EngineProfile q = load_engine_profile(write("older", j.dump()));
+  EXPECT_EQ(q.step.multi_token_ns, 0);
+  EXPECT_FALSE(q.step_noise.has_value());
+  EXPECT_EQ(engine_profile_json(q).find("step_time_noise"), std::string::npos);
 }
 
 TEST(EngineProfile, EveryBadFileIsRefusedNamingTheField) {
@@ -95,6 +110,21 @@ TEST(EngineProfile, EveryBadFileIsRefusedNamingTheField) {
        ": engine: field 'max_num_seqs': must be > 0"},
       {with([](auto& j) { j["engine"]["colour"] = "red"; }), ": engine: unknown field 'colour'"},
       {with([](auto& j) { j["fit"] = 3; }), ": field 'fit': expected an object, got number"},
+      {with([](auto& j) { j["step_time"]["multi_token_ns"] = -1; }),
+       ": step_time: field 'multi_token_ns': must be a finite number >= 0"},
+      {with([](auto& j) { j["step_time_noise"].erase("ratios"); }),
+       ": step_time_noise: missing required field 'ratios'"},
+      {with([](auto& j) { j["step_time_noise"]["ratios"] = 1.0; }),
+       ": step_time_noise: field 'ratios': expected an array of numbers, got number"},
+      {with([](auto& j) { j["step_time_noise"]["ratios"][1] = "x"; }),
+       ": step_time_noise: field 'ratios': expected an array of numbers, got an element that is "
+       "string"},
+      {with([](auto& j) { j["step_time_noise"]["ratios"][1] = 2.0; }),
+       ": step_time_noise: field 'ratios': must not decrease"},
+      {with([](auto& j) { j["step_time_noise"]["probabilities"][0] = 1.5; }),
+       ": step_time_noise: field 'probabilities': each must be in (0, 1)"},
+      {with([](auto& j) { j["step_time_noise"]["spread"] = 1; }),
+       ": step_time_noise: unknown field 'spread'"},
   };
   for (const Case& c : cases) {
     const std::string error = error_of(c.text);
@@ -109,6 +139,7 @@ TEST(EngineProfile, AReplayWithTheProfileFollowsItsFactsUnlessAFlagOverridesOne)
   a.profile = path;
   ResolvedEngine r = resolve_engine_args(a);
   EXPECT_TRUE(r.deployment.fitted.has_value());
+  EXPECT_TRUE(r.deployment.step_noise.has_value());
   EXPECT_EQ(r.scheduler.num_gpu_blocks, 512);
   EXPECT_EQ(r.scheduler.block_size, 16);
   EXPECT_EQ(r.scheduler.max_num_seqs, 8);
@@ -126,6 +157,11 @@ TEST(EngineProfile, AReplayWithTheProfileFollowsItsFactsUnlessAFlagOverridesOne)
   EXPECT_EQ(r.kv_cache_dtype, "auto");
   a.num_gpu_blocks_override = 100;
   EXPECT_EQ(resolve_engine_args(a).scheduler.num_gpu_blocks, 100);
+  a.no_step_noise = true;  // --no-step-noise: the model's times alone
+  EXPECT_FALSE(resolve_engine_args(a).deployment.step_noise.has_value());
+  EngineArgs presets;
+  presets.no_step_noise = true;
+  EXPECT_THROW(resolve_engine_args(presets), UsageError);
 }
 
 TEST(EngineProfile, AProfileReplacesGpuAndModelAndIsNamedWhenItIsBad) {

@@ -65,6 +65,21 @@ void FieldReader::read(const std::string& key, bool& out, bool required) {
   }
 }
 
+void FieldReader::read(const std::string& key, std::vector<double>& out, bool required) {
+  if (const json* v = find(key, required)) {
+    if (!v->is_array())
+      fail(key, std::string("expected an array of numbers, got ") + v->type_name());
+    out.clear();
+    for (const json& item : *v) {
+      if (!item.is_number()) {
+        fail(key, std::string("expected an array of numbers, got an element that is ") +
+                      item.type_name());
+      }
+      out.push_back(item.get<double>());
+    }
+  }
+}
+
 const json& FieldReader::object(const std::string& key) {
   const json* v = find(key, true);
   if (!v->is_object()) fail(key, std::string("expected an object, got ") + v->type_name());

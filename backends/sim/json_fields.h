@@ -30,6 +30,7 @@ class FieldReader {
   void read(const std::string& key, double& out, bool required);
   void read(const std::string& key, int64_t& out, bool required);
   void read(const std::string& key, bool& out, bool required);
+  void read(const std::string& key, std::vector<double>& out, bool required);  // numbers
   // The sub-object under key, for a nested FieldReader; object_if gives null when it is absent.
   const json& object(const std::string& key);
   const json* object_if(const std::string& key);

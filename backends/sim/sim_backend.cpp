@@ -1,6 +1,7 @@
 #include "backends/sim/sim_backend.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "backends/sim/sim_logprobs.h"
 #include "backends/sim/sim_tokenizer.h"
@@ -46,7 +47,10 @@ Nanos SimBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& sa
       add_logprobs(batch.seqs[i], i, sampled[i]);
     }
   }
-  return step_time_ns(deployment_, cost);
+  const Nanos modelled = step_time_ns(deployment_, cost);
+  if (!deployment_.step_noise || modelled == 0) return modelled;
+  const double ratio = step_noise_draw(*deployment_.step_noise, seed_, steps_drawn_++);
+  return std::max<Nanos>(1, std::llround(static_cast<double>(modelled) * ratio));
 }
 
 // Keys: the sequence's identity with the output index (sampled) or the prompt position and token

@@ -1,8 +1,9 @@
-// The mock GPU: a deterministic Backend whose step time comes from the roofline cost model and
-// whose output tokens are pseudo-random ids from a seeded generator. A request with a scripted
-// output length emits the end-of-sequence id as its last token, so it stops exactly there; a
-// client request without one (llmserve) gets SimTokenizer's natural length for its prompt.
-// Thread-safety: none; driven by one engine.
+// The mock GPU: a deterministic Backend whose step time comes from the roofline cost model (or a
+// profile's fitted model, times a ratio drawn from its step_time_noise for each step, numbered
+// in execute() order and hashed with the seed) and whose output tokens are pseudo-random ids from a
+// seeded generator. A request with a scripted output length emits the end-of-sequence id as its
+// last token, so it stops exactly there; a client request without one (llmserve) gets
+// SimTokenizer's natural length for its prompt. Thread-safety: none; driven by one engine.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +37,8 @@ class SimBackend final : public Backend {
   Deployment deployment_;
   uint64_t seed_;
   int32_t eos_;
-  StepLogprobs logprobs_;  // the latest execute()'s; empty unless a request asks
+  StepLogprobs logprobs_;     // the latest execute()'s; empty unless a request asks
+  uint64_t steps_drawn_ = 0;  // step-noise draws so far
 };
 
 }  // namespace llm

@@ -1,14 +1,18 @@
 // The simulated backend's log-probabilities through the engine: each sampled token's entry names
 // that token, the prompt's positions arrive in order over prefill chunks, and a request that asks
-// for none gets none.
+// for none gets none. With a profile's step_time_noise, each step costs the model's time times
+// that step's draw.
 #include "backends/sim/sim_backend.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
 
 #include "backends/sim/presets.h"
+#include "backends/sim/step_record.h"
 #include "core/engine_core.h"
 
 namespace llm {
@@ -114,6 +118,39 @@ TEST(SimBackend, ARequestThatAsksForNoLogprobsGetsNone) {
   }
   EXPECT_EQ(rec.missing, 6);
   EXPECT_TRUE(rec.prompt.empty());
+}
+
+TEST(SimBackend, AProfilesNoiseScalesEachStepByThatStepsDraw) {
+  Deployment d;
+  FittedStepModel m;
+  m.overhead_ns = 1e6;
+  m.per_token_ns = 1e4;
+  d.fitted = m;
+  d.step_noise = StepTimeNoise{{0.1, 0.5, 0.9}, {0.8, 1.0, 1.5}};
+  Request r;
+  r.prompt_tokens.assign(8, 1);
+  r.prompt_len = 8;
+  SchedulerOutput batch;
+  batch.seqs.push_back(ScheduledSeq{&r, 0, 8, false});
+  const Nanos modelled = step_time_ns(d, batch_cost_of(batch));
+  std::vector<int32_t> sampled;
+  std::vector<Nanos> times[2];
+  for (int run = 0; run < 2; ++run) {
+    SimBackend sim(d, 11);
+    for (uint64_t step = 0; step < 200; ++step) {
+      const Nanos t = sim.execute(batch, sampled);
+      EXPECT_EQ(t, std::llround(static_cast<double>(modelled) *
+                                step_noise_draw(*d.step_noise, 11, step)));
+      times[run].push_back(t);
+    }
+  }
+  EXPECT_EQ(times[0], times[1]);  // the same seed, the same steps
+  const auto [lo, hi] = std::minmax_element(times[0].begin(), times[0].end());
+  EXPECT_EQ(*lo, std::llround(0.8 * static_cast<double>(modelled)));  // the tails' flat parts
+  EXPECT_EQ(*hi, std::llround(1.5 * static_cast<double>(modelled)));
+  d.step_noise.reset();
+  SimBackend quiet(d, 11);
+  EXPECT_EQ(quiet.execute(batch, sampled), modelled);
 }
 
 }  // namespace

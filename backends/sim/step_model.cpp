@@ -11,15 +11,16 @@ StepFeatures step_features(const BatchCost& b, double token_knee, double sample_
   const auto d = [](int64_t v) { return static_cast<double>(v); };
   return StepFeatures{{1.0, d(b.num_sequences), std::max(d(b.new_tokens), token_knee),
                        d(b.context_tokens), b.attention_pairs,
-                       std::max(d(b.sampling_sequences), sample_knee)}};
+                       std::max(d(b.sampling_sequences), sample_knee),
+                       b.new_tokens >= 2 ? 1.0 : 0.0}};
 }
 
 Nanos fitted_step_time_ns(const FittedStepModel& m, const BatchCost& b) {
   if (b.num_sequences == 0 && b.new_tokens == 0) return 0;
   const StepFeatures f = step_features(b, m.token_knee, m.sample_knee);
   const double coefficients[StepFeatures::kCount] = {
-      m.overhead_ns,          m.per_sequence_ns,       m.per_token_ns,
-      m.per_context_token_ns, m.per_attention_pair_ns, m.per_sample_ns};
+      m.overhead_ns,           m.per_sequence_ns, m.per_token_ns,  m.per_context_token_ns,
+      m.per_attention_pair_ns, m.per_sample_ns,   m.multi_token_ns};
   double ns = 0;
   for (int i = 0; i < StepFeatures::kCount; ++i) ns += coefficients[i] * f.values[i];
   return std::max<Nanos>(1, std::llround(ns));
@@ -29,7 +30,7 @@ FittedStepModel scaled_step_model(const FittedStepModel& model, double factor) {
   FittedStepModel m = model;
   for (double* coefficient :
        {&m.overhead_ns, &m.per_sequence_ns, &m.per_token_ns, &m.per_context_token_ns,
-        &m.per_attention_pair_ns, &m.per_sample_ns}) {
+        &m.per_attention_pair_ns, &m.per_sample_ns, &m.multi_token_ns}) {
     *coefficient *= factor;
   }
   return m;
@@ -47,7 +48,8 @@ std::string fitted_model_problem(const FittedStepModel& m) {
                           {"per_context_token_ns", m.per_context_token_ns},
                           {"per_attention_pair_ns", m.per_attention_pair_ns},
                           {"per_sample_ns", m.per_sample_ns},
-                          {"sample_knee", m.sample_knee}};
+                          {"sample_knee", m.sample_knee},
+                          {"multi_token_ns", m.multi_token_ns}};
   for (const Field& f : fields) {
     if (!std::isfinite(f.value) || f.value < 0) {
       return std::string(f.name) + ": must be a finite number >= 0";

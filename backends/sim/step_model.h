@@ -9,6 +9,10 @@
 //        + per_context_token * C                 attention reading the cached K/V (sum c_i)
 //        + per_attention_pair * A                causal attention work, sum n_i * (c_i + n_i/2)
 //        + per_sample * max(Ssamp, sample_knee)  the LM head and sampling, the same shape
+//        + multi_token * [N >= 2]                a step of several new tokens runs matrix-matrix
+//                                                products; a one-token step (a batch-1 decode)
+//                                                the matrix-vector ones, which stream the weights
+//                                                faster on a CPU
 //
 // with S sequences, N new tokens, C cached tokens and Ssamp sampled sequences (BatchCost). The
 // coefficients are non-negative, so the time grows with every term; docs/cost-model.md gives the
@@ -33,12 +37,13 @@ struct FittedStepModel {
   double per_context_token_ns = 0;
   double per_attention_pair_ns = 0;
   double per_sample_ns = 0;
-  double sample_knee = 0;  // sampled sequences below which the LM head costs as at the knee
+  double sample_knee = 0;     // sampled sequences below which the LM head costs as at the knee
+  double multi_token_ns = 0;  // added to every step of two or more new tokens
 };
 
 // The term values of one batch, in the order of the coefficients above (overhead's is 1).
 struct StepFeatures {
-  static constexpr int kCount = 6;
+  static constexpr int kCount = 7;
   double values[kCount];
 };
 StepFeatures step_features(const BatchCost& batch, double token_knee, double sample_knee);

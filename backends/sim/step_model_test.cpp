@@ -44,6 +44,28 @@ TEST(FittedStepModel, EachTermAddsWhatItsCoefficientSays) {
             std::llround(5e4 + 2e5 + 0.5 * 2));
 }
 
+TEST(FittedStepModel, AStepOfSeveralNewTokensPaysTheMultiTokenCost) {
+  FittedStepModel m = example();
+  m.multi_token_ns = 700'000;
+  const FittedStepModel without = example();
+  // One new token (a batch-1 decode): the matrix-vector path, no extra cost.
+  EXPECT_EQ(fitted_step_time_ns(m, decode(1, 100)), fitted_step_time_ns(without, decode(1, 100)));
+  // Two or more: every such step pays it once.
+  for (int64_t seqs : {2, 3, 16}) {
+    EXPECT_EQ(
+        fitted_step_time_ns(m, decode(seqs, 100)) - fitted_step_time_ns(without, decode(seqs, 100)),
+        700'000)
+        << seqs;
+  }
+  BatchCost prefill;
+  prefill.add(0, 2, true);
+  EXPECT_EQ(fitted_step_time_ns(m, prefill) - fitted_step_time_ns(without, prefill), 700'000);
+  EXPECT_NEAR(static_cast<double>(fitted_step_time_ns(scaled_step_model(m, 2), decode(4, 0))),
+              2.0 * static_cast<double>(fitted_step_time_ns(m, decode(4, 0))), 1.0);
+  m.multi_token_ns = -1;
+  EXPECT_EQ(fitted_model_problem(m), "multi_token_ns: must be a finite number >= 0");
+}
+
 TEST(FittedStepModel, ScalingMultipliesEveryStepAndKeepsTheKnees) {
   const FittedStepModel m = example();
   const FittedStepModel twice = scaled_step_model(m, 1.5);

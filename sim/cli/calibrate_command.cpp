@@ -66,8 +66,9 @@ is assumed and printed.
 
 From a step log (--step-log): fits the step model to the steps a server logged while it served
 real traffic (llmserve --step-log FILE), so the profile prices steps as they ran there, with the
-server's I/O and its clients sharing the machine, rather than as probes run alone; the fit is
-then scaled so that its times of the logged steps add up to the measured total. A step's time is
+server's I/O and its clients sharing the machine, rather than as probes run alone (with
+--no-step-noise the fit is scaled so that its times of the logged steps add up to the measured
+total; by default the scatter below does that on average). A step's time is
 its execute() time plus the host time until the engine's next step (outputs sent, next batch
 scheduled), unless that gap is an idle wait (--gap-limit-ms or longer).
   --step-log STEPLOG[,...]         the log (one JSON line per engine step); several,
@@ -80,6 +81,12 @@ scheduled), unless that gap is an idle wait (--gap-limit-ms or longer).
   --engine N                       only engine N's steps (default: every engine's)
   --gap-limit-ms MS                gaps between steps shorter than MS are host time, counted in
                                    the step before (default 5, as llmsim price-steps; 0: none)
+
+Every mode keeps in the profile how the measured steps scatter around the fitted model (measured /
+modelled time at 21 probabilities, "step_time_noise"); a replay draws each step's ratio from it,
+so its ITL and TPOT tails and its sums are the engine's rather than those of a typical step.
+  --no-step-noise                  keep no scatter: a replay prices every step at the model's
+                                   time (--step-log: the model is then scaled to the sum)
 )";
 
 struct CalibrateOptions {
@@ -241,6 +248,7 @@ Calibration calibrate_cpu(const CalibrateOptions& o, std::ostream& err) {
   p.max_num_seqs = config.max_num_seqs;
   p.max_num_batched_tokens = config.max_num_batched_tokens;
   p.fit = fit.quality;
+  if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit);
   return {p, samples};
 }
 
@@ -262,6 +270,7 @@ Calibration calibrate_url(const CalibrateOptions& o, std::ostream& out) {
   EngineProfile p = measured.facts;
   p.step = fit.model;
   p.fit = fit.quality;
+  if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit);
   return {p, measured.samples};
 }
 
@@ -294,7 +303,12 @@ Calibration calibrate_step_log(const CalibrateOptions& o, std::ostream& err) {
                      " in " + o.step_log + "; the fit needs at least " +
                      std::to_string(StepFeatures::kCount));
   }
-  const StepFit fit = fit_step_model_to_total(samples);
+  // With the scatter kept, the model prices the typical step and the scatter's mean makes up the
+  // sum; without it, the model is scaled to the sum.
+  const StepFit fit =
+      o.engine.no_step_noise ? fit_step_model_to_total(samples) : fit_step_model(samples);
+  p.step_noise.reset();  // the --facts profile's, of other steps
+  if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit);
   p.source = "step log " + o.step_log +
              (o.engine_index >= 0 ? " (engine " + std::to_string(o.engine_index) + ")" : "") +
              ", facts from " + o.facts;
@@ -330,10 +344,22 @@ std::string describe_fit(const StepFit& fit) {
   out += "  + " + format_ns(m.per_attention_pair_ns) + " per causal attention pair\n";
   out += "  + " + format_ns(m.per_sample_ns) + " per sampled sequence, counting at least " +
          std::to_string(std::lround(m.sample_knee)) + "\n";
+  out += "  + " + format_ns(m.multi_token_ns) + " per step of two or more new tokens\n";
   out += "fit over " + std::to_string(fit.quality.steps) + " steps: |error| median " +
          percent(fit.quality.median_abs_error) + ", p90 " + percent(fit.quality.p90_abs_error) +
          ", max " + percent(fit.quality.max_abs_error) + "\n";
   return out;
+}
+
+std::string describe_step_noise(const StepTimeNoise& noise) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "measured / modelled step time: p10 %.3f, p50 %.3f, p90 %.3f, p99 %.3f, mean "
+                "%.3f (kept as step_time_noise)\n",
+                step_noise_ratio(noise, 0.1), step_noise_ratio(noise, 0.5),
+                step_noise_ratio(noise, 0.9), step_noise_ratio(noise, 0.99),
+                step_noise_mean(noise));
+  return buf;
 }
 
 int run_calibrate_command(const std::vector<std::string>& args, std::ostream& out,
@@ -356,6 +382,7 @@ int run_calibrate_command(const std::vector<std::string>& args, std::ostream& ou
     fit.model = c.profile.step;
     fit.quality = c.profile.fit;
     out << describe_fit(fit);
+    if (c.profile.step_noise) out << describe_step_noise(*c.profile.step_noise);
     file.stream() << engine_profile_json(c.profile);
     file.commit();
     out << "wrote " << o.out << "\n";

@@ -25,5 +25,7 @@ int run_calibrate_command(const std::vector<std::string>& args, std::ostream& ou
 
 // The fit as the table the command prints: the terms with their units, and the residuals.
 std::string describe_fit(const StepFit& fit);
+// The scatter's quantiles and mean, one line.
+std::string describe_step_noise(const StepTimeNoise& noise);
 
 }  // namespace llm

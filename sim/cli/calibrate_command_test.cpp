@@ -1,6 +1,7 @@
 // `llmsim calibrate --step-log A,B`: each log's host gaps are taken within that log, so the gap
 // before a log's first step (time since the server started, or since a run before the log)
-// never lands on the other log's last step; a gap inside a log still counts.
+// never lands on the other log's last step; a gap inside a log still counts. The profile keeps
+// the steps' scatter around the model unless --no-step-noise, which scales the model instead.
 #include "sim/cli/calibrate_command.h"
 
 #include <gtest/gtest.h>
@@ -119,6 +120,59 @@ TEST(CalibrateCommand, StepsOutWritesTheStepsTheFitSaw) {
   const EngineProfile once = load_engine_profile(first);
   again.source = once.source;  // names the log it was fitted to
   EXPECT_EQ(engine_profile_json(again), engine_profile_json(once));
+}
+
+// The true model's steps, each one in five 1.6 times as slow: a server's skewed step times.
+std::string skewed_log() {
+  std::vector<StepRecord> steps = read_step_log(write("plain.jsonl", priced_log(-1, 0)));
+  std::string text;
+  int64_t i = 0;
+  for (int repeat = 0; repeat < 5; ++repeat) {
+    for (StepRecord r : steps) {
+      r.step = i;
+      if (i % 5 == 2) r.execute_ns = r.execute_ns * 8 / 5;
+      r.gap_ns = -1;
+      text += step_record_json(r) + "\n";
+      ++i;
+    }
+  }
+  return text;
+}
+
+TEST(CalibrateCommand, TheProfileKeepsTheScatterOrWithNoStepNoiseTheSum) {
+  const std::string log = write("skewed.jsonl", skewed_log());
+  const std::string facts = facts_file();
+  double measured = 0;
+  std::vector<StepRecord> steps = read_step_log(log);
+  for (const StepRecord& r : steps) measured += static_cast<double>(r.execute_ns);
+  auto priced_sum = [&steps](const EngineProfile& p) {
+    double sum = 0;
+    for (const StepRecord& r : steps)
+      sum += static_cast<double>(fitted_step_time_ns(p.step, r.batch));
+    return sum;
+  };
+  const std::string kept = write("kept.json", ""), scaled = write("scaled.json", "");
+  std::ostringstream out, err;
+  ASSERT_EQ(run_calibrate_command({"--step-log", log, "--facts", facts, "--out", kept}, out, err),
+            0)
+      << err.str();
+  EXPECT_NE(out.str().find("kept as step_time_noise"), std::string::npos) << out.str();
+  const EngineProfile with_noise = load_engine_profile(kept);
+  ASSERT_TRUE(with_noise.step_noise.has_value());
+  const StepTimeNoise& noise = *with_noise.step_noise;
+  EXPECT_NEAR(step_noise_ratio(noise, 0.9) / step_noise_ratio(noise, 0.5), 1.6, 0.05);
+  // Typical steps at their time; the scatter's mean makes up the slow ones.
+  EXPECT_LT(priced_sum(with_noise) / measured, 0.95);
+  EXPECT_NEAR(priced_sum(with_noise) * step_noise_mean(noise) / measured, 1.0, 0.02);
+
+  ASSERT_EQ(
+      run_calibrate_command(
+          {"--step-log", log, "--facts", facts, "--out", scaled, "--no-step-noise"}, out, err),
+      0)
+      << err.str();
+  const EngineProfile without = load_engine_profile(scaled);
+  EXPECT_FALSE(without.step_noise.has_value());
+  EXPECT_NEAR(priced_sum(without) / measured, 1.0, 1e-6);
 }
 
 TEST(CalibrateCommand, StepsOutIsNotTheProfile) {
