@@ -30,8 +30,8 @@ Server (vLLM's names):
   --data-parallel-separate-ports   engine i serves the whole API and its own /metrics on
                                    --port + i (with --port 0: a free port each), so that a
                                    gateway sees N endpoints
-  --seed N                         sim: the output-token seed (0); cpu: mixed into the per-request
-                                   seeds of requests that send no "seed"
+  --seed N                         sim: the output-token and step-noise seed (0); cpu: mixed
+                                   into the per-request seeds of requests that send no "seed"
 Backend:
   --backend sim|cpu|cuda           sim (default: the simulated GPU), cpu (fp32 reference on this
                                    machine; --model is then a .gguf file or a safetensors dir),

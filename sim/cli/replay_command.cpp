@@ -42,7 +42,7 @@ TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl, or 
   --epp-metrics-staleness D        llm-d policies: it routes on samples at least this old (0)
   --epp-scorer-weights W           llm-d policies: the profile, queue=W,kv-cache=W,prefix-cache=W
 Simulation:
-  --seed N                         output-token seed (0)
+  --seed N                         output-token and step-noise seed (0)
   --arrival-rate-scale F           multiply the arrival rate (2 = twice the load) (1)
   --output-dir DIR                 write DIR/requests.jsonl and DIR/summary.json
   --metrics-out FILE               the replay's Prometheus metrics as OpenMetrics time series
