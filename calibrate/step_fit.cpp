@@ -219,11 +219,24 @@ StepFit fit_step_model_to_total(const std::vector<StepSample>& samples) {
   return with_quality(scaled_step_model(m, measured / predicted), samples);
 }
 
-StepTimeNoise step_noise_of_fit(const StepFit& fit) {
+StepTimeNoise step_noise_of_fit(const StepFit& fit, const std::vector<StepSample>& samples) {
+  if (samples.size() != fit.relative_errors.size()) {
+    throw std::invalid_argument("step time noise: " + std::to_string(samples.size()) +
+                                " samples for a fit of " +
+                                std::to_string(fit.relative_errors.size()));
+  }
   std::vector<double> ratios;
-  ratios.reserve(fit.relative_errors.size());
-  for (double e : fit.relative_errors) ratios.push_back(1 / (1 + e));  // measured / predicted
-  return step_noise_from_ratios(std::move(ratios));
+  ratios.reserve(samples.size());
+  double measured = 0, modelled = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    ratios.push_back(1 / (1 + fit.relative_errors[i]));  // measured / predicted
+    measured += samples[i].ns;
+    modelled += static_cast<double>(fitted_step_time_ns(fit.model, samples[i].cost));
+  }
+  StepTimeNoise noise = step_noise_from_ratios(std::move(ratios));
+  const double factor = measured / (modelled * step_noise_mean(noise));
+  for (double& r : noise.ratios) r *= factor;
+  return noise;
 }
 
 }  // namespace llm

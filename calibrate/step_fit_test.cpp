@@ -113,7 +113,7 @@ TEST(StepFit, SkewedNoiseIsKeptAsTheScatterWhoseMeanMakesUpTheSum) {
     }
   }
   const StepFit fit = fit_step_model(samples);
-  const StepTimeNoise noise = step_noise_of_fit(fit);
+  const StepTimeNoise noise = step_noise_of_fit(fit, samples);
   EXPECT_EQ(step_noise_problem(noise), "");
   EXPECT_NEAR(step_noise_ratio(noise, 0.9) / step_noise_ratio(noise, 0.5), 1.5, 0.05);
   EXPECT_NEAR(step_noise_ratio(noise, 0.5), step_noise_ratio(noise, 0.1), 0.03);  // the fast 80%
@@ -122,11 +122,28 @@ TEST(StepFit, SkewedNoiseIsKeptAsTheScatterWhoseMeanMakesUpTheSum) {
     measured += s.ns;
     modelled += static_cast<double>(fitted_step_time_ns(fit.model, s.cost));
   }
-  EXPECT_NEAR(modelled * step_noise_mean(noise) / measured, 1.0, 0.02);
-  // A fit of fewer than two steps has no scatter to keep.
+  EXPECT_NEAR(modelled * step_noise_mean(noise) / measured, 1.0, 1e-9);
+  // The same when the slow steps are all the dear ones, where the plain mean of the ratios is off.
+  std::vector<StepSample> dear_slow;
+  for (const BatchCost& b : batches()) {
+    const double t = static_cast<double>(fitted_step_time_ns(truth(), b));
+    dear_slow.push_back({b, b.new_tokens >= 256 ? 1.5 * t : t});
+  }
+  const StepFit dear_fit = fit_step_model(dear_slow);
+  const StepTimeNoise dear = step_noise_of_fit(dear_fit, dear_slow);
+  double dear_measured = 0, dear_modelled = 0, plain_mean = 0;
+  for (size_t i = 0; i < dear_slow.size(); ++i) {
+    dear_measured += dear_slow[i].ns;
+    dear_modelled += static_cast<double>(fitted_step_time_ns(dear_fit.model, dear_slow[i].cost));
+    plain_mean += 1 / (1 + dear_fit.relative_errors[i]) / static_cast<double>(dear_slow.size());
+  }
+  EXPECT_NEAR(dear_modelled * step_noise_mean(dear) / dear_measured, 1.0, 1e-9);
+  EXPECT_GT(std::abs(dear_modelled * plain_mean / dear_measured - 1), 0.01);  // what it corrects
+  // A fit of fewer than two steps has no scatter to keep; samples not the fit's are refused.
   StepFit one;
   one.relative_errors = {0.1};
-  EXPECT_THROW(step_noise_of_fit(one), std::invalid_argument);
+  EXPECT_THROW(step_noise_of_fit(one, {samples[0]}), std::invalid_argument);
+  EXPECT_THROW(step_noise_of_fit(fit, {samples[0], samples[1]}), std::invalid_argument);
 }
 
 TEST(StepFit, TooFewStepsOrANonPositiveTimeAreRefused) {

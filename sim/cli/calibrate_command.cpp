@@ -248,7 +248,7 @@ Calibration calibrate_cpu(const CalibrateOptions& o, std::ostream& err) {
   p.max_num_seqs = config.max_num_seqs;
   p.max_num_batched_tokens = config.max_num_batched_tokens;
   p.fit = fit.quality;
-  if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit);
+  if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit, samples);
   return {p, samples};
 }
 
@@ -270,7 +270,7 @@ Calibration calibrate_url(const CalibrateOptions& o, std::ostream& out) {
   EngineProfile p = measured.facts;
   p.step = fit.model;
   p.fit = fit.quality;
-  if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit);
+  if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit, measured.samples);
   return {p, measured.samples};
 }
 
@@ -308,7 +308,7 @@ Calibration calibrate_step_log(const CalibrateOptions& o, std::ostream& err) {
   const StepFit fit =
       o.engine.no_step_noise ? fit_step_model_to_total(samples) : fit_step_model(samples);
   p.step_noise.reset();  // the --facts profile's, of other steps
-  if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit);
+  if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit, samples);
   p.source = "step log " + o.step_log +
              (o.engine_index >= 0 ? " (engine " + std::to_string(o.engine_index) + ")" : "") +
              ", facts from " + o.facts;

@@ -163,7 +163,7 @@ TEST(CalibrateCommand, TheProfileKeepsTheScatterOrWithNoStepNoiseTheSum) {
   EXPECT_NEAR(step_noise_ratio(noise, 0.9) / step_noise_ratio(noise, 0.5), 1.6, 0.05);
   // Typical steps at their time; the scatter's mean makes up the slow ones.
   EXPECT_LT(priced_sum(with_noise) / measured, 0.95);
-  EXPECT_NEAR(priced_sum(with_noise) * step_noise_mean(noise) / measured, 1.0, 0.02);
+  EXPECT_NEAR(priced_sum(with_noise) * step_noise_mean(noise) / measured, 1.0, 1e-6);
 
   ASSERT_EQ(
       run_calibrate_command(
