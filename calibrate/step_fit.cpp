@@ -229,9 +229,10 @@ StepTimeNoise step_noise_of_fit(const StepFit& fit, const std::vector<StepSample
   ratios.reserve(samples.size());
   double measured = 0, modelled = 0;
   for (size_t i = 0; i < samples.size(); ++i) {
-    ratios.push_back(1 / (1 + fit.relative_errors[i]));  // measured / predicted
+    const double predicted = samples[i].ns * (1 + fit.relative_errors[i]);
+    ratios.push_back(samples[i].ns / predicted);
     measured += samples[i].ns;
-    modelled += static_cast<double>(fitted_step_time_ns(fit.model, samples[i].cost));
+    modelled += predicted;
   }
   StepTimeNoise noise = step_noise_from_ratios(std::move(ratios));
   const double factor = measured / (modelled * step_noise_mean(noise));

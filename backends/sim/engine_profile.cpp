@@ -31,6 +31,13 @@ constexpr StepField kStepFields[] = {
     {"multi_token_ns", &FittedStepModel::multi_token_ns, false},
 };
 
+// Fails naming the field of a "FIELD: detail" problem; nothing for "".
+void fail_on_problem(const FieldReader& r, const std::string& problem) {
+  if (problem.empty()) return;
+  const size_t colon = problem.find(':');
+  r.fail(problem.substr(0, colon), problem.substr(colon + 2));
+}
+
 void read_engine(const json& obj, const std::string& label, EngineProfile& p) {
   FieldReader r(obj, label);
   r.read("async_scheduling", p.async_scheduling, false);
@@ -64,10 +71,7 @@ void read_step(const json& obj, const std::string& label, FittedStepModel& m) {
   FieldReader r(obj, label);
   for (const StepField& f : kStepFields) r.read(f.name, m.*f.member, f.required);
   r.reject_unknown();
-  if (const std::string problem = fitted_model_problem(m); !problem.empty()) {
-    const size_t colon = problem.find(':');
-    r.fail(problem.substr(0, colon), problem.substr(colon + 2));
-  }
+  fail_on_problem(r, fitted_model_problem(m));
 }
 
 void read_noise(const json& obj, const std::string& label, StepTimeNoise& n) {
@@ -75,10 +79,7 @@ void read_noise(const json& obj, const std::string& label, StepTimeNoise& n) {
   r.read("probabilities", n.probabilities, true);
   r.read("ratios", n.ratios, true);
   r.reject_unknown();
-  if (const std::string problem = step_noise_problem(n); !problem.empty()) {
-    const size_t colon = problem.find(':');
-    r.fail(problem.substr(0, colon), problem.substr(colon + 2));
-  }
+  fail_on_problem(r, step_noise_problem(n));
 }
 
 void read_fit(const json& obj, const std::string& label, ProfileFit& f) {

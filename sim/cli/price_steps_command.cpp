@@ -20,9 +20,9 @@ Prices every step of STEPLOG (written by llmserve --step-log FILE: one JSON line
 with the batch's shape and its measured time) with the profile's step model (times a draw from
 its step_time_noise for each step, as a replay prices them, unless --no-step-noise), and prints
 by kind of step the measured and predicted median step times, the median per-step error, and
-the sums with their error; then decode-only steps by mean context; then the host time between steps (gaps
-shorter than --gap-limit-ms, default 5), which a step model does not price. A fidelity error of
-llmsim fidelity shows here as the kinds of step whose sums are off.
+the sums with their error; then decode-only steps by mean context; then the host time between
+steps (gaps shorter than --gap-limit-ms, default 5), which a step model does not price. A
+fidelity error of llmsim fidelity shows here as the kinds of step whose sums are off.
 
   --engine N          only engine N's steps (default: every engine)
   --no-step-noise     the model's times alone, without the profile's measured scatter
