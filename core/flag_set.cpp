@@ -134,6 +134,8 @@ void FlagSet::parse(const std::vector<std::string>& args) const {
   }
 }
 
+std::string flag_name(const std::string& arg) { return arg.substr(0, arg.find('=')); }
+
 bool wants_help(const std::vector<std::string>& args) {
   for (const std::string& a : args) {
     if (a == "--") return false;

@@ -90,6 +90,10 @@ class FlagSet {
   PositionalFn on_positional_;
 };
 
+// The flag an argument names: "--jobs=4" and "--jobs" are both "--jobs"; an argument without "="
+// is returned whole.
+std::string flag_name(const std::string& arg);
+
 // True when an argument before "--" is --help or -h.
 bool wants_help(const std::vector<std::string>& args);
 

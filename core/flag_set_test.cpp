@@ -161,6 +161,13 @@ TEST(FlagSet, HelpIsFoundAnywhereBeforeTheSeparator) {
   EXPECT_FALSE(wants_help({"--", "--help"}));
 }
 
+TEST(FlagSet, AFlagsNameIsTheArgumentUpToItsFirstEqualsSign) {
+  EXPECT_EQ(flag_name("--jobs=4"), "--jobs");
+  EXPECT_EQ(flag_name("--jobs"), "--jobs");
+  EXPECT_EQ(flag_name("--slo=ttft_p99=1s"), "--slo");
+  EXPECT_EQ(flag_name("trace.json"), "trace.json");
+}
+
 TEST(FlagSet, AUsageErrorIsPrintedWithTheProgramAndExitsTwo) {
   std::ostringstream err;
   EXPECT_EQ(report_usage_error(err, "llmsim replay", UsageError("--x: missing value")), 2);

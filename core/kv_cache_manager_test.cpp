@@ -5,31 +5,14 @@
 #include <numeric>
 #include <vector>
 
+#include "core/testing/prefix_cache_requests.h"
+
 namespace llm {
 namespace {
 
-Request with_tokens(std::vector<int32_t> tokens, uint64_t id) {
-  Request r;
-  r.id = id;
-  r.prompt_tokens = std::move(tokens);
-  r.prompt_len = static_cast<int64_t>(r.prompt_tokens.size());
-  return r;
-}
-
-std::vector<int32_t> iota_tokens(int n, int start) {
-  std::vector<int32_t> v(static_cast<size_t>(n));
-  std::iota(v.begin(), v.end(), start);
-  return v;
-}
-
-// Admits a request the way the scheduler does: lookup, then allocate its whole prompt.
-int64_t admit(KvCacheManager& kv, Request& r) {
-  std::vector<int32_t> hits;
-  const int64_t hit_tokens = kv.find_cached_prefix(r, hits);
-  EXPECT_TRUE(kv.allocate_slots(r, r.num_tokens() - hit_tokens, hits));
-  r.num_computed_tokens = r.num_tokens();
-  return hit_tokens;
-}
+using testing::admit;
+using testing::iota_tokens;
+using testing::with_tokens;
 
 TEST(PrefixCache, SharedFullBlocksHitWhileTheFirstRequestIsStillCached) {
   KvCacheManager kv(32, 4, true);

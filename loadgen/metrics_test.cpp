@@ -11,18 +11,18 @@
 namespace llm::loadgen {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
+constexpr int64_t kNsPerMs = 1'000'000;
 
 RequestResult ok(int64_t ttft_ms, int64_t e2e_ms, int64_t tokens, std::vector<int64_t> itl_ms,
                  int64_t prompt = 10) {
   RequestResult r;
   r.success = true;
-  r.ttft_ns = ttft_ms * kMs;
-  r.e2e_ns = e2e_ms * kMs;
+  r.ttft_ns = ttft_ms * kNsPerMs;
+  r.e2e_ns = e2e_ms * kNsPerMs;
   r.output_tokens = tokens;
   r.content_chunks = static_cast<int64_t>(itl_ms.size()) + 1;
   r.prompt_tokens = prompt;
-  for (int64_t g : itl_ms) r.itl_ns.push_back(g * kMs);
+  for (int64_t g : itl_ms) r.itl_ns.push_back(g * kNsPerMs);
   return r;
 }
 

@@ -13,8 +13,6 @@
 namespace llm {
 namespace {
 
-constexpr Nanos kMs = 1'000'000;
-
 ReplayConfig two_engines(RoutingPolicy policy) {
   ReplayConfig c;
   c.scheduler.block_size = 16;
@@ -57,14 +55,14 @@ TEST(ReplayEpp, AStaleScrapeHerdsABurstOntoTheEngineThatLookedEmptiest) {
   Trace trace;
   trace.requests.push_back(request("long", 0, 600, 400));
   for (int k = 0; k < 8; ++k) {
-    trace.requests.push_back(request("burst-" + std::to_string(k), 60 * kMs, 32, 20));
+    trace.requests.push_back(request("burst-" + std::to_string(k), 60 * kNanosPerMs, 32, 20));
   }
   struct Row {
     Nanos scrape_interval;
     bool all_on_one;
   };
-  for (const Row& row : std::vector<Row>{{50 * kMs, true}, {0, false}}) {
-    SCOPED_TRACE(testing::Message() << "scrape interval " << row.scrape_interval);
+  for (const Row& row : std::vector<Row>{{50 * kNanosPerMs, true}, {0, false}}) {
+    SCOPED_TRACE(::testing::Message() << "scrape interval " << row.scrape_interval);
     ReplayConfig config = two_engines(RoutingPolicy::kLlmD);
     config.epp.scrape_interval = row.scrape_interval;
     const std::vector<size_t> engine = routes(trace, config);
@@ -85,10 +83,11 @@ TEST(ReplayEpp, StalenessMakesThePickerSeeAnOlderScrape) {
   Trace trace;
   trace.requests.push_back(request("long", 0, 600, 400));
   for (int k = 0; k < 8; ++k) {
-    trace.requests.push_back(request("burst-" + std::to_string(k), 60 * kMs, 32, 20));
+    trace.requests.push_back(request("burst-" + std::to_string(k), 60 * kNanosPerMs, 32, 20));
   }
   ReplayConfig config = two_engines(RoutingPolicy::kKvCacheScorer);
-  config.epp.staleness = 40 * kMs;  // at 60 ms it sees the scrape of 0 ms: both empty, all tied
+  config.epp.staleness =
+      40 * kNanosPerMs;  // at 60 ms it sees the scrape of 0 ms: both empty, all tied
   const std::vector<size_t> engine = routes(trace, config);
   int on_zero = 0;
   for (size_t k = 1; k < engine.size(); ++k) on_zero += engine[k] == 0;
@@ -110,10 +109,11 @@ TEST(ReplayEpp, ThePrefixScorerSendsASharedPrefixToTheEngineThatHoldsIt) {
   };
   for (RoutingPolicy policy : {RoutingPolicy::kPrefixCacheScorer, RoutingPolicy::kLlmD}) {
     for (uint64_t seed = 0; seed < 8; ++seed) {
-      SCOPED_TRACE(testing::Message() << routing_policy_name(policy) << " seed " << seed);
+      SCOPED_TRACE(::testing::Message() << routing_policy_name(policy) << " seed " << seed);
       Trace trace;
-      trace.requests = {turn("a1", 0, 1, 8), turn("b1", 0, 2, 8), turn("a2", 1'000 * kMs, 1, 12),
-                        turn("b2", 1'000 * kMs, 2, 12)};
+      trace.requests = {turn("a1", 0, 1, 8), turn("b1", 0, 2, 8),
+                        turn("a2", 1'000 * kNanosPerMs, 1, 12),
+                        turn("b2", 1'000 * kNanosPerMs, 2, 12)};
       ReplayConfig config = two_engines(policy);
       config.seed = seed;
       const std::vector<size_t> engine = routes(trace, config);
@@ -126,7 +126,8 @@ TEST(ReplayEpp, ThePrefixScorerSendsASharedPrefixToTheEngineThatHoldsIt) {
 TEST(ReplayEpp, RoutesAreTheSameOnEveryRun) {
   Trace trace;
   for (int k = 0; k < 200; ++k) {
-    TraceRequest r = request(std::to_string(k), k * 7 * kMs, 64 + (k * 37) % 400, 10 + k % 50);
+    TraceRequest r =
+        request(std::to_string(k), k * 7 * kNanosPerMs, 64 + (k * 37) % 400, 10 + k % 50);
     for (int b = 0; b < 4; ++b) r.prefix_hash_ids.push_back(k % 5 * 100 + b);
     r.hash_block_size = 16;
     trace.requests.push_back(r);
@@ -135,7 +136,7 @@ TEST(ReplayEpp, RoutesAreTheSameOnEveryRun) {
                                RoutingPolicy::kKvCacheScorer, RoutingPolicy::kPrefixCacheScorer}) {
     SCOPED_TRACE(routing_policy_name(policy));
     ReplayConfig config = two_engines(policy);
-    config.epp.staleness = 30 * kMs;
+    config.epp.staleness = 30 * kNanosPerMs;
     EXPECT_EQ(routes(trace, config), routes(trace, config));
   }
 }

@@ -28,8 +28,8 @@ ReplayConfig small_engine() {
   return c;
 }
 
-TraceRequest request(const std::string& id, Nanos arrival, int64_t prompt, int64_t outputs,
-                     int32_t n = 1) {
+TraceRequest fault_request(const std::string& id, Nanos arrival, int64_t prompt, int64_t outputs,
+                           int32_t n = 1) {
   TraceRequest r;
   r.id = id;
   r.arrival_ns = arrival;
@@ -79,8 +79,8 @@ TEST(ReplayFaults, NoFaultsAreTheDefaultAndOnlyASeedChangesNothing) {
 
 TEST(ReplayFaults, ClientAbortsEndSequencesWhereverTheyAreAndChildrenGoOneByOne) {
   Trace trace;
-  trace.requests = {request("A", 0, 64, 50), request("B", 0, 8, 5), request("D", 0, 8, 5, 3),
-                    request("C", 1, 8, 5)};
+  trace.requests = {fault_request("A", 0, 64, 50), fault_request("B", 0, 8, 5),
+                    fault_request("D", 0, 8, 5, 3), fault_request("C", 1, 8, 5)};
   ReplayConfig config = small_engine();
   Record plain;
   run_replay(trace, config, plain);
@@ -114,7 +114,7 @@ TEST(ReplayFaults, ClientAbortsEndSequencesWhereverTheyAreAndChildrenGoOneByOne)
 
 TEST(ReplayFaults, AFailedStepEndsItsBatchWithErrorAndTheReplayGoesOn) {
   Trace trace;
-  trace.requests = {request("A", 0, 8, 20), request("B", 0, 8, 20)};
+  trace.requests = {fault_request("A", 0, 8, 20), fault_request("B", 0, 8, 20)};
   ReplayConfig config = small_engine();
   config.faults.backend.failure_probability = 1;  // every step fails
   Record rec;

@@ -14,8 +14,6 @@
 namespace llm {
 namespace {
 
-constexpr Nanos kMs = 1'000'000;
-
 std::unique_ptr<Request> prompt_of(int64_t tokens) {
   TraceRequest t;
   t.prompt_len = tokens;
@@ -60,22 +58,23 @@ TEST(Router, AStaleScrapeChangesTheChoice) {
     size_t engine;
   };
   const std::vector<Row> rows = {
-      {RoutingPolicy::kQueueScorer, 0, 60 * kMs, 1},           // sees 50 ms: 8 vs 2 waiting
-      {RoutingPolicy::kQueueScorer, 20 * kMs, 60 * kMs, 0},    // sees 0 ms: 0 vs 4 waiting
-      {RoutingPolicy::kQueueScorer, 0, 40 * kMs, 0},           // the 50 ms scrape is not yet taken
-      {RoutingPolicy::kKvCacheScorer, 0, 60 * kMs, 1},         // 0.9 vs 0.3 used
-      {RoutingPolicy::kKvCacheScorer, 20 * kMs, 60 * kMs, 0},  // 0.1 vs 0.6 used
-      {RoutingPolicy::kLlmD, 0, 60 * kMs, 1},
-      {RoutingPolicy::kLlmD, 20 * kMs, 60 * kMs, 0},
+      {RoutingPolicy::kQueueScorer, 0, 60 * kNanosPerMs, 1},  // sees 50 ms: 8 vs 2 waiting
+      {RoutingPolicy::kQueueScorer, 20 * kNanosPerMs, 60 * kNanosPerMs,
+       0},                                                      // sees 0 ms: 0 vs 4 waiting
+      {RoutingPolicy::kQueueScorer, 0, 40 * kNanosPerMs, 0},    // the 50 ms scrape is not yet taken
+      {RoutingPolicy::kKvCacheScorer, 0, 60 * kNanosPerMs, 1},  // 0.9 vs 0.3 used
+      {RoutingPolicy::kKvCacheScorer, 20 * kNanosPerMs, 60 * kNanosPerMs, 0},  // 0.1 vs 0.6 used
+      {RoutingPolicy::kLlmD, 0, 60 * kNanosPerMs, 1},
+      {RoutingPolicy::kLlmD, 20 * kNanosPerMs, 60 * kNanosPerMs, 0},
   };
   for (const Row& row : rows) {
-    SCOPED_TRACE(testing::Message() << routing_policy_name(row.policy) << " staleness "
-                                    << row.staleness << " at " << row.now);
+    SCOPED_TRACE(::testing::Message() << routing_policy_name(row.policy) << " staleness "
+                                      << row.staleness << " at " << row.now);
     ScrapedGauges gauges(2, row.staleness);
     gauges.record(0, {0, 0, 0.1});
     gauges.record(1, {0, 4, 0.6});
-    gauges.record(0, {50 * kMs, 8, 0.9});
-    gauges.record(1, {50 * kMs, 2, 0.3});
+    gauges.record(0, {50 * kNanosPerMs, 8, 0.9});
+    gauges.record(1, {50 * kNanosPerMs, 2, 0.3});
     KvCacheManager kv(64, 16, true);
     std::vector<EngineLoad> loads(2);
     for (size_t i = 0; i < 2; ++i) {

@@ -9,8 +9,6 @@
 namespace llm {
 namespace {
 
-constexpr Nanos kMs = 1'000'000;
-
 TEST(ScrapedGauges, ARouteSeesTheNewestSampleOldEnough) {
   struct Row {
     Nanos staleness;
@@ -19,20 +17,20 @@ TEST(ScrapedGauges, ARouteSeesTheNewestSampleOldEnough) {
   };
   const std::vector<Row> rows = {
       {0, 0, 1},
-      {0, 49 * kMs, 1},
-      {0, 50 * kMs, 2},
-      {0, 120 * kMs, 3},
-      {20 * kMs, 60 * kMs, 1},
-      {20 * kMs, 70 * kMs, 2},
-      {60 * kMs, 40 * kMs, 0},
-      {60 * kMs, 160 * kMs, 3},
+      {0, 49 * kNanosPerMs, 1},
+      {0, 50 * kNanosPerMs, 2},
+      {0, 120 * kNanosPerMs, 3},
+      {20 * kNanosPerMs, 60 * kNanosPerMs, 1},
+      {20 * kNanosPerMs, 70 * kNanosPerMs, 2},
+      {60 * kNanosPerMs, 40 * kNanosPerMs, 0},
+      {60 * kNanosPerMs, 160 * kNanosPerMs, 3},
   };
   for (const Row& row : rows) {
-    SCOPED_TRACE(testing::Message() << "staleness " << row.staleness << " now " << row.now);
+    SCOPED_TRACE(::testing::Message() << "staleness " << row.staleness << " now " << row.now);
     ScrapedGauges gauges(2, row.staleness);
     for (int k = 0; k < 3; ++k) {
-      gauges.record(0, {k * 50 * kMs, k + 1, 0.1 * (k + 1)});
-      gauges.record(1, {k * 50 * kMs, 10 * (k + 1), 0.0});
+      gauges.record(0, {k * 50 * kNanosPerMs, k + 1, 0.1 * (k + 1)});
+      gauges.record(1, {k * 50 * kNanosPerMs, 10 * (k + 1), 0.0});
     }
     const GaugeSample seen = gauges.seen_at(0, row.now);
     EXPECT_EQ(seen.waiting, row.waiting);
@@ -46,8 +44,8 @@ TEST(ScrapedGauges, ARouteSeesTheNewestSampleOldEnough) {
 TEST(ScrapedGauges, LaterQueriesStillSeeLaterSamples) {
   ScrapedGauges gauges(1, 0);
   for (int k = 0; k < 100; ++k) {
-    gauges.record(0, {k * kMs, k, 0});
-    EXPECT_EQ(gauges.seen_at(0, k * kMs).waiting, k);
+    gauges.record(0, {k * kNanosPerMs, k, 0});
+    EXPECT_EQ(gauges.seen_at(0, k * kNanosPerMs).waiting, k);
   }
 }
 

@@ -7,10 +7,6 @@
 namespace llm {
 namespace {
 
-// Span.flags bits 8 and 9 (see otlp_protobuf.cpp).
-constexpr uint32_t kFlagHasIsRemote = 0x100;
-constexpr uint32_t kFlagIsRemote = 0x200;
-
 // The length of the valid UTF-8 sequence at s[i], or 0 when it is not one.
 size_t utf8_sequence(std::string_view s, size_t i) {
   const auto b = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
@@ -96,7 +92,7 @@ void put_double(std::string& out, double d) {
   }
 }
 
-void put_any_value(std::string& out, const AttributeValue& value) {
+void put_json_any_value(std::string& out, const AttributeValue& value) {
   if (const auto* s = std::get_if<std::string>(&value)) {
     out += "{\"stringValue\":";
     put_string(out, *s);
@@ -131,7 +127,7 @@ void put_attributes(std::string& out, const std::vector<Attribute>& attributes) 
     out += "{\"key\":";
     put_string(out, attributes[i].key);
     out += ",\"value\":";
-    put_any_value(out, attributes[i].value);
+    put_json_any_value(out, attributes[i].value);
     out += '}';
   }
   out += ']';
@@ -152,10 +148,8 @@ void put_span(std::string& out, const Span& s) {
     out += to_hex(s.parent_span_id);
     out += '"';
   }
-  uint32_t flags = s.trace_flags | kFlagHasIsRemote;
-  if (s.parent_is_remote) flags |= kFlagIsRemote;
   out += ",\"flags\":";
-  out += std::to_string(flags);
+  out += std::to_string(otlp_span_flags(s));
   out += ",\"name\":";
   put_string(out, s.name);
   out += ",\"kind\":";

@@ -49,11 +49,6 @@ constexpr int kAnyDouble = 4;
 constexpr int kAnyArray = 5;
 constexpr int kArrayValues = 1;
 
-// Span.flags: bits 8 and 9 say whether the parent is known to be remote (SpanFlags in trace.proto
-// of opentelemetry-proto 1.1 and later).
-constexpr uint32_t kFlagHasIsRemote = 0x100;
-constexpr uint32_t kFlagIsRemote = 0x200;
-
 void put_varint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
     out += static_cast<char>((v & 0x7f) | 0x80);
@@ -127,7 +122,7 @@ size_t any_value_size(const AttributeValue& value) {
 }
 
 // AnyValue is a oneof: the chosen field is written even when it holds its default.
-void put_any_value(std::string& out, const AttributeValue& value) {
+void put_protobuf_any_value(std::string& out, const AttributeValue& value) {
   if (const auto* s = std::get_if<std::string>(&value)) {
     put_bytes(out, kAnyString, s->data(), s->size());
   } else if (const auto* b = std::get_if<bool>(&value)) {
@@ -164,7 +159,7 @@ void put_attributes(std::string& out, int field, const std::vector<Attribute>& a
     put_string(out, kKeyValueKey, a.key);
     put_tag(out, kKeyValueValue, kLengthDelimited);
     put_varint(out, value_size);
-    put_any_value(out, a.value);
+    put_protobuf_any_value(out, a.value);
   }
 }
 
@@ -194,9 +189,7 @@ std::string span_message(const Span& s) {
     put_uvarint_field(status, kStatusCode, static_cast<uint64_t>(s.status));
     put_message(out, kSpanStatus, status);
   }
-  uint32_t flags = s.trace_flags | kFlagHasIsRemote;
-  if (s.parent_is_remote) flags |= kFlagIsRemote;
-  put_fixed32(out, kSpanFlags, flags);
+  put_fixed32(out, kSpanFlags, otlp_span_flags(s));
   return out;
 }
 

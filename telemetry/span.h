@@ -63,6 +63,14 @@ struct TraceResource {
   std::string scope_version;
 };
 
+// The OTLP Span.flags of a span: its W3C trace flags in bits 0-7, and bits 8 and 9 saying whether
+// the parent is known to be remote (SpanFlags in trace.proto of opentelemetry-proto 1.1 and later).
+inline uint32_t otlp_span_flags(const Span& s) {
+  constexpr uint32_t kHasIsRemote = 0x100;
+  constexpr uint32_t kIsRemote = 0x200;
+  return s.trace_flags | kHasIsRemote | (s.parent_is_remote ? kIsRemote : 0u);
+}
+
 inline bool is_zero(const SpanId& id) {
   for (uint8_t b : id) {
     if (b) return false;

@@ -21,12 +21,12 @@ using cpu_testing::naive_logits;
 using cpu_testing::options_recording;
 using cpu_testing::run_direct;
 
-struct Case {
+struct ForwardCase {
   const char* name;
   ModelConfig config;
 };
 
-std::vector<Case> cases() {
+std::vector<ForwardCase> cases() {
   ModelConfig linear = cpu_testing::tiny_llama();
   linear.rope_scaling.type = RopeScaling::Type::kLinear;
   linear.rope_scaling.factor = 4.0;
@@ -58,7 +58,7 @@ class ForwardTest : public ::testing::TestWithParam<SimdLevel> {
 TEST_P(ForwardTest, MatchesNaiveDecoderAtEveryPosition) {
   force_simd_level(GetParam());
   if (simd_level() != GetParam()) GTEST_SKIP() << "this CPU lacks " << simd_name(GetParam());
-  for (const Case& c : cases()) {
+  for (const ForwardCase& c : cases()) {
     auto w = std::make_shared<const ModelWeights>(random_model_weights(c.config, 11, true));
     const auto tokens = cpu_testing::prompt(3, 40, c.config.vocab_size);
     const auto ref = naive_logits(*w, tokens);
@@ -132,7 +132,7 @@ TEST(CpuBackend, RejectsRequestsWithoutTheTokensItNeeds) {
 }
 
 TEST(CpuBackend, APackedModelWithTheRowMajorMatricesDroppedGivesTheSameLogits) {
-  for (const Case& c : cases()) {
+  for (const ForwardCase& c : cases()) {
     const ModelWeights full = random_model_weights(c.config, 5, true);
     const auto tokens = cpu_testing::prompt(7, 24, c.config.vocab_size);
     std::vector<std::vector<float>> want, got;

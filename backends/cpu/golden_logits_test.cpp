@@ -16,30 +16,16 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/numpy_reference_test_util.h"
 #include "backends/model/model_writer.h"
 
 namespace llm {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr const char* kPython = "/usr/bin/python3";
-
-std::string run_command(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  const int status = pclose(p);
-  if (status != 0)
-    throw std::runtime_error("command failed (" + std::to_string(status) + "): " + cmd);
-  return out;
-}
-
-bool numpy_available() {
-  return std::system((std::string(kPython) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0;
-}
+using cpu_testing::kPython;
+using cpu_testing::numpy_available;
+using cpu_testing::run_command;
 
 struct Golden {
   const char* name;

@@ -18,29 +18,17 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/cpu_test_util.h"
+#include "backends/cpu/numpy_reference_test_util.h"
 #include "backends/model/model_writer.h"
 
 namespace llm {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr const char* kPython = "/usr/bin/python3";
+using cpu_testing::kPython;
+using cpu_testing::numpy_available;
+using cpu_testing::run_command;
 constexpr int32_t kTop = 5;
-
-std::string run_command(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return out;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  if (pclose(p) != 0) throw std::runtime_error("command failed: " + cmd);
-  return out;
-}
-
-bool numpy_available() {
-  return std::system((std::string(kPython) + " -c 'import numpy' >/dev/null 2>&1").c_str()) == 0;
-}
 
 // Checks one position against the reference row (the log-softmax that predicts it).
 void expect_matches(const PositionLogprobs& got, const nlohmann::json& row, int32_t token,

@@ -13,8 +13,6 @@
 namespace llm {
 namespace {
 
-constexpr int64_t kMaxDim = int64_t{1} << 31;
-
 class MetaReader {
  public:
   MetaReader(const GgufFile& f, std::string arch) : f_(f), arch_(std::move(arch)) {}
@@ -32,7 +30,8 @@ class MetaReader {
       return *fallback;
     }
     const int64_t v = f_.get_i64(k);
-    if (v <= 0 || v > kMaxDim) fail(k, "must be a positive dimension, got " + std::to_string(v));
+    if (v <= 0 || v > kMaxModelDim)
+      fail(k, "must be a positive dimension, got " + std::to_string(v));
     return v;
   }
 

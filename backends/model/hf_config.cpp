@@ -15,8 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int64_t kMaxDim = int64_t{1} << 31;  // keeps products of dimensions far from overflow
-
 class Reader {
  public:
   Reader(const json& j, const std::string& file) : j_(j), file_(file) {}
@@ -38,8 +36,8 @@ class Reader {
       return *fallback;
     }
     if (!v->is_number_integer()) fail(key, "must be an integer, got " + v->dump());
-    if (v->is_number_unsigned() ? v->get<uint64_t>() > static_cast<uint64_t>(kMaxDim)
-                                : v->get<int64_t>() > kMaxDim) {
+    if (v->is_number_unsigned() ? v->get<uint64_t>() > static_cast<uint64_t>(kMaxModelDim)
+                                : v->get<int64_t>() > kMaxModelDim) {
       fail(key, v->dump() + " is too large");
     }
     int64_t x = v->get<int64_t>();
@@ -168,7 +166,7 @@ RopeScaling rope_scaling_of(const json& j, const Reader& r) {
     s.high_freq_factor = number("high_freq_factor", std::nullopt);
     double orig = number("original_max_position_embeddings", std::nullopt);
     // The range first: casting a double beyond int64 is undefined behaviour.
-    if (orig > static_cast<double>(kMaxDim) || orig != std::floor(orig)) {
+    if (orig > static_cast<double>(kMaxModelDim) || orig != std::floor(orig)) {
       r.fail(field("original_max_position_embeddings"), "must be an integer");
     }
     s.original_max_position_embeddings = static_cast<int64_t>(orig);

@@ -12,6 +12,9 @@
 
 namespace llm {
 
+// The largest dimension a model file may declare: keeps products of dimensions far from overflow.
+inline constexpr int64_t kMaxModelDim = int64_t{1} << 31;
+
 // RoPE frequency scaling. kNone: plain RoPE with rope_theta. kLinear: positions divided by factor.
 // kLlama3: Llama 3.1's per-frequency scaling (factor, low/high_freq_factor, original context), as
 // config.json states it; backends apply it only through ModelConfig::rope_freq_factors

@@ -14,7 +14,7 @@
 namespace llm {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 // Returns the std::invalid_argument message `f` throws, or "" if it does not throw.
 std::string error_of(const std::function<void()>& f) {
@@ -90,13 +90,13 @@ TEST(Presets, MaxContext) {
 TEST(Presets, GpuTableValues) {
   const GpuProfile* h200 = find_gpu_preset("H200");
   ASSERT_NE(h200, nullptr);
-  EXPECT_EQ(h200->memory_bytes, 143771 * kMiB);
+  EXPECT_EQ(h200->memory_bytes, 143771 * kBytesPerMiB);
   EXPECT_EQ(h200->hbm_bytes_per_s, 4.8e12);
   EXPECT_EQ(h200->bf16_flops, 989e12);
   EXPECT_EQ(h200->link_bytes_per_s, 450e9);
-  EXPECT_EQ(find_gpu_preset("H100-SXM")->memory_bytes, 81559 * kMiB);
+  EXPECT_EQ(find_gpu_preset("H100-SXM")->memory_bytes, 81559 * kBytesPerMiB);
   EXPECT_EQ(find_gpu_preset("H100-SXM")->hbm_bytes_per_s, 3.35e12);
-  EXPECT_EQ(find_gpu_preset("A100-80GB")->memory_bytes, 81920 * kMiB);
+  EXPECT_EQ(find_gpu_preset("A100-80GB")->memory_bytes, 81920 * kBytesPerMiB);
   EXPECT_DOUBLE_EQ(find_gpu_preset("A100-80GB")->compute_efficiency, 0.87);
   EXPECT_DOUBLE_EQ(find_gpu_preset("B200")->compute_efficiency, 0.78);
   EXPECT_DOUBLE_EQ(find_gpu_preset("H100-SXM")->compute_efficiency, 0.80);

@@ -11,7 +11,7 @@
 namespace llm {
 namespace {
 
-FittedStepModel example() {
+FittedStepModel example_model() {
   FittedStepModel m;
   m.overhead_ns = 1'000'000;    // 1 ms per step
   m.per_sequence_ns = 50'000;   // 50 us per sequence
@@ -31,7 +31,7 @@ BatchCost decode(int64_t sequences, int64_t context) {
 }
 
 TEST(FittedStepModel, EachTermAddsWhatItsCoefficientSays) {
-  const FittedStepModel m = example();
+  const FittedStepModel m = example_model();
   // One decode at context 100: 1 ms + 50 us + 64 * 0.1 ms + 100 * 10 ns + 100.5 * 2 ns + 4 * 0.2
   // ms.
   const double want = 1e6 + 5e4 + 64 * 1e5 + 100 * 10 + 100.5 * 2 + 4 * 2e5;
@@ -45,9 +45,9 @@ TEST(FittedStepModel, EachTermAddsWhatItsCoefficientSays) {
 }
 
 TEST(FittedStepModel, AStepOfSeveralNewTokensPaysTheMultiTokenCost) {
-  FittedStepModel m = example();
+  FittedStepModel m = example_model();
   m.multi_token_ns = 700'000;
-  const FittedStepModel without = example();
+  const FittedStepModel without = example_model();
   // One new token (a batch-1 decode): the matrix-vector path, no extra cost.
   EXPECT_EQ(fitted_step_time_ns(m, decode(1, 100)), fitted_step_time_ns(without, decode(1, 100)));
   // Two or more: every such step pays it once.
@@ -67,7 +67,7 @@ TEST(FittedStepModel, AStepOfSeveralNewTokensPaysTheMultiTokenCost) {
 }
 
 TEST(FittedStepModel, ScalingMultipliesEveryStepAndKeepsTheKnees) {
-  const FittedStepModel m = example();
+  const FittedStepModel m = example_model();
   const FittedStepModel twice = scaled_step_model(m, 1.5);
   EXPECT_EQ(twice.token_knee, m.token_knee);
   EXPECT_EQ(twice.sample_knee, m.sample_knee);
@@ -80,7 +80,7 @@ TEST(FittedStepModel, ScalingMultipliesEveryStepAndKeepsTheKnees) {
 }
 
 TEST(FittedStepModel, APrefillAboveTheKneeCostsPerTokenAndQuadraticAttention) {
-  const FittedStepModel m = example();
+  const FittedStepModel m = example_model();
   BatchCost prefill;
   prefill.add(0, 512, true);
   const double want = 1e6 + 5e4 + 512 * 1e5 + 512 * 256.0 * 2 + 4 * 2e5;
@@ -92,7 +92,7 @@ TEST(FittedStepModel, APrefillAboveTheKneeCostsPerTokenAndQuadraticAttention) {
 }
 
 TEST(FittedStepModel, AnEmptyBatchIsFreeAndADeploymentWithAFitUsesIt) {
-  const FittedStepModel m = example();
+  const FittedStepModel m = example_model();
   EXPECT_EQ(fitted_step_time_ns(m, BatchCost{}), 0);
   Deployment d;  // no GPU numbers at all: the roofline could not price this
   d.fitted = m;
@@ -103,11 +103,11 @@ TEST(FittedStepModel, AnEmptyBatchIsFreeAndADeploymentWithAFitUsesIt) {
 }
 
 TEST(FittedStepModel, AModelThatCannotPriceAStepIsNamed) {
-  EXPECT_EQ(fitted_model_problem(example()), "");
-  FittedStepModel m = example();
+  EXPECT_EQ(fitted_model_problem(example_model()), "");
+  FittedStepModel m = example_model();
   m.per_token_ns = -1;
   EXPECT_EQ(fitted_model_problem(m), "per_token_ns: must be a finite number >= 0");
-  m = example();
+  m = example_model();
   m.sample_knee = NAN;
   EXPECT_EQ(fitted_model_problem(m), "sample_knee: must be a finite number >= 0");
   EXPECT_NE(fitted_model_problem(FittedStepModel{}).find("overhead_ns: the model prices"),

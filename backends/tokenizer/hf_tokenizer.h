@@ -30,6 +30,10 @@
 
 namespace llm {
 
+// SentencePiece's space, "▁" (U+2581), as tokenizer.json's Metaspace, Prepend and Replace steps
+// write it.
+inline constexpr const char* kMetaspaceMark = "\xE2\x96\x81";
+
 struct HfTokenizerData {
   Vocab vocab;
   std::string chat_template;  // "" when none

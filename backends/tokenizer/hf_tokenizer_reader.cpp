@@ -14,7 +14,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kSpaceMark = "\xE2\x96\x81";  // "▁" U+2581
 constexpr int64_t kMaxTokens = 16 * 1024 * 1024;
 
 // Errors name the file and the JSON field.
@@ -102,7 +101,7 @@ void read_normalizer(const Where& w, const json& root, Shape& s) {
     const std::string type = (*n)["type"].get<std::string>();
     if (type == "NFC") continue;  // accepted, not applied (see hf_tokenizer.h)
     if (type == "Prepend") {
-      if (string_member(w, *n, "prepend", path + ".prepend") != kSpaceMark) {
+      if (string_member(w, *n, "prepend", path + ".prepend") != kMetaspaceMark) {
         w.fail(path + ".prepend", "only Prepend(\"\u2581\") is supported");
       }
       s.prepend_space = true;
@@ -111,7 +110,7 @@ void read_normalizer(const Where& w, const json& root, Shape& s) {
           require(w, *n, "pattern", json::value_t::object, path + ".pattern", "an object");
       const json* str = member(pattern, "String");
       if (str == nullptr || *str != " " ||
-          string_member(w, *n, "content", path + ".content") != kSpaceMark) {
+          string_member(w, *n, "content", path + ".content") != kMetaspaceMark) {
         w.fail(path, "only Replace(\" \", \"\u2581\") is supported");
       }
       s.replace_space = true;
@@ -154,7 +153,7 @@ void read_pre_tokenizer(const Where& w, const json& root, Shape& s) {
       s.split_path = path + ".pattern.Regex";
     } else if (type == "Metaspace") {
       const json* repl = member(*n, "replacement");
-      if (repl != nullptr && *repl != kSpaceMark) {
+      if (repl != nullptr && *repl != kMetaspaceMark) {
         w.fail(path + ".replacement", "only \"\u2581\" is supported");
       }
       if (bool_member(w, *n, "split", path + ".split", false)) {

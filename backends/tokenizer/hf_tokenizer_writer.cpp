@@ -15,8 +15,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr const char* kSpaceMark = "\xE2\x96\x81";  // "▁" U+2581
-
 std::string quoted(const std::string& s, int32_t id) {
   if (!utf8_is_valid(s)) {
     throw TokenizerError("token " + std::to_string(id) +
@@ -120,13 +118,14 @@ std::string hf_tokenizer_json_text(const Vocab& v) {
   ojson normalizer, pre_tokenizer, decoder;
   if (spm) {
     ojson parts = ojson::array();
-    if (v.add_space_prefix) parts.push_back({{"type", "Prepend"}, {"prepend", kSpaceMark}});
-    parts.push_back({{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", kSpaceMark}});
+    if (v.add_space_prefix) parts.push_back({{"type", "Prepend"}, {"prepend", kMetaspaceMark}});
+    parts.push_back(
+        {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", kMetaspaceMark}});
     normalizer = {{"type", "Sequence"}, {"normalizers", parts}};
     pre_tokenizer = nullptr;
     ojson decoders = ojson::array();
     decoders.push_back(
-        {{"type", "Replace"}, {"pattern", {{"String", kSpaceMark}}}, {"content", " "}});
+        {{"type", "Replace"}, {"pattern", {{"String", kMetaspaceMark}}}, {"content", " "}});
     decoders.push_back({{"type", "ByteFallback"}});
     decoders.push_back({{"type", "Fuse"}});
     if (v.add_space_prefix) {

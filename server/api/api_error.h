@@ -25,6 +25,11 @@ class ApiException : public std::runtime_error {
   ApiError error_;
 };
 
+// Throws the 400 (BadRequestError) that names `param` as the offending field.
+[[noreturn]] inline void throw_bad_request(const std::string& param, const std::string& message) {
+  throw ApiException(ApiError{400, message, param, ""});
+}
+
 // vLLM's type names: BadRequestError (400), AuthenticationError (401), NotFoundError (404),
 // MethodNotAllowedError (405), RequestTimeoutError (408), RequestEntityTooLargeError (413),
 // RequestHeaderFieldsTooLargeError (431), InternalServerError (500), ServiceUnavailableError (503).

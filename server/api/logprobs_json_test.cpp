@@ -10,7 +10,7 @@
 namespace llm {
 namespace {
 
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
 ShownToken tok(int32_t id, std::string text, double logprob, int64_t rank) {
   return {id, std::move(text), logprob, rank};
@@ -31,7 +31,7 @@ TEST(LogprobsJson, CompletionsObjectHasOpenAIsFourListsWithNullForTheFirstPrompt
   const std::vector<ShownPosition> positions = {first, scored()};
   std::string out;
   append_completion_logprobs(out, positions, 3);
-  const json j = json::parse(out);
+  const ordered_json j = ordered_json::parse(out);
   EXPECT_EQ(j.dump(), R"({"text_offset":[3,5],"token_logprobs":[null,-1.25],"tokens":["Hi"," a"],)"
                       R"("top_logprobs":[null,{" a":-1.25,"é":-0.5}]})");
 }
@@ -41,7 +41,7 @@ TEST(LogprobsJson, CompletionsTopTokensThatDecodeAlikeShareOneKey) {
   p.entries.push_back(tok(7, " a", -3.0, 2));  // another id with the same text
   std::string out;
   append_completion_logprobs(out, std::vector<ShownPosition>{p}, 0);
-  const json top = json::parse(out)["top_logprobs"][0];
+  const ordered_json top = ordered_json::parse(out)["top_logprobs"][0];
   ASSERT_EQ(top.size(), 2u);
   EXPECT_EQ(top.begin().key(), " a");  // the first one's place, the last one's value
   EXPECT_EQ(top[" a"], -3.0);
@@ -52,7 +52,7 @@ TEST(LogprobsJson, TextOffsetCountsCodePointsNotBytes) {
   a.token = "\xC3\xA9\xC3\xA9";  // two code points, four bytes
   std::string out;
   append_completion_logprobs(out, std::vector<ShownPosition>{a, scored()}, 0);
-  EXPECT_EQ(json::parse(out)["text_offset"], json::parse("[0,2]"));
+  EXPECT_EQ(ordered_json::parse(out)["text_offset"], ordered_json::parse("[0,2]"));
 }
 
 TEST(LogprobsJson, ChatContentListsTheFirstKEntriesWithBytes) {
@@ -67,11 +67,11 @@ TEST(LogprobsJson, ChatContentListsTheFirstKEntriesWithBytes) {
                R"({"token":"é","logprob":-0.5,"bytes":[195,169]}])"}}) {
     std::string out;
     append_chat_logprobs(out, positions, row.k);
-    const json j = json::parse(out);
+    const ordered_json j = ordered_json::parse(out);
     EXPECT_EQ(j["content"][0]["token"], " a");
     EXPECT_EQ(j["content"][0]["logprob"], -1.25);
-    EXPECT_EQ(j["content"][0]["bytes"], json::parse("[32,97]"));
-    EXPECT_EQ(j["content"][0]["top_logprobs"], json::parse(row.top)) << "k " << row.k;
+    EXPECT_EQ(j["content"][0]["bytes"], ordered_json::parse("[32,97]"));
+    EXPECT_EQ(j["content"][0]["top_logprobs"], ordered_json::parse(row.top)) << "k " << row.k;
   }
 }
 
@@ -82,14 +82,14 @@ TEST(LogprobsJson, MinusInfinityPrintsAsOpenAIsLowestValue) {
   std::string chat, completions;
   append_chat_logprobs(chat, std::vector<ShownPosition>{p}, 1);
   append_completion_logprobs(completions, std::vector<ShownPosition>{p}, 0);
-  EXPECT_EQ(json::parse(chat)["content"][0]["logprob"], -9999.0);
-  EXPECT_EQ(json::parse(completions)["token_logprobs"][0], -9999.0);
+  EXPECT_EQ(ordered_json::parse(chat)["content"][0]["logprob"], -9999.0);
+  EXPECT_EQ(ordered_json::parse(completions)["token_logprobs"][0], -9999.0);
 }
 
 TEST(LogprobsJson, PromptLogprobsAreVllmsListOfDictsByTokenId) {
   std::string out;
   append_prompt_logprobs(out, std::vector<ShownPosition>{scored()});
-  EXPECT_EQ(json::parse(out).dump(),
+  EXPECT_EQ(ordered_json::parse(out).dump(),
             R"([null,{"1":{"logprob":-1.25,"rank":2,"decoded_token":" a"},)"
             R"("2":{"logprob":-0.5,"rank":1,"decoded_token":"é"}}])");
 }

@@ -10,14 +10,10 @@ namespace {
 
 using json = nlohmann::json;
 
-[[noreturn]] void bad(const std::string& param, const std::string& message) {
-  throw ApiException(ApiError{400, message, param, ""});
-}
-
 bool get_bool(const json& body, const char* key, bool fallback) {
   auto it = body.find(key);
   if (it == body.end() || it->is_null()) return fallback;
-  if (!it->is_boolean()) bad(key, std::string("'") + key + "' must be a boolean");
+  if (!it->is_boolean()) throw_bad_request(key, std::string("'") + key + "' must be a boolean");
   return it->get<bool>();
 }
 
@@ -25,19 +21,21 @@ std::optional<int64_t> get_int(const json& body, const char* key, int64_t min_va
                                int64_t max_value) {
   auto it = body.find(key);
   if (it == body.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number_integer()) bad(key, std::string("'") + key + "' must be an integer");
+  if (!it->is_number_integer())
+    throw_bad_request(key, std::string("'") + key + "' must be an integer");
   if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(max_value)) {
-    bad(key, std::string("'") + key + "' must be at most " + std::to_string(max_value) + ", got " +
-                 std::to_string(it->get<uint64_t>()));
+    throw_bad_request(key, std::string("'") + key + "' must be at most " +
+                               std::to_string(max_value) + ", got " +
+                               std::to_string(it->get<uint64_t>()));
   }
   const int64_t v = it->get<int64_t>();
   if (v < min_value) {
-    bad(key, std::string("'") + key + "' must be at least " + std::to_string(min_value) + ", got " +
-                 std::to_string(v));
+    throw_bad_request(key, std::string("'") + key + "' must be at least " +
+                               std::to_string(min_value) + ", got " + std::to_string(v));
   }
   if (v > max_value) {
-    bad(key, std::string("'") + key + "' must be at most " + std::to_string(max_value) + ", got " +
-                 std::to_string(v));
+    throw_bad_request(key, std::string("'") + key + "' must be at most " +
+                               std::to_string(max_value) + ", got " + std::to_string(v));
   }
   return v;
 }
@@ -45,7 +43,7 @@ std::optional<int64_t> get_int(const json& body, const char* key, int64_t min_va
 double get_number(const json& body, const char* key, double fallback) {
   auto it = body.find(key);
   if (it == body.end() || it->is_null()) return fallback;
-  if (!it->is_number()) bad(key, std::string("'") + key + "' must be a number");
+  if (!it->is_number()) throw_bad_request(key, std::string("'") + key + "' must be a number");
   return it->get<double>();
 }
 
@@ -67,7 +65,7 @@ bool is_accepted_noop(const std::string& key) {
 // Unsupported features: a 400 naming the field unless it holds its neutral value.
 void refuse_unsupported(const json& body, Endpoint endpoint) {
   auto refuse = [](const std::string& key) {
-    bad(key, "'" + key + "' is not supported by this server");
+    throw_bad_request(key, "'" + key + "' is not supported by this server");
   };
   for (const char* key :
        {"tools", "tool_choice", "functions", "function_call", "suffix", "logit_bias", "guided_json",
@@ -86,14 +84,15 @@ void refuse_unsupported(const json& body, Endpoint endpoint) {
   }
   if (auto it = body.find("response_format"); it != body.end() && !it->is_null()) {
     if (!it->is_object() || string_member(*it, "type") != "text") {
-      bad("response_format", "'response_format' other than {\"type\": \"text\"} is not supported");
+      throw_bad_request("response_format",
+                        "'response_format' other than {\"type\": \"text\"} is not supported");
     }
   }
   if (auto it = body.find("best_of"); it != body.end() && !it->is_null()) {
     const auto n = body.find("n");
     const json n_value = n == body.end() || n->is_null() ? json(1) : *n;
     if (!it->is_number_integer() || *it != n_value) {
-      bad("best_of", "'best_of' other than n is not supported");
+      throw_bad_request("best_of", "'best_of' other than n is not supported");
     }
   }
 }
@@ -136,7 +135,7 @@ void refuse_unimplemented_vllm_fields(const json& body) {
     const auto it = body.find(f.key);
     if (it == body.end() || it->is_null() || *it == json::parse(f.neutral)) continue;
     if ((it->is_object() || it->is_array()) && it->empty()) continue;
-    bad(f.key, std::string("'") + f.key + "' is not supported by this server");
+    throw_bad_request(f.key, std::string("'") + f.key + "' is not supported by this server");
   }
 }
 
@@ -207,14 +206,16 @@ std::optional<int32_t> get_logprobs_count(const json& body, const char* key, con
                                           int64_t vocab_size) {
   auto it = body.find(key);
   if (it == body.end() || it->is_null()) return std::nullopt;
-  if (!it->is_number_integer()) bad(key, std::string("`") + key + "` must be an integer.");
+  if (!it->is_number_integer())
+    throw_bad_request(key, std::string("`") + key + "` must be an integer.");
   const int64_t v =
       it->is_number_unsigned() && it->get<uint64_t>() > INT64_MAX ? INT64_MAX : it->get<int64_t>();
-  if (v < -1) bad(key, std::string("`") + key + "` must be a positive value or -1.");
+  if (v < -1) throw_bad_request(key, std::string("`") + key + "` must be a positive value or -1.");
   const int64_t wanted = v == -1 ? vocab_size : v;
   if (wanted > kMaxLogprobs) {
-    bad(key, std::string("Requested ") + what + " logprobs of " + std::to_string(wanted) +
-                 ", which is greater than max allowed: " + std::to_string(kMaxLogprobs));
+    throw_bad_request(key,
+                      std::string("Requested ") + what + " logprobs of " + std::to_string(wanted) +
+                          ", which is greater than max allowed: " + std::to_string(kMaxLogprobs));
   }
   return static_cast<int32_t>(wanted);
 }
@@ -224,7 +225,7 @@ void parse_logprobs(const json& body, Endpoint endpoint, int64_t vocab_size, Com
   if (auto it = body.find("prompt_logprobs"); it != body.end() && it->is_number() &&
                                               get_bool(body, "stream", false) &&
                                               (*it > 0 || *it == -1)) {
-    bad("prompt_logprobs", "`prompt_logprobs` are not available when `stream=True`.");
+    throw_bad_request("prompt_logprobs", "`prompt_logprobs` are not available when `stream=True`.");
   }
   r.prompt_logprobs = get_logprobs_count(body, "prompt_logprobs", "prompt", vocab_size);
   if (endpoint == Endpoint::kCompletions) {
@@ -236,7 +237,7 @@ void parse_logprobs(const json& body, Endpoint endpoint, int64_t vocab_size, Com
   const bool wanted = get_bool(body, "logprobs", false);
   auto top = body.find("top_logprobs");
   if (top != body.end() && top->is_number_integer() && (*top == -1 || *top > 0) && !wanted) {
-    bad("top_logprobs", "when using `top_logprobs`, `logprobs` must be set to true.");
+    throw_bad_request("top_logprobs", "when using `top_logprobs`, `logprobs` must be set to true.");
   }
   const std::optional<int32_t> k = get_logprobs_count(body, "top_logprobs", "sample", vocab_size);
   // An explicit "top_logprobs": null asks for none, as in vLLM (its default is 0).
@@ -248,12 +249,13 @@ std::string message_content(const json& content, size_t index) {
   const std::string param = "messages[" + std::to_string(index) + "].content";
   if (content.is_null()) return {};
   if (content.is_string()) return content.get<std::string>();
-  if (!content.is_array()) bad(param, "'" + param + "' must be a string or a list of text parts");
+  if (!content.is_array())
+    throw_bad_request(param, "'" + param + "' must be a string or a list of text parts");
   std::string text;
   for (const json& part : content) {
     if (!part.is_object() || string_member(part, "type") != "text" || !part.contains("text") ||
         !part["text"].is_string()) {
-      bad(param, "only text content parts are supported in '" + param + "'");
+      throw_bad_request(param, "only text content parts are supported in '" + param + "'");
     }
     if (!text.empty()) text += "\n";
     text += part["text"].get<std::string>();
@@ -265,16 +267,19 @@ std::string message_content(const json& content, size_t index) {
 
 std::vector<int32_t> parse_token_ids(const json& list, const TextCodec& codec,
                                      const std::string& param) {
-  if (!list.is_array()) bad(param, "'" + param + "' must be a list of integer token ids");
+  if (!list.is_array())
+    throw_bad_request(param, "'" + param + "' must be a list of integer token ids");
   std::vector<int32_t> ids;
   ids.reserve(list.size());
   for (const json& t : list) {
-    if (!t.is_number_integer()) bad(param, "'" + param + "' must hold integer token ids");
+    if (!t.is_number_integer())
+      throw_bad_request(param, "'" + param + "' must hold integer token ids");
     const int64_t id =
         t.is_number_unsigned() && t.get<uint64_t>() > INT64_MAX ? INT64_MAX : t.get<int64_t>();
     if (id < 0 || id >= codec.vocab_size()) {
-      bad(param, "token id " + std::to_string(id) + " in '" + param +
-                     "' is outside the vocabulary [0, " + std::to_string(codec.vocab_size()) + ")");
+      throw_bad_request(param, "token id " + std::to_string(id) + " in '" + param +
+                                   "' is outside the vocabulary [0, " +
+                                   std::to_string(codec.vocab_size()) + ")");
     }
     ids.push_back(static_cast<int32_t>(id));
   }
@@ -292,33 +297,33 @@ std::optional<int64_t> optional_int(const json& body, const char* key, int64_t m
 
 void parse_temperature_and_top_p(const json& body, CompletionRequest& r) {
   r.temperature = get_number(body, "temperature", 1.0);
-  if (r.temperature < 0) bad("temperature", "'temperature' must be at least 0");
+  if (r.temperature < 0) throw_bad_request("temperature", "'temperature' must be at least 0");
   r.top_p = get_number(body, "top_p", 1.0);
-  if (!(r.top_p > 0 && r.top_p <= 1)) bad("top_p", "'top_p' must be in (0, 1]");
+  if (!(r.top_p > 0 && r.top_p <= 1)) throw_bad_request("top_p", "'top_p' must be in (0, 1]");
 }
 
 json parse_json_body(std::string_view text) {
   if (const std::optional<std::string> field = invalid_utf8_field(text)) {
     if (field->empty()) {
-      bad("", "The request body is not valid UTF-8 (byte " +
-                  std::to_string(first_invalid_utf8(text)) + ")");
+      throw_bad_request("", "The request body is not valid UTF-8 (byte " +
+                                std::to_string(first_invalid_utf8(text)) + ")");
     }
-    bad(*field, "'" + *field + "' is not valid UTF-8 text");
+    throw_bad_request(*field, "'" + *field + "' is not valid UTF-8 text");
   }
   json body;
   try {
     body = json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
-    bad("", std::string("The request body is not valid JSON: ") + e.what());
+    throw_bad_request("", std::string("The request body is not valid JSON: ") + e.what());
   }
-  if (!body.is_object()) bad("", "The request body must be a JSON object");
+  if (!body.is_object()) throw_bad_request("", "The request body must be a JSON object");
   return body;
 }
 
 std::string checked_model(const json& body, const ModelInfo& model) {
   auto it = body.find("model");
   if (it == body.end() || it->is_null()) return model.served_name;
-  if (!it->is_string()) bad("model", "'model' must be a string");
+  if (!it->is_string()) throw_bad_request("model", "'model' must be a string");
   std::string name = it->get<std::string>();
   if (name.empty()) return model.served_name;  // vLLM: an empty name is the served model
   if (name != model.served_name) {
@@ -330,20 +335,21 @@ std::string checked_model(const json& body, const ModelInfo& model) {
 std::vector<ChatMessage> parse_chat_messages(const json& body, std::vector<std::string>* ignored) {
   auto it = body.find("messages");
   if (it == body.end() || !it->is_array() || it->empty()) {
-    bad("messages", "'messages' must be a non-empty list");
+    throw_bad_request("messages", "'messages' must be a non-empty list");
   }
   std::vector<ChatMessage> messages;
   for (size_t i = 0; i < it->size(); ++i) {
     const json& m = (*it)[i];
     const std::string p = "messages[" + std::to_string(i) + "]";
     if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
-      bad(p, "'" + p + "' must be an object with a string 'role'");
+      throw_bad_request(p, "'" + p + "' must be an object with a string 'role'");
     }
     // Any role is the chat template's to render or refuse (vLLM passes custom roles through).
     const std::string role = m["role"].get<std::string>();
     if (auto calls = m.find("tool_calls");
         calls != m.end() && !calls->is_null() && !(calls->is_array() && calls->empty())) {
-      bad(p + ".tool_calls", "'" + p + ".tool_calls' is not supported by this server");
+      throw_bad_request(p + ".tool_calls",
+                        "'" + p + ".tool_calls' is not supported by this server");
     }
     for (const auto& [key, value] : m.items()) {
       if (ignored && key != "role" && key != "content" && key != "name" && key != "tool_calls") {
@@ -359,12 +365,13 @@ void parse_scheduling_fields(const json& body, const ModelInfo& model, Completio
   r.priority = static_cast<int32_t>(get_int(body, "priority", INT32_MIN, INT32_MAX).value_or(0));
   if (r.priority != 0 && !model.priority_scheduling) {
     // vLLM's processor refuses it the same way rather than ignoring it.
-    bad("priority",
-        "Got priority " + std::to_string(r.priority) + " but Priority scheduling is not enabled.");
+    throw_bad_request("priority", "Got priority " + std::to_string(r.priority) +
+                                      " but Priority scheduling is not enabled.");
   }
   if (auto it = body.find("cache_salt"); it != body.end() && !it->is_null()) {
     if (!it->is_string() || it->get<std::string>().empty()) {
-      bad("cache_salt", "Parameter 'cache_salt' must be a non-empty string if provided.");
+      throw_bad_request("cache_salt",
+                        "Parameter 'cache_salt' must be a non-empty string if provided.");
     }
     r.cache_salt = it->get<std::string>();
   }
@@ -376,7 +383,7 @@ void add_chat_prompt(const std::vector<ChatMessage>& messages, bool add_generati
   try {
     r.prompt_texts.push_back(codec.render_chat(messages, add_generation_prompt));
   } catch (const std::invalid_argument& e) {
-    bad(param, e.what());
+    throw_bad_request(param, e.what());
   }
   r.prompts.push_back(codec.encode(r.prompt_texts.back(), add_special_tokens));
 }
@@ -403,15 +410,17 @@ void check_context_length(int64_t prompt_len, std::optional<int64_t> max_tokens,
   const std::string what = endpoint == Endpoint::kChat        ? "messages"
                            : endpoint == Endpoint::kResponses ? "input"
                                                               : "prompt";
-  if (prompt_len == 0) bad(what, "The " + what + " is empty (0 tokens).");
+  if (prompt_len == 0) throw_bad_request(what, "The " + what + " is empty (0 tokens).");
   if (prompt_len >= max_model_len) {
-    bad(what, "This model's maximum context length is " + std::to_string(max_model_len) +
-                  " tokens. However, your request has " + std::to_string(prompt_len) +
-                  " input tokens. Please reduce the length of the input " + what + ".");
+    throw_bad_request(what,
+                      "This model's maximum context length is " + std::to_string(max_model_len) +
+                          " tokens. However, your request has " + std::to_string(prompt_len) +
+                          " input tokens. Please reduce the length of the input " + what + ".");
   }
   if (max_tokens && *max_tokens > max_model_len - prompt_len) {
     const std::string field = endpoint == Endpoint::kResponses ? "max_output_tokens" : "max_tokens";
-    bad(field, "'" + field + "' is too large: " + std::to_string(*max_tokens) +
+    throw_bad_request(
+        field, "'" + field + "' is too large: " + std::to_string(*max_tokens) +
                    ". This model's maximum context length is " + std::to_string(max_model_len) +
                    " tokens and your request has " + std::to_string(prompt_len) +
                    " input tokens (" + std::to_string(*max_tokens) + " > " +
@@ -435,8 +444,8 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   // Sampling parameters.
   const int64_t n = get_int(body, "n", 1, kVllmMaxN).value_or(1);
   if (n > kMaxN) {
-    bad("n", "'n' must be at most " + std::to_string(kMaxN) + " on this server, got " +
-                 std::to_string(n));
+    throw_bad_request("n", "'n' must be at most " + std::to_string(kMaxN) +
+                               " on this server, got " + std::to_string(n));
   }
   r.n = static_cast<int32_t>(n);
   // vLLM: completions with echo may ask for no new tokens (to score the prompt).
@@ -449,7 +458,7 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   if (auto k = get_int(body, "top_k", -1, INT32_MAX)) r.top_k = static_cast<int32_t>(*k);
   r.ignore_eos = get_bool(body, "ignore_eos", false);
   if (auto it = body.find("user"); it != body.end() && !it->is_null()) {
-    if (!it->is_string()) bad("user", "'user' must be a string");
+    if (!it->is_string()) throw_bad_request("user", "'user' must be a string");
     r.user = it->get<std::string>();
   }
   if (auto it = body.find("stop"); it != body.end() && !it->is_null()) {
@@ -457,18 +466,19 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
       r.stop.push_back(it->get<std::string>());
     } else if (it->is_array()) {
       for (const json& s : *it) {
-        if (!s.is_string()) bad("stop", "'stop' must be a string or a list of strings");
+        if (!s.is_string())
+          throw_bad_request("stop", "'stop' must be a string or a list of strings");
         r.stop.push_back(s.get<std::string>());
       }
     } else {
-      bad("stop", "'stop' must be a string or a list of strings");
+      throw_bad_request("stop", "'stop' must be a string or a list of strings");
     }
     for (const std::string& s : r.stop) {
-      if (s.empty()) bad("stop", "'stop' strings must not be empty");
+      if (s.empty()) throw_bad_request("stop", "'stop' strings must not be empty");
     }
     if (r.stop.size() > kMaxStopStrings) {
-      bad("stop", "'stop' may hold at most " + std::to_string(kMaxStopStrings) + " strings, got " +
-                      std::to_string(r.stop.size()));
+      throw_bad_request("stop", "'stop' may hold at most " + std::to_string(kMaxStopStrings) +
+                                    " strings, got " + std::to_string(r.stop.size()));
     }
   }
   if (auto it = body.find("stop_token_ids"); it != body.end() && !it->is_null()) {
@@ -478,8 +488,9 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   // Streaming.
   r.stream = get_bool(body, "stream", false);
   if (auto it = body.find("stream_options"); it != body.end() && !it->is_null()) {
-    if (!r.stream) bad("stream_options", "Stream options can only be defined when `stream=True`.");
-    if (!it->is_object()) bad("stream_options", "'stream_options' must be an object");
+    if (!r.stream)
+      throw_bad_request("stream_options", "Stream options can only be defined when `stream=True`.");
+    if (!it->is_object()) throw_bad_request("stream_options", "'stream_options' must be an object");
     for (const auto& [key, value] : it->items()) {
       if (key != "include_usage" && key != "continuous_usage_stats") {
         r.ignored_fields.push_back("stream_options." + key);  // e.g. include_obfuscation
@@ -496,12 +507,12 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
                     get_bool(body, "add_special_tokens", false), tok, r);
   } else {
     auto it = body.find("prompt");
-    if (it == body.end() || it->is_null()) bad("prompt", "'prompt' is required");
+    if (it == body.end() || it->is_null()) throw_bad_request("prompt", "'prompt' is required");
     const json& p = *it;
     if (p.is_array() && !p.empty() && !p[0].is_number_integer() && p.size() > kMaxPrompts) {
-      bad("prompt", "prompt list length " + std::to_string(p.size()) +
-                        " exceeds the maximum allowed count of " + std::to_string(kMaxPrompts) +
-                        ".");
+      throw_bad_request("prompt", "prompt list length " + std::to_string(p.size()) +
+                                      " exceeds the maximum allowed count of " +
+                                      std::to_string(kMaxPrompts) + ".");
     }
     const bool add_special = get_bool(body, "add_special_tokens", true);
     auto add_text = [&](const std::string& s) {
@@ -512,7 +523,7 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
       add_text(p.get<std::string>());
     } else if (p.is_array() && !p.empty() && p[0].is_string()) {
       for (const json& s : p) {
-        if (!s.is_string()) bad("prompt", "'prompt' mixes strings and other values");
+        if (!s.is_string()) throw_bad_request("prompt", "'prompt' mixes strings and other values");
         add_text(s.get<std::string>());
       }
     } else if (p.is_array() && !p.empty() && p[0].is_number_integer()) {
@@ -520,12 +531,14 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
       r.prompts.push_back(parse_token_ids(p, tok, "prompt"));
     } else if (p.is_array() && !p.empty() && p[0].is_array()) {
       for (const json& ids : p) {
-        if (!ids.is_array()) bad("prompt", "'prompt' mixes token-id lists and other values");
+        if (!ids.is_array())
+          throw_bad_request("prompt", "'prompt' mixes token-id lists and other values");
         r.prompt_texts.emplace_back();
         r.prompts.push_back(parse_token_ids(ids, tok, "prompt"));
       }
     } else {
-      bad("prompt",
+      throw_bad_request(
+          "prompt",
           "'prompt' must be a string, a list of strings, a list of token ids or a list of "
           "token-id lists (non-empty)");
     }

@@ -11,14 +11,14 @@
 namespace llm {
 namespace {
 
-const SimTextCodec kTok(128256);
+const SimTextCodec kCodec(128256);
 const ModelInfo kFcfs{"m", 100};
 const ModelInfo kPriority{"m", 100, true};
 const std::string kChat = R"({"messages":[{"role":"user","content":"a"}])";
 
-ApiError error_of(Endpoint e, const std::string& body, const ModelInfo& model = kFcfs) {
+ApiError request_error_of(Endpoint e, const std::string& body, const ModelInfo& model = kFcfs) {
   try {
-    parse_completion_request(e, body, kTok, model);
+    parse_completion_request(e, body, kCodec, model);
   } catch (const ApiException& ex) {
     return ex.error();
   }
@@ -31,7 +31,7 @@ TEST(LenientRequest, UnknownTopLevelAndMessageFieldsAreIgnoredAndNamed) {
       R"({"messages":[{"role":"user","content":"a","name":"x","cache_control":{}},
                       {"role":"assistant","content":"b","refusal":null}],
           "verbosity":"low","prompt_cache_key":"k","temperature":0})",
-      kTok, kFcfs);
+      kCodec, kFcfs);
   EXPECT_EQ(r.ignored_fields,
             (std::vector<std::string>{"prompt_cache_key", "verbosity", "messages[0].cache_control",
                                       "messages[1].refusal"}));
@@ -39,7 +39,7 @@ TEST(LenientRequest, UnknownTopLevelAndMessageFieldsAreIgnoredAndNamed) {
   const CompletionRequest known = parse_completion_request(
       Endpoint::kCompletions,
       R"({"prompt":"a","max_tokens":2,"skip_special_tokens":true,"bad_words":[],"priority":0})",
-      kTok, kFcfs);
+      kCodec, kFcfs);
   EXPECT_TRUE(known.ignored_fields.empty());
 }
 
@@ -47,22 +47,22 @@ TEST(LenientRequest, UnknownStreamOptionsAreIgnoredAndNamed) {
   const CompletionRequest r = parse_completion_request(Endpoint::kCompletions,
                                                        R"({"prompt":"a","stream":true,
           "stream_options":{"include_usage":true,"include_obfuscation":false}})",
-                                                       kTok, kFcfs);
+                                                       kCodec, kFcfs);
   EXPECT_TRUE(r.include_usage);
   EXPECT_EQ(r.ignored_fields, std::vector<std::string>{"stream_options.include_obfuscation"});
 }
 
 TEST(LenientRequest, IgnoringAFieldDoesNotChangeThePrompt) {
-  const auto plain = parse_completion_request(Endpoint::kChat, kChat + "}", kTok, kFcfs);
+  const auto plain = parse_completion_request(Endpoint::kChat, kChat + "}", kCodec, kFcfs);
   const auto extra =
-      parse_completion_request(Endpoint::kChat, kChat + R"(,"x_new_field":[1]})", kTok, kFcfs);
+      parse_completion_request(Endpoint::kChat, kChat + R"(,"x_new_field":[1]})", kCodec, kFcfs);
   EXPECT_EQ(plain.prompts, extra.prompts);
   EXPECT_EQ(extra.ignored_fields, std::vector<std::string>{"x_new_field"});
 }
 
 TEST(LenientRequest, CustomRolesGoToTheChatTemplate) {
   const auto r = parse_completion_request(
-      Endpoint::kChat, R"({"messages":[{"role":"critic","content":"Be harsh."}]})", kTok, kFcfs);
+      Endpoint::kChat, R"({"messages":[{"role":"critic","content":"Be harsh."}]})", kCodec, kFcfs);
   EXPECT_EQ(r.prompt_texts[0], "<|critic|>\nBe harsh.\n<|assistant|>\n");
   // A template that cannot express the role refuses it, naming messages.
   const SimTextCodec llama2(128256, chat_template_for(ChatTemplateKind::kLlama2));
@@ -104,28 +104,29 @@ TEST(LenientRequest, PriorityIsReadUnderThePriorityPolicyAndRefusedOtherwiseAsVl
   };
   for (const Case& c : cases) {
     const std::string body = kChat + R"(,"priority":)" + c.priority + "}";
-    const ApiError e = error_of(Endpoint::kChat, body, *c.model);
+    const ApiError e = request_error_of(Endpoint::kChat, body, *c.model);
     EXPECT_EQ(e.status, c.status) << c.priority << ": " << e.message;
     if (c.status == 0) {
-      EXPECT_EQ(parse_completion_request(Endpoint::kChat, body, kTok, *c.model).priority, c.value);
+      EXPECT_EQ(parse_completion_request(Endpoint::kChat, body, kCodec, *c.model).priority,
+                c.value);
     } else {
       EXPECT_EQ(e.param, "priority");
     }
   }
-  EXPECT_EQ(error_of(Endpoint::kChat, kChat + R"(,"priority":5})").message,
+  EXPECT_EQ(request_error_of(Endpoint::kChat, kChat + R"(,"priority":5})").message,
             "Got priority 5 but Priority scheduling is not enabled.");
 }
 
 TEST(LenientRequest, CacheSaltMustBeANonEmptyString) {
-  const auto r = parse_completion_request(Endpoint::kCompletions,
-                                          R"({"prompt":"a","cache_salt":"tenant-7"})", kTok, kFcfs);
+  const auto r = parse_completion_request(
+      Endpoint::kCompletions, R"({"prompt":"a","cache_salt":"tenant-7"})", kCodec, kFcfs);
   EXPECT_EQ(r.cache_salt, "tenant-7");
   for (const char* salt : {R"("")", "3", "[]", "{}"}) {
-    const ApiError e = error_of(Endpoint::kChat, kChat + R"(,"cache_salt":)" + salt + "}");
+    const ApiError e = request_error_of(Endpoint::kChat, kChat + R"(,"cache_salt":)" + salt + "}");
     EXPECT_EQ(e.param, "cache_salt") << salt;
     EXPECT_EQ(e.message, "Parameter 'cache_salt' must be a non-empty string if provided.");
   }
-  EXPECT_EQ(error_of(Endpoint::kChat, kChat + R"(,"cache_salt":null})").status, 0);
+  EXPECT_EQ(request_error_of(Endpoint::kChat, kChat + R"(,"cache_salt":null})").status, 0);
 }
 
 TEST(RequestLimits, VllmsLimitsAndOurCapOnN) {
@@ -149,7 +150,7 @@ TEST(RequestLimits, VllmsLimitsAndOurCapOnN) {
       {Endpoint::kChat, kChat + R"(,"seed":18446744073709551615})", "seed", "got 1844674"},
   };
   for (const Case& c : cases) {
-    const ApiError e = error_of(c.endpoint, c.body);
+    const ApiError e = request_error_of(c.endpoint, c.body);
     EXPECT_EQ(e.param, c.param) << c.body << ": " << e.message;
     EXPECT_NE(e.message.find(c.message_part), std::string::npos) << e.message;
     EXPECT_EQ(e.status, c.param.empty() ? 0 : 400) << c.body;
@@ -162,13 +163,13 @@ TEST(RequestLimits, AtMost1024PromptsInOneCompletionsRequest) {
     for (size_t i = 0; i < n; ++i) list += (i ? "," : "") + one;
     return R"({"max_tokens":1,"prompt":)" + list + "]}";
   };
-  EXPECT_EQ(error_of(Endpoint::kCompletions, prompts(1024, R"("a")")).status, 0);
-  const ApiError strings = error_of(Endpoint::kCompletions, prompts(1025, R"("a")"));
+  EXPECT_EQ(request_error_of(Endpoint::kCompletions, prompts(1024, R"("a")")).status, 0);
+  const ApiError strings = request_error_of(Endpoint::kCompletions, prompts(1025, R"("a")"));
   EXPECT_EQ(strings.param, "prompt");
   EXPECT_EQ(strings.message, "prompt list length 1025 exceeds the maximum allowed count of 1024.");
-  EXPECT_EQ(error_of(Endpoint::kCompletions, prompts(1025, "[1]")).param, "prompt");
+  EXPECT_EQ(request_error_of(Endpoint::kCompletions, prompts(1025, "[1]")).param, "prompt");
   // One prompt of 1025 token ids is one prompt (it fails the context check, not this one).
-  const ApiError ids = error_of(Endpoint::kCompletions, prompts(1025, "1"));
+  const ApiError ids = request_error_of(Endpoint::kCompletions, prompts(1025, "1"));
   EXPECT_NE(ids.message.find("maximum context length"), std::string::npos) << ids.message;
 }
 
@@ -200,16 +201,18 @@ TEST(RequestLimits, FeaturesThatWouldChangeTheResultAreRefusedUnlessNeutral) {
       {"logprob_token_ids", "[1]", "null"},
   };
   for (const Case& c : cases) {
-    const ApiError e = error_of(Endpoint::kChat, kChat + ",\"" + c.field + "\":" + c.refused + "}");
+    const ApiError e =
+        request_error_of(Endpoint::kChat, kChat + ",\"" + c.field + "\":" + c.refused + "}");
     EXPECT_EQ(e.status, 400) << c.field;
     EXPECT_EQ(e.param, c.field);
-    EXPECT_EQ(error_of(Endpoint::kChat, kChat + ",\"" + c.field + "\":" + c.neutral + "}").status,
-              0)
+    EXPECT_EQ(
+        request_error_of(Endpoint::kChat, kChat + ",\"" + c.field + "\":" + c.neutral + "}").status,
+        0)
         << c.field;
   }
-  const ApiError calls =
-      error_of(Endpoint::kChat,
-               R"({"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c"}]}]})");
+  const ApiError calls = request_error_of(
+      Endpoint::kChat,
+      R"({"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c"}]}]})");
   EXPECT_EQ(calls.param, "messages[0].tool_calls");
 }
 

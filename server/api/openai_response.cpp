@@ -8,13 +8,15 @@
 namespace llm {
 namespace {
 
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+ordered_json opt(const std::optional<double>& v) {
+  return v ? ordered_json(*v) : ordered_json(nullptr);
+}
 
-json metrics_object(const std::optional<PerRequestMetrics>& m) {
+ordered_json metrics_object(const std::optional<PerRequestMetrics>& m) {
   if (!m) return nullptr;
-  json j;
+  ordered_json j;
   j["time_to_first_token_ms"] = opt(m->time_to_first_token_ms);
   j["generation_time_ms"] = opt(m->generation_time_ms);
   j["queue_time_ms"] = opt(m->queue_time_ms);
@@ -140,7 +142,7 @@ std::string metrics_json(const std::optional<PerRequestMetrics>& m) {
 }
 
 std::string metrics_json_without_nulls(const PerRequestMetrics& m) {
-  json j = metrics_object(m);
+  ordered_json j = metrics_object(m);
   for (auto it = j.begin(); it != j.end();) {
     it = it->is_null() ? j.erase(it) : std::next(it);
   }
@@ -274,7 +276,7 @@ std::string build_error_frame(const ApiError& error) {
 }
 
 std::string build_models_body(const std::string& name, int64_t max_model_len, int64_t created) {
-  json model;
+  ordered_json model;
   model["id"] = name;
   model["object"] = "model";
   model["created"] = created;
@@ -282,9 +284,9 @@ std::string build_models_body(const std::string& name, int64_t max_model_len, in
   model["root"] = name;
   model["parent"] = nullptr;
   model["max_model_len"] = max_model_len;
-  json j;
+  ordered_json j;
   j["object"] = "list";
-  j["data"] = json::array({std::move(model)});
+  j["data"] = ordered_json::array({std::move(model)});
   return dump_json(j);
 }
 

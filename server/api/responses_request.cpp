@@ -9,12 +9,8 @@ namespace {
 
 using json = nlohmann::json;
 
-[[noreturn]] void bad(const std::string& param, const std::string& message) {
-  throw ApiException(ApiError{400, message, param, ""});
-}
-
 [[noreturn]] void unsupported(const std::string& param, const std::string& why) {
-  bad(param, "'" + param + "' is not supported by this server" + why);
+  throw_bad_request(param, "'" + param + "' is not supported by this server" + why);
 }
 
 bool present(const json& body, const char* key) {
@@ -90,16 +86,17 @@ void refuse_unsupported(const json& body) {
     unsupported("top_logprobs", "");
   }
   if (auto it = body.find("text"); it != body.end() && !it->is_null()) {
-    if (!it->is_object()) bad("text", "'text' must be an object");
+    if (!it->is_object()) throw_bad_request("text", "'text' must be an object");
     if (auto f = it->find("format"); f != it->end() && !f->is_null()) {
       if (!f->is_object() || !f->contains("type") || (*f)["type"] != "text") {
-        bad("text.format", "'text.format' other than {\"type\": \"text\"} is not supported");
+        throw_bad_request("text.format",
+                          "'text.format' other than {\"type\": \"text\"} is not supported");
       }
     }
   }
   if (auto it = body.find("truncation"); it != body.end() && !it->is_null()) {
     if (*it != "disabled" && *it != "auto") {
-      bad("truncation", "'truncation' must be \"disabled\" or \"auto\"");
+      throw_bad_request("truncation", "'truncation' must be \"disabled\" or \"auto\"");
     }
   }
 }
@@ -108,7 +105,7 @@ void refuse_unsupported(const json& body) {
 std::string item_text(const json& content, const std::string& param) {
   if (content.is_string()) return content.get<std::string>();
   if (!content.is_array()) {
-    bad(param, "'" + param + "' must be a string or a list of input_text parts");
+    throw_bad_request(param, "'" + param + "' must be a string or a list of input_text parts");
   }
   std::string text;
   for (size_t i = 0; i < content.size(); ++i) {
@@ -117,10 +114,12 @@ std::string item_text(const json& content, const std::string& param) {
     const auto type = part.is_object() ? part.find("type") : part.end();
     if (!part.is_object() || type == part.end() ||
         (*type != "input_text" && *type != "output_text")) {
-      bad(p, "only input_text and output_text parts are supported in '" + param + "'");
+      throw_bad_request(p,
+                        "only input_text and output_text parts are supported in '" + param + "'");
     }
     const auto t = part.find("text");
-    if (t == part.end() || !t->is_string()) bad(p + ".text", "'" + p + ".text' must be a string");
+    if (t == part.end() || !t->is_string())
+      throw_bad_request(p + ".text", "'" + p + ".text' must be a string");
     if (!text.empty()) text += "\n";
     text += t->get<std::string>();
   }
@@ -130,31 +129,32 @@ std::string item_text(const json& content, const std::string& param) {
 std::vector<ChatMessage> input_messages(const json& body, std::vector<std::string>& ignored) {
   std::vector<ChatMessage> messages;
   if (auto it = body.find("instructions"); it != body.end() && !it->is_null()) {
-    if (!it->is_string()) bad("instructions", "'instructions' must be a string");
+    if (!it->is_string()) throw_bad_request("instructions", "'instructions' must be a string");
     messages.push_back({"system", it->get<std::string>()});
   }
   const auto input = body.find("input");
-  if (input == body.end() || input->is_null()) bad("input", "'input' is required");
+  if (input == body.end() || input->is_null()) throw_bad_request("input", "'input' is required");
   if (input->is_string()) {
     messages.push_back({"user", input->get<std::string>()});
     return messages;
   }
   if (!input->is_array() || input->empty()) {
-    bad("input", "'input' must be a string or a non-empty list of message items");
+    throw_bad_request("input", "'input' must be a string or a non-empty list of message items");
   }
   for (size_t i = 0; i < input->size(); ++i) {
     const json& item = (*input)[i];
     const std::string p = "input[" + std::to_string(i) + "]";
-    if (!item.is_object()) bad(p, "'" + p + "' must be an object");
+    if (!item.is_object()) throw_bad_request(p, "'" + p + "' must be an object");
     if (auto type = item.find("type"); type != item.end() && *type != "message") {
-      bad(p + ".type", "only message items are supported in 'input' ('" + p + ".type')");
+      throw_bad_request(p + ".type",
+                        "only message items are supported in 'input' ('" + p + ".type')");
     }
     const auto role = item.find("role");
     if (role == item.end() || !role->is_string()) {
-      bad(p + ".role", "'" + p + "' must have a string 'role'");
+      throw_bad_request(p + ".role", "'" + p + "' must have a string 'role'");
     }
     const auto content = item.find("content");
-    if (content == item.end()) bad(p + ".content", "'" + p + ".content' is required");
+    if (content == item.end()) throw_bad_request(p + ".content", "'" + p + ".content' is required");
     for (const auto& [key, value] : item.items()) {
       if (key != "type" && key != "role" && key != "content") ignored.push_back(p + "." + key);
     }
@@ -181,11 +181,11 @@ CompletionRequest parse_responses_request(std::string_view text, const TextCodec
   parse_temperature_and_top_p(body, r);
   r.stream = optional_bool(body, "stream", false);
   if (auto it = body.find("user"); it != body.end() && !it->is_null()) {
-    if (!it->is_string()) bad("user", "'user' must be a string");
+    if (!it->is_string()) throw_bad_request("user", "'user' must be a string");
     r.user = it->get<std::string>();
   }
   if (auto it = body.find("metadata"); it != body.end() && !it->is_null()) {
-    if (!it->is_object()) bad("metadata", "'metadata' must be an object");
+    if (!it->is_object()) throw_bad_request("metadata", "'metadata' must be an object");
     r.responses.metadata_json = dump_json(*it);
   }
   if (auto it = body.find("instructions"); it != body.end() && it->is_string()) {

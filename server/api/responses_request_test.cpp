@@ -7,12 +7,12 @@
 namespace llm {
 namespace {
 
-const SimTextCodec kTok(128256);
-const ModelInfo kModel{"m", 100};
+const SimTextCodec kResponsesCodec(128256);
+const ModelInfo kResponsesModel{"m", 100};
 
 ApiError error_of(const std::string& body) {
   try {
-    parse_responses_request(body, kTok, kModel);
+    parse_responses_request(body, kResponsesCodec, kResponsesModel);
   } catch (const ApiException& ex) {
     return ex.error();
   }
@@ -23,11 +23,11 @@ TEST(ResponsesRequest, AStringInputIsOneUserMessageAndInstructionsASystemMessage
   const CompletionRequest r = parse_responses_request(
       R"({"model":"m","input":"Hi","instructions":"Be brief.","max_output_tokens":7,
           "temperature":0,"top_p":0.5,"stream":true,"user":"u","metadata":{"k":"v"}})",
-      kTok, kModel);
+      kResponsesCodec, kResponsesModel);
   EXPECT_EQ(r.endpoint, Endpoint::kResponses);
   EXPECT_EQ(r.prompt_texts,
             std::vector<std::string>{"<|system|>\nBe brief.\n<|user|>\nHi\n<|assistant|>\n"});
-  EXPECT_EQ(r.prompts[0], kTok.encode(r.prompt_texts[0], false));
+  EXPECT_EQ(r.prompts[0], kResponsesCodec.encode(r.prompt_texts[0], false));
   EXPECT_EQ(r.max_tokens, 7);
   EXPECT_EQ(r.temperature, 0);
   EXPECT_EQ(r.top_p, 0.5);
@@ -46,19 +46,19 @@ TEST(ResponsesRequest, MessageItemsGiveTheSamePromptAsChat) {
                     "content":[{"type":"output_text","text":"two"}]},
                    {"role":"user","content":[{"type":"input_text","text":"a"},
                                              {"type":"input_text","text":"b"}],"id":"x"}]})",
-      kTok, kModel);
+      kResponsesCodec, kResponsesModel);
   const CompletionRequest chat = parse_completion_request(
       Endpoint::kChat,
       R"({"messages":[{"role":"user","content":"one"},{"role":"assistant","content":"two"},
                       {"role":"user","content":"a\nb"}]})",
-      kTok, kModel);
+      kResponsesCodec, kResponsesModel);
   EXPECT_EQ(items.prompts, chat.prompts);
   EXPECT_EQ(items.ignored_fields, std::vector<std::string>{"input[2].id"});
 }
 
 TEST(ResponsesRequest, UnknownFieldsAreIgnoredAndNamed) {
-  const CompletionRequest r =
-      parse_responses_request(R"({"input":"a","future_option":1,"store":false})", kTok, kModel);
+  const CompletionRequest r = parse_responses_request(
+      R"({"input":"a","future_option":1,"store":false})", kResponsesCodec, kResponsesModel);
   EXPECT_EQ(r.ignored_fields, std::vector<std::string>{"future_option"});
 }
 

@@ -8,30 +8,30 @@
 namespace llm {
 namespace {
 
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
-json text_part(std::string_view text) {
-  json part;
+ordered_json text_part(std::string_view text) {
+  ordered_json part;
   part["type"] = "output_text";
   part["text"] = std::string(text);
-  part["annotations"] = json::array();
-  part["logprobs"] = json::array();
+  part["annotations"] = ordered_json::array();
+  part["logprobs"] = ordered_json::array();
   return part;
 }
 
 // The message output item; `text` null while in progress (no content yet).
-json message_item(const ResponsesHead& head, const char* status, const std::string* text) {
-  json item;
+ordered_json message_item(const ResponsesHead& head, const char* status, const std::string* text) {
+  ordered_json item;
   item["id"] = head.message_id;
   item["type"] = "message";
   item["status"] = status;
   item["role"] = "assistant";
-  item["content"] = text ? json::array({text_part(*text)}) : json::array();
+  item["content"] = text ? ordered_json::array({text_part(*text)}) : ordered_json::array();
   return item;
 }
 
-json usage_object(const ResponsesOutcome& o) {
-  json u;
+ordered_json usage_object(const ResponsesOutcome& o) {
+  ordered_json u;
   u["input_tokens"] = o.input_tokens;
   u["input_tokens_details"] = {{"cached_tokens", o.cached_tokens}};
   u["output_tokens"] = o.output_tokens;
@@ -41,25 +41,27 @@ json usage_object(const ResponsesOutcome& o) {
 }
 
 // The response object: in progress (no outcome yet) or final.
-json response_object(const ResponsesHead& head, const ResponsesOutcome* outcome) {
+ordered_json response_object(const ResponsesHead& head, const ResponsesOutcome* outcome) {
   const CompletionRequest& r = *head.request;
-  json j;
+  ordered_json j;
   j["id"] = head.id;
   j["object"] = "response";
   j["created_at"] = head.created_at;
   j["status"] = !outcome ? "in_progress" : outcome->incomplete ? "incomplete" : "completed";
   j["background"] = false;
   j["error"] = nullptr;
-  j["incomplete_details"] =
-      outcome && outcome->incomplete ? json{{"reason", "max_output_tokens"}} : json(nullptr);
-  j["instructions"] = r.responses.instructions ? json(*r.responses.instructions) : json(nullptr);
-  j["max_output_tokens"] = r.max_tokens ? json(*r.max_tokens) : json(nullptr);
+  j["incomplete_details"] = outcome && outcome->incomplete
+                                ? ordered_json{{"reason", "max_output_tokens"}}
+                                : ordered_json(nullptr);
+  j["instructions"] =
+      r.responses.instructions ? ordered_json(*r.responses.instructions) : ordered_json(nullptr);
+  j["max_output_tokens"] = r.max_tokens ? ordered_json(*r.max_tokens) : ordered_json(nullptr);
   j["max_tool_calls"] = nullptr;
   j["model"] = head.model;
   j["output"] = outcome
-                    ? json::array({message_item(
+                    ? ordered_json::array({message_item(
                           head, outcome->incomplete ? "incomplete" : "completed", &outcome->text)})
-                    : json::array();
+                    : ordered_json::array();
   j["parallel_tool_calls"] = true;
   j["previous_response_id"] = nullptr;
   j["reasoning"] = {{"effort", nullptr}, {"summary", nullptr}};
@@ -68,13 +70,13 @@ json response_object(const ResponsesHead& head, const ResponsesOutcome* outcome)
   j["temperature"] = r.temperature;
   j["text"] = {{"format", {{"type", "text"}}}};
   j["tool_choice"] = "auto";
-  j["tools"] = json::array();
+  j["tools"] = ordered_json::array();
   j["top_logprobs"] = 0;
   j["top_p"] = r.top_p;
   j["truncation"] = "disabled";
-  j["usage"] = outcome ? usage_object(*outcome) : json(nullptr);
-  j["user"] = r.user.empty() ? json(nullptr) : json(r.user);
-  j["metadata"] = json::parse(r.responses.metadata_json);
+  j["usage"] = outcome ? usage_object(*outcome) : ordered_json(nullptr);
+  j["user"] = r.user.empty() ? ordered_json(nullptr) : ordered_json(r.user);
+  j["metadata"] = ordered_json::parse(r.responses.metadata_json);
   return j;
 }
 

@@ -10,10 +10,6 @@ namespace {
 
 using json = nlohmann::json;
 
-[[noreturn]] void bad(const std::string& param, const std::string& message) {
-  throw ApiException(ApiError{400, message, param, ""});
-}
-
 void collect_unknown(const json& body, std::initializer_list<const char*> known_fields,
                      std::vector<std::string>* ignored) {
   for (const auto& [key, value] : body.items()) {
@@ -32,12 +28,13 @@ std::string tokenize_response(std::string_view text, const TextCodec& codec, con
   const bool has_prompt = body.contains("prompt") && !body["prompt"].is_null();
   const bool has_messages = body.contains("messages") && !body["messages"].is_null();
   if (has_prompt == has_messages) {
-    bad(has_prompt ? "messages" : "prompt", "exactly one of 'prompt' and 'messages' must be given");
+    throw_bad_request(has_prompt ? "messages" : "prompt",
+                      "exactly one of 'prompt' and 'messages' must be given");
   }
   std::vector<int32_t> ids;
   if (has_prompt) {
     collect_unknown(body, {"model", "prompt", "add_special_tokens", "return_token_strs"}, ignored);
-    if (!body["prompt"].is_string()) bad("prompt", "'prompt' must be a string");
+    if (!body["prompt"].is_string()) throw_bad_request("prompt", "'prompt' must be a string");
     ids = codec.encode(body["prompt"].get<std::string>(),
                        optional_bool(body, "add_special_tokens", true));
   } else {
@@ -50,7 +47,7 @@ std::string tokenize_response(std::string_view text, const TextCodec& codec, con
     try {
       rendered = codec.render_chat(messages, optional_bool(body, "add_generation_prompt", true));
     } catch (const std::invalid_argument& e) {
-      bad("messages", e.what());
+      throw_bad_request("messages", e.what());
     }
     ids = codec.encode(rendered, optional_bool(body, "add_special_tokens", false));
   }
@@ -74,7 +71,7 @@ std::string detokenize_response(std::string_view text, const TextCodec& codec,
   checked_model(body, model);
   collect_unknown(body, {"model", "tokens"}, ignored);
   auto it = body.find("tokens");
-  if (it == body.end() || it->is_null()) bad("tokens", "'tokens' is required");
+  if (it == body.end() || it->is_null()) throw_bad_request("tokens", "'tokens' is required");
   const std::vector<int32_t> ids = parse_token_ids(*it, codec, "tokens");
   json out;
   out["prompt"] = codec.decode(ids);

@@ -22,7 +22,8 @@ using testing::request;
 using testing::start_server;
 using testing::test_options;
 
-const std::string kChat = R"({"messages":[{"role":"user","content":"Hello there"}],"max_tokens":4)";
+const std::string kChatRequest =
+    R"({"messages":[{"role":"user","content":"Hello there"}],"max_tokens":4)";
 
 json parse(const std::string& body) { return json::parse(body); }
 
@@ -93,7 +94,8 @@ TEST(ApiServer, BadRequestsAre400And404WithMessages) {
   auto r = request(port, "POST", "/v1/chat/completions", "{not json");
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(parse(r.body)["error"]["type"], "BadRequestError");
-  r = request(port, "POST", "/v1/chat/completions", kChat + R"(,"tools":[{"type":"function"}]})");
+  r = request(port, "POST", "/v1/chat/completions",
+              kChatRequest + R"(,"tools":[{"type":"function"}]})");
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(parse(r.body)["error"]["param"], "tools");
   r = request(port, "POST", "/v1/completions",
@@ -153,7 +155,7 @@ TEST(ApiServer, TextThatIsNotUtf8IsRefusedNamingTheFieldOrCarriedAsReplacementCh
 
 TEST(ApiServer, ChatAndCompletionShapesAndUsage) {
   auto server = start_server(test_options());
-  auto r = request(server->port(), "POST", "/v1/chat/completions", kChat + "}",
+  auto r = request(server->port(), "POST", "/v1/chat/completions", kChatRequest + "}",
                    {{"X-Request-Id", "abc"}});
   ASSERT_EQ(r.status, 200) << r.body;
   const json chat = parse(r.body);
@@ -187,7 +189,7 @@ TEST(ApiServer, MetricsNullRules) {
   {
     auto server = start_server(test_options());
     const json off =
-        parse(request(server->port(), "POST", "/v1/chat/completions", kChat + "}").body);
+        parse(request(server->port(), "POST", "/v1/chat/completions", kChatRequest + "}").body);
     ASSERT_TRUE(off.contains("metrics"));
     EXPECT_TRUE(off["metrics"].is_null());
   }
@@ -195,14 +197,15 @@ TEST(ApiServer, MetricsNullRules) {
   o.enable_per_request_metrics = true;
   auto server = start_server(o);
   const uint16_t port = server->port();
-  const json on = parse(request(port, "POST", "/v1/chat/completions", kChat + "}").body);
+  const json on = parse(request(port, "POST", "/v1/chat/completions", kChatRequest + "}").body);
   ASSERT_TRUE(on["metrics"].is_object()) << on;
   for (const char* f : {"time_to_first_token_ms", "generation_time_ms", "queue_time_ms",
                         "mean_itl_ms", "tokens_per_second"}) {
     EXPECT_TRUE(on["metrics"][f].is_number()) << f;
   }
   EXPECT_EQ(on["metrics"].size(), 5u);
-  const json n2 = parse(request(port, "POST", "/v1/chat/completions", kChat + R"(,"n":2})").body);
+  const json n2 =
+      parse(request(port, "POST", "/v1/chat/completions", kChatRequest + R"(,"n":2})").body);
   EXPECT_TRUE(n2.contains("metrics") && n2["metrics"].is_null());
   EXPECT_EQ(n2["choices"].size(), 2u);
   const json two = parse(
@@ -296,7 +299,7 @@ TEST(ApiServer, StreamingUsageOptions) {
   EXPECT_EQ(frames, 4);  // three tokens and the usage chunk
   // Chat with n=2: each choice has its role chunk and its own finish chunk.
   r = request(port, "POST", "/v1/chat/completions",
-              kChat + R"(,"n":2,"stream":true,"stream_options":{"include_usage":true}})");
+              kChatRequest + R"(,"n":2,"stream":true,"stream_options":{"include_usage":true}})");
   auto count = [&](const std::string& s) {
     size_t n = 0;
     for (size_t p = r.body.find(s); p != std::string::npos; p = r.body.find(s, p + 1)) ++n;

@@ -10,30 +10,31 @@
 namespace llm {
 namespace {
 
-using json = nlohmann::ordered_json;  // keeps the order of the keys as sent
+using ordered_json = nlohmann::ordered_json;  // keeps the order of the keys as sent
 using testing::request;
 using testing::start_server;
 using testing::test_options;
 
-const std::string kChat = R"({"messages":[{"role":"user","content":"Hello there"}])";
+const std::string kLogprobsChat = R"({"messages":[{"role":"user","content":"Hello there"}])";
 
-json post(uint16_t port, const std::string& path, const std::string& body, int status = 200) {
+ordered_json post_json(uint16_t port, const std::string& path, const std::string& body,
+                       int status = 200) {
   const auto r = request(port, "POST", path, body);
   EXPECT_EQ(r.status, status) << body << " -> " << r.body;
-  return json::parse(r.body);
+  return ordered_json::parse(r.body);
 }
 
 // The JSON chunks of an SSE body (not [DONE]).
-std::vector<json> chunks(const std::string& body) {
-  std::vector<json> out;
+std::vector<ordered_json> chunks(const std::string& body) {
+  std::vector<ordered_json> out;
   for (size_t pos = body.find("data: {"); pos != std::string::npos;
        pos = body.find("data: {", pos + 1)) {
-    out.push_back(json::parse(body.substr(pos + 6, body.find("\n\n", pos) - pos - 6)));
+    out.push_back(ordered_json::parse(body.substr(pos + 6, body.find("\n\n", pos) - pos - 6)));
   }
   return out;
 }
 
-void expect_valid_completion_logprobs(const json& lp, size_t first_scored, size_t k) {
+void expect_valid_completion_logprobs(const ordered_json& lp, size_t first_scored, size_t k) {
   const size_t n = lp["tokens"].size();
   ASSERT_EQ(lp["token_logprobs"].size(), n);
   ASSERT_EQ(lp["top_logprobs"].size(), n);
@@ -50,7 +51,7 @@ void expect_valid_completion_logprobs(const json& lp, size_t first_scored, size_
       continue;
     }
     EXPECT_LE(lp["token_logprobs"][i].get<double>(), 0.0);
-    const json& top = lp["top_logprobs"][i];
+    const ordered_json& top = lp["top_logprobs"][i];
     ASSERT_TRUE(top.is_object());
     // The token's own entry and the top k (one fewer when it is among them).
     EXPECT_GE(top.size(), std::max<size_t>(k, 1));
@@ -62,9 +63,10 @@ void expect_valid_completion_logprobs(const json& lp, size_t first_scored, size_
 
 TEST(LogprobsApi, CompletionsListEveryOutputTokenWithItsTopK) {
   auto server = start_server(test_options());
-  const json j = post(server->port(), "/v1/completions",
-                      R"({"prompt":"a b c","max_tokens":5,"ignore_eos":true,"logprobs":2})");
-  const json& lp = j["choices"][0]["logprobs"];
+  const ordered_json j =
+      post_json(server->port(), "/v1/completions",
+                R"({"prompt":"a b c","max_tokens":5,"ignore_eos":true,"logprobs":2})");
+  const ordered_json& lp = j["choices"][0]["logprobs"];
   ASSERT_EQ(lp["tokens"].size(), 5u);
   expect_valid_completion_logprobs(lp, 0, 2);
   std::string joined;
@@ -73,24 +75,27 @@ TEST(LogprobsApi, CompletionsListEveryOutputTokenWithItsTopK) {
   EXPECT_EQ(lp["text_offset"][0], 0);
   EXPECT_FALSE(j["choices"][0].contains("prompt_logprobs"));
   // The same request gives the same values (the sim's logprobs are deterministic).
-  const json again = post(server->port(), "/v1/completions",
-                          R"({"prompt":"a b c","max_tokens":5,"ignore_eos":true,"logprobs":2})");
+  const ordered_json again =
+      post_json(server->port(), "/v1/completions",
+                R"({"prompt":"a b c","max_tokens":5,"ignore_eos":true,"logprobs":2})");
   EXPECT_EQ(again["choices"][0]["logprobs"], lp);
   // logprobs 0: the token's own entry only.
-  const json zero = post(server->port(), "/v1/completions",
-                         R"({"prompt":"a b c","max_tokens":3,"ignore_eos":true,"logprobs":0})");
+  const ordered_json zero =
+      post_json(server->port(), "/v1/completions",
+                R"({"prompt":"a b c","max_tokens":3,"ignore_eos":true,"logprobs":0})");
   for (const auto& top : zero["choices"][0]["logprobs"]["top_logprobs"]) EXPECT_EQ(top.size(), 1u);
   // Without logprobs the field stays null.
-  const json none = post(server->port(), "/v1/completions", R"({"prompt":"a b c","max_tokens":3})");
+  const ordered_json none =
+      post_json(server->port(), "/v1/completions", R"({"prompt":"a b c","max_tokens":3})");
   EXPECT_TRUE(none["choices"][0]["logprobs"].is_null());
 }
 
 TEST(LogprobsApi, EchoWithMaxTokensZeroScoresThePromptAsEvaluationHarnessesDo) {
   auto server = start_server(test_options());
-  const json j =
-      post(server->port(), "/v1/completions",
-           R"({"prompt":"the quick brown fox","max_tokens":0,"echo":true,"logprobs":2})");
-  const json& c = j["choices"][0];
+  const ordered_json j =
+      post_json(server->port(), "/v1/completions",
+                R"({"prompt":"the quick brown fox","max_tokens":0,"echo":true,"logprobs":2})");
+  const ordered_json& c = j["choices"][0];
   EXPECT_EQ(c["text"], "the quick brown fox");
   const int64_t prompt_tokens = j["usage"]["prompt_tokens"];
   ASSERT_EQ(c["logprobs"]["tokens"].size(), static_cast<size_t>(prompt_tokens));
@@ -109,48 +114,51 @@ TEST(LogprobsApi, EchoWithMaxTokensZeroScoresThePromptAsEvaluationHarnessesDo) {
 
 TEST(LogprobsApi, EchoPutsThePromptBeforeTheCompletion) {
   auto server = start_server(test_options());
-  const json plain = post(server->port(), "/v1/completions",
-                          R"({"prompt":"a b c","max_tokens":3,"ignore_eos":true})");
-  const json echo = post(server->port(), "/v1/completions",
-                         R"({"prompt":"a b c","max_tokens":3,"ignore_eos":true,"echo":true})");
+  const ordered_json plain = post_json(server->port(), "/v1/completions",
+                                       R"({"prompt":"a b c","max_tokens":3,"ignore_eos":true})");
+  const ordered_json echo =
+      post_json(server->port(), "/v1/completions",
+                R"({"prompt":"a b c","max_tokens":3,"ignore_eos":true,"echo":true})");
   EXPECT_EQ(echo["choices"][0]["text"], "a b c" + plain["choices"][0]["text"].get<std::string>());
   EXPECT_TRUE(echo["choices"][0]["logprobs"].is_null());
-  const json scored =
-      post(server->port(), "/v1/completions",
-           R"({"prompt":"a b c","max_tokens":3,"ignore_eos":true,"echo":true,"logprobs":1})");
-  const json& lp = scored["choices"][0]["logprobs"];
+  const ordered_json scored =
+      post_json(server->port(), "/v1/completions",
+                R"({"prompt":"a b c","max_tokens":3,"ignore_eos":true,"echo":true,"logprobs":1})");
+  const ordered_json& lp = scored["choices"][0]["logprobs"];
   EXPECT_EQ(lp["tokens"].size(), scored["usage"]["total_tokens"].get<size_t>());
   expect_valid_completion_logprobs(lp, 1, 1);
 }
 
 TEST(LogprobsApi, ChatContentHasTokenLogprobBytesAndTopLogprobs) {
   auto server = start_server(test_options());
-  const json j =
-      post(server->port(), "/v1/chat/completions",
-           kChat + R"(,"max_tokens":4,"ignore_eos":true,"logprobs":true,"top_logprobs":3})");
-  const json& content = j["choices"][0]["logprobs"]["content"];
+  const ordered_json j = post_json(
+      server->port(), "/v1/chat/completions",
+      kLogprobsChat + R"(,"max_tokens":4,"ignore_eos":true,"logprobs":true,"top_logprobs":3})");
+  const ordered_json& content = j["choices"][0]["logprobs"]["content"];
   ASSERT_EQ(content.size(), 4u);
   std::string joined;
-  for (const json& e : content) {
+  for (const ordered_json& e : content) {
     const std::string token = e["token"];
     joined += token;
     EXPECT_LE(e["logprob"].get<double>(), 0.0);
     std::vector<int> bytes(token.begin(), token.end());
     for (int& b : bytes) b &= 0xFF;
-    EXPECT_EQ(e["bytes"], json(bytes));
+    EXPECT_EQ(e["bytes"], ordered_json(bytes));
     ASSERT_EQ(e["top_logprobs"].size(), 3u);
-    for (const json& t : e["top_logprobs"]) {
+    for (const ordered_json& t : e["top_logprobs"]) {
       EXPECT_TRUE(t.contains("token") && t.contains("logprob") && t.contains("bytes")) << t;
     }
   }
   EXPECT_EQ(joined, j["choices"][0]["message"]["content"]);
   // logprobs true alone: the chosen tokens with empty top lists (top_logprobs defaults to 0).
-  const json bare = post(server->port(), "/v1/chat/completions",
-                         kChat + R"(,"max_tokens":2,"ignore_eos":true,"logprobs":true})");
-  for (const json& e : bare["choices"][0]["logprobs"]["content"]) {
+  const ordered_json bare =
+      post_json(server->port(), "/v1/chat/completions",
+                kLogprobsChat + R"(,"max_tokens":2,"ignore_eos":true,"logprobs":true})");
+  for (const ordered_json& e : bare["choices"][0]["logprobs"]["content"]) {
     EXPECT_TRUE(e["top_logprobs"].empty());
   }
-  const json off = post(server->port(), "/v1/chat/completions", kChat + R"(,"max_tokens":2})");
+  const ordered_json off =
+      post_json(server->port(), "/v1/chat/completions", kLogprobsChat + R"(,"max_tokens":2})");
   EXPECT_TRUE(off["choices"][0]["logprobs"].is_null());
 }
 
@@ -163,9 +171,9 @@ TEST(LogprobsApi, StreamedChunksCarryTheirTokensLogprobs) {
   size_t tokens = 0;
   int64_t offset = 0;
   std::string text;
-  for (const json& c : chunks(r.body)) {
-    const json& choice = c["choices"][0];
-    const json& lp = choice["logprobs"];
+  for (const ordered_json& c : chunks(r.body)) {
+    const ordered_json& choice = c["choices"][0];
+    const ordered_json& lp = choice["logprobs"];
     ASSERT_TRUE(lp.is_object()) << c;
     if (!lp["text_offset"].empty()) {
       EXPECT_EQ(lp["text_offset"][0], offset);
@@ -174,18 +182,20 @@ TEST(LogprobsApi, StreamedChunksCarryTheirTokensLogprobs) {
     offset += static_cast<int64_t>(choice["text"].get<std::string>().size());  // ASCII text
     text += choice["text"].get<std::string>();
   }
-  const json whole = post(port, "/v1/completions",
-                          R"({"prompt":"a b c","max_tokens":4,"ignore_eos":true,"logprobs":1,)"
-                          R"("echo":true})");
+  const ordered_json whole =
+      post_json(port, "/v1/completions",
+                R"({"prompt":"a b c","max_tokens":4,"ignore_eos":true,"logprobs":1,)"
+                R"("echo":true})");
   EXPECT_EQ(text, whole["choices"][0]["text"]);
   EXPECT_EQ(tokens, whole["choices"][0]["logprobs"]["tokens"].size());
 
   r = request(port, "POST", "/v1/chat/completions",
-              kChat + R"(,"max_tokens":4,"ignore_eos":true,"logprobs":true,"top_logprobs":2,)"
-                      R"("stream":true})");
+              kLogprobsChat +
+                  R"(,"max_tokens":4,"ignore_eos":true,"logprobs":true,"top_logprobs":2,)"
+                  R"("stream":true})");
   size_t entries = 0;
-  for (const json& c : chunks(r.body)) {
-    const json& lp = c["choices"][0]["logprobs"];
+  for (const ordered_json& c : chunks(r.body)) {
+    const ordered_json& lp = c["choices"][0]["logprobs"];
     if (c["choices"][0]["delta"].contains("role")) {
       EXPECT_TRUE(lp.is_null());
       continue;
@@ -219,31 +229,32 @@ TEST(LogprobsApi, OutOfRangeRequestsGetVllmsBadRequest) {
        "`prompt_logprobs` are not available when `stream=True`."},
       {"/v1/completions", R"({"prompt":"a","prompt_logprobs":30})", "prompt_logprobs",
        "Requested prompt logprobs of 30, which is greater than max allowed: 20"},
-      {"/v1/chat/completions", kChat + R"(,"top_logprobs":2})", "top_logprobs",
+      {"/v1/chat/completions", kLogprobsChat + R"(,"top_logprobs":2})", "top_logprobs",
        "when using `top_logprobs`, `logprobs` must be set to true."},
-      {"/v1/chat/completions", kChat + R"(,"logprobs":true,"top_logprobs":21})", "top_logprobs",
-       "Requested sample logprobs of 21, which is greater than max allowed: 20"},
-      {"/v1/chat/completions", kChat + R"(,"logprobs":"yes"})", "logprobs",
+      {"/v1/chat/completions", kLogprobsChat + R"(,"logprobs":true,"top_logprobs":21})",
+       "top_logprobs", "Requested sample logprobs of 21, which is greater than max allowed: 20"},
+      {"/v1/chat/completions", kLogprobsChat + R"(,"logprobs":"yes"})", "logprobs",
        "'logprobs' must be a boolean"},
-      {"/v1/chat/completions", kChat + R"(,"echo":true})", "echo",
+      {"/v1/chat/completions", kLogprobsChat + R"(,"echo":true})", "echo",
        "'echo' is not supported by this server"},
   };
   for (const Row& row : rows) {
-    const json j = post(port, row.path, row.body, 400);
+    const ordered_json j = post_json(port, row.path, row.body, 400);
     EXPECT_EQ(j["error"]["param"], row.param) << row.body;
     EXPECT_EQ(j["error"]["message"], row.message) << row.body;
   }
   // -1 is the whole vocabulary, which the cap refuses too.
-  const json all = post(port, "/v1/completions", R"({"prompt":"a","logprobs":-1})", 400);
+  const ordered_json all =
+      post_json(port, "/v1/completions", R"({"prompt":"a","logprobs":-1})", 400);
   EXPECT_NE(all["error"]["message"].get<std::string>().find("greater than max allowed: 20"),
             std::string::npos);
 }
 
 TEST(LogprobsApi, ChatPromptLogprobsAreVllmsTopLevelList) {
   auto server = start_server(test_options());
-  const json j = post(server->port(), "/v1/chat/completions",
-                      kChat + R"(,"max_tokens":2,"prompt_logprobs":1})");
-  const json& p = j["prompt_logprobs"];
+  const ordered_json j = post_json(server->port(), "/v1/chat/completions",
+                                   kLogprobsChat + R"(,"max_tokens":2,"prompt_logprobs":1})");
+  const ordered_json& p = j["prompt_logprobs"];
   ASSERT_EQ(p.size(), j["usage"]["prompt_tokens"].get<size_t>());
   EXPECT_TRUE(p[0].is_null());
   for (size_t i = 1; i < p.size(); ++i) {

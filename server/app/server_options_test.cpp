@@ -5,7 +5,7 @@
 namespace llm {
 namespace {
 
-std::string error_of(const std::vector<std::string>& args, const char* env = nullptr) {
+std::string options_error_of(const std::vector<std::string>& args, const char* env = nullptr) {
   try {
     parse_server_args(args, env);
   } catch (const UsageError& e) {
@@ -64,27 +64,29 @@ TEST(ServerOptions, ApiKeyFromTheEnvironmentUnlessTheFlagIsGiven) {
 }
 
 TEST(ServerOptions, PerRequestMetricsWithDisableLogStatsIsRefusedNamingBothFlags) {
-  const std::string e = error_of({"--enable-per-request-metrics", "--disable-log-stats"});
+  const std::string e = options_error_of({"--enable-per-request-metrics", "--disable-log-stats"});
   EXPECT_NE(e.find("--enable-per-request-metrics"), std::string::npos) << e;
   EXPECT_NE(e.find("--disable-log-stats"), std::string::npos) << e;
 }
 
 TEST(ServerOptions, BadFlagsNameTheFlag) {
-  EXPECT_NE(error_of({"--bogus"}).find("--bogus"), std::string::npos);
-  EXPECT_NE(error_of({"--port", "x"}).find("--port"), std::string::npos);
-  EXPECT_NE(error_of({"--max-num-seqs"}).find("--max-num-seqs: missing value"), std::string::npos);
-  EXPECT_EQ(error_of({"--backend", "cuda"}), "");  // the device is probed at startup
-  EXPECT_NE(error_of({"--backend", "tpu"}).find("--backend"), std::string::npos);
-  EXPECT_EQ(error_of({"--backend", "cpu"}), "");
-  EXPECT_NE(error_of({"--chat-template", "jinja"}).find("--chat-template"), std::string::npos);
-  EXPECT_NE(error_of({"--kv-cache-memory-bytes", "0"}).find("--kv-cache-memory-bytes"),
+  EXPECT_NE(options_error_of({"--bogus"}).find("--bogus"), std::string::npos);
+  EXPECT_NE(options_error_of({"--port", "x"}).find("--port"), std::string::npos);
+  EXPECT_NE(options_error_of({"--max-num-seqs"}).find("--max-num-seqs: missing value"),
             std::string::npos);
-  EXPECT_NE(error_of({"--data-parallel-size", "0"}).find("--data-parallel-size"),
+  EXPECT_EQ(options_error_of({"--backend", "cuda"}), "");  // the device is probed at startup
+  EXPECT_NE(options_error_of({"--backend", "tpu"}).find("--backend"), std::string::npos);
+  EXPECT_EQ(options_error_of({"--backend", "cpu"}), "");
+  EXPECT_NE(options_error_of({"--chat-template", "jinja"}).find("--chat-template"),
             std::string::npos);
-  EXPECT_NE(error_of({"--data-parallel-size", "65"}).find("--data-parallel-size"),
+  EXPECT_NE(options_error_of({"--kv-cache-memory-bytes", "0"}).find("--kv-cache-memory-bytes"),
             std::string::npos);
-  EXPECT_EQ(error_of({"--data-parallel-size", "4"}), "");
-  EXPECT_EQ(error_of({"--data-parallel-size", "1"}), "");
+  EXPECT_NE(options_error_of({"--data-parallel-size", "0"}).find("--data-parallel-size"),
+            std::string::npos);
+  EXPECT_NE(options_error_of({"--data-parallel-size", "65"}).find("--data-parallel-size"),
+            std::string::npos);
+  EXPECT_EQ(options_error_of({"--data-parallel-size", "4"}), "");
+  EXPECT_EQ(options_error_of({"--data-parallel-size", "1"}), "");
   try {
     ServerOptions o;
     o.engine.model = "NoSuchModel";
@@ -118,8 +120,8 @@ TEST(ServerOptions, MaxWaitingRequestsIsUnlimitedByDefaultAndTakesACountFromZero
     if (row.error.empty()) {
       EXPECT_EQ(parse_server_args(row.args, nullptr).max_waiting_requests, row.want) << args;
     } else {
-      EXPECT_NE(error_of(row.args).find(row.error), std::string::npos)
-          << args << ": " << error_of(row.args);
+      EXPECT_NE(options_error_of(row.args).find(row.error), std::string::npos)
+          << args << ": " << options_error_of(row.args);
     }
   }
   EXPECT_NE(server_usage().find("--max-waiting-requests N"), std::string::npos);
@@ -138,11 +140,11 @@ TEST(ServerOptions, GatewayFlagsOfIssue13) {
   EXPECT_TRUE(on.data_parallel_separate_ports);
   EXPECT_TRUE(on.enable_prompt_tokens_details);
   // Engine 3 would listen on 65536.
-  EXPECT_EQ(
-      error_of({"--data-parallel-size", "4", "--data-parallel-separate-ports", "--port", "65533"}),
-      "--data-parallel-separate-ports: --port 65533 + --data-parallel-size 4 - 1 is past "
-      "65535");
-  EXPECT_NE(error_of({"--data-parallel-separate-ports=yes"}), "");
+  EXPECT_EQ(options_error_of(
+                {"--data-parallel-size", "4", "--data-parallel-separate-ports", "--port", "65533"}),
+            "--data-parallel-separate-ports: --port 65533 + --data-parallel-size 4 - 1 is past "
+            "65535");
+  EXPECT_NE(options_error_of({"--data-parallel-separate-ports=yes"}), "");
 }
 
 }  // namespace

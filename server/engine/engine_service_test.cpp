@@ -241,9 +241,9 @@ TEST(EngineService, StopAbortsWhatIsLeftAndRefusesNewWork) {
 
 // A backend whose step number `fail_at` (0-based) throws, as a real backend may (out of memory,
 // a bad tensor).
-class FailingBackend final : public Backend {
+class OneFailingStepBackend final : public Backend {
  public:
-  explicit FailingBackend(int fail_at) : fail_at_(fail_at) {}
+  explicit OneFailingStepBackend(int fail_at) : fail_at_(fail_at) {}
   Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) override {
     if (steps_++ == fail_at_) throw std::runtime_error("backend exploded");
     return inner_.execute(batch, sampled);
@@ -260,7 +260,7 @@ class FailingBackend final : public Backend {
 };
 
 TEST(EngineService, AFailingStepFailsEveryRequestAndRefusesNewOnes) {
-  FailingBackend backend(3);
+  OneFailingStepBackend backend(3);
   EngineService service(small_config(), backend, nullptr);
   Collector a(1), b(2);
   ASSERT_TRUE(service.submit(request("a", 6, 40), a.sink()));

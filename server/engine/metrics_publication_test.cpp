@@ -93,7 +93,7 @@ class BlockingBackend final : public Backend {
   bool in_step_ = false, open_ = false;
 };
 
-SchedulerConfig small_config() {
+SchedulerConfig small_engine_config() {
   SchedulerConfig c;
   c.block_size = 4;
   c.num_gpu_blocks = 64;
@@ -115,7 +115,7 @@ TEST(EngineSetMetrics, ACollectionDoesNotWaitForAStepInProgress) {
   VllmMetricFamilies families(registry, 64);
   EngineMetrics metrics(families, "m", 0, CacheConfigInfo{});
   BlockingBackend backend;
-  EngineService engine(small_config(), backend, &metrics);
+  EngineService engine(small_engine_config(), backend, &metrics);
   EngineSet set;
   set.add(&engine, &metrics);
   ASSERT_TRUE(engine.submit(request("r"), [](const SequenceUpdate&) {}));
@@ -132,7 +132,7 @@ TEST(EngineSetMetrics, AFinishedAnswerIsInTheNextCollection) {
   VllmMetricFamilies families(registry, 64);
   EngineMetrics metrics(families, "m", 0, CacheConfigInfo{});
   testing::ScriptedBackend backend(0);
-  EngineService engine(small_config(), backend, &metrics);
+  EngineService engine(small_engine_config(), backend, &metrics);
   EngineSet set;
   set.add(&engine, &metrics);
   constexpr int kRequests = 200;

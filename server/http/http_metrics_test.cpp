@@ -98,15 +98,16 @@ TEST(HttpMetrics, StatusesAreGroupedByClassAndEverySeriesExistsFromTheStart) {
 using testing::Connection;
 using testing::request;
 
-const std::string kChat = R"({"messages":[{"role":"user","content":"Hi"}],"max_tokens":3)";
+const std::string kMetricsChat = R"({"messages":[{"role":"user","content":"Hi"}],"max_tokens":3)";
 
 TEST(HttpMetricsServer, CountsTheStatusEachClientGot) {
   ServerOptions options = testing::test_options();
   auto server = testing::start_server(options);
   const uint16_t port = server->port();
-  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kChat + "}").status, 200);
-  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kChat + R"(,"stream":true})").status,
-            200);
+  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kMetricsChat + "}").status, 200);
+  EXPECT_EQ(
+      request(port, "POST", "/v1/chat/completions", kMetricsChat + R"(,"stream":true})").status,
+      200);
   EXPECT_EQ(request(port, "POST", "/v1/chat/completions", "{not json").status, 400);
   EXPECT_EQ(request(port, "GET", "/v1/models").status, 200);
   EXPECT_EQ(request(port, "POST", "/v1/models").status, 405);
@@ -125,9 +126,10 @@ TEST(HttpMetricsServer, CountsTheStatusEachClientGot) {
   // Six counted exchanges; /health, /version and the metrics routes are not counted.
   EXPECT_EQ(value_in(text, "http_request_duration_highr_seconds_count"), 6) << text;
   EXPECT_EQ(value_in(text, "http_request_size_bytes_count{handler=\"" + chat + "\"}"), 3);
-  EXPECT_EQ(value_in(text, "http_request_size_bytes_sum{handler=\"" + chat + "\"}"),
-            static_cast<double>(2 * kChat.size() + 1 + std::string(R"(,"stream":true})").size() +
-                                std::string("{not json").size()));
+  EXPECT_EQ(
+      value_in(text, "http_request_size_bytes_sum{handler=\"" + chat + "\"}"),
+      static_cast<double>(2 * kMetricsChat.size() + 1 + std::string(R"(,"stream":true})").size() +
+                          std::string("{not json").size()));
   EXPECT_EQ(text.find("handler=\"/health\""), std::string::npos);
   EXPECT_EQ(text.find("handler=\"/metrics\""), std::string::npos);
 }

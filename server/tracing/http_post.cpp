@@ -13,9 +13,9 @@
 namespace llm {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using MonotonicClock = std::chrono::steady_clock;
 
-using Deadline = std::function<Clock::time_point()>;
+using Deadline = std::function<MonotonicClock::time_point()>;
 constexpr int kPollSliceMs = 50;
 
 // Waits until fd is ready for `events`; false on timeout or error.
@@ -23,7 +23,8 @@ bool wait_for(int fd, short events, const Deadline& deadline) {
   pollfd p{fd, events, 0};
   while (true) {
     const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline() - Clock::now()).count();
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline() - MonotonicClock::now())
+            .count();
     if (left <= 0) return false;
     const int rc = poll(&p, 1, static_cast<int>(std::min<int64_t>(left, kPollSliceMs)));
     if (rc > 0) return true;

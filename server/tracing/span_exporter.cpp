@@ -12,7 +12,7 @@
 namespace llm {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using MonotonicClock = std::chrono::steady_clock;
 constexpr auto kLogInterval = std::chrono::minutes(1);
 
 }  // namespace
@@ -36,7 +36,7 @@ SpanExporter::SpanExporter(OtlpSettings settings, TraceResource resource,
                            .Register(*registry)
                            .Add({});
   }
-  last_log_ = Clock::now() - kLogInterval;
+  last_log_ = MonotonicClock::now() - kLogInterval;
   thread_ = std::thread([this] { loop(); });
   pthread_setname_np(thread_.native_handle(), "otlp-exporter");  // for top, /proc and perf
 }
@@ -71,7 +71,7 @@ void SpanExporter::shutdown(std::chrono::milliseconds deadline) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!stopping_) {
       stopping_ = true;
-      stop_deadline_ = Clock::now() + deadline;
+      stop_deadline_ = MonotonicClock::now() + deadline;
       stop_deadline_ns_ =
           std::chrono::duration_cast<std::chrono::nanoseconds>(stop_deadline_.time_since_epoch())
               .count();
@@ -85,7 +85,7 @@ void SpanExporter::loop() {
   const auto delay = std::chrono::milliseconds(settings_.schedule_delay_ms);
   std::vector<Span> batch;
   while (true) {
-    Clock::time_point deadline;
+    MonotonicClock::time_point deadline;
     bool stopping = false;
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -93,7 +93,7 @@ void SpanExporter::loop() {
         return stopping_ || static_cast<int64_t>(queue_.size()) >= settings_.max_batch_size;
       });
       stopping = stopping_;
-      if (stopping && (queue_.empty() || Clock::now() >= stop_deadline_)) {
+      if (stopping && (queue_.empty() || MonotonicClock::now() >= stop_deadline_)) {
         const size_t left = queue_.size();
         queue_.clear();
         lock.unlock();
@@ -108,7 +108,7 @@ void SpanExporter::loop() {
       batch.assign(std::make_move_iterator(queue_.begin()),
                    std::make_move_iterator(queue_.begin() + static_cast<std::ptrdiff_t>(n)));
       queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
-      deadline = Clock::now() + std::chrono::milliseconds(settings_.export_timeout_ms);
+      deadline = MonotonicClock::now() + std::chrono::milliseconds(settings_.export_timeout_ms);
     }
     if (const uint64_t q = queue_drops_.exchange(0)) {
       unlogged_drops_ += q;
@@ -122,17 +122,17 @@ void SpanExporter::loop() {
     last_drop_reason_ = "the export queue was full";
   }
   if (unlogged_drops_) {
-    last_log_ = Clock::now() - kLogInterval;
+    last_log_ = MonotonicClock::now() - kLogInterval;
     count_dropped(0, "");
   }
 }
 
-void SpanExporter::export_batch(std::vector<Span>& batch, Clock::time_point deadline) {
+void SpanExporter::export_batch(std::vector<Span>& batch, MonotonicClock::time_point deadline) {
   std::string body =
       settings_.json ? encode_otlp_json(resource_, batch) : encode_otlp_protobuf(resource_, batch);
   if (settings_.gzip) body = gzip_compress(body);
   auto current_deadline = [this, deadline] {
-    const Clock::time_point stop{std::chrono::nanoseconds(stop_deadline_ns_.load())};
+    const MonotonicClock::time_point stop{std::chrono::nanoseconds(stop_deadline_ns_.load())};
     return std::min(deadline, stop);
   };
   const HttpPostResult r = http_post(settings_.host, settings_.port, settings_.path, http_headers_,
@@ -155,10 +155,10 @@ void SpanExporter::count_dropped(uint64_t n, const std::string& why) {
     unlogged_drops_ += n;
     last_drop_reason_ = why;
   }
-  if (!unlogged_drops_ || Clock::now() - last_log_ < kLogInterval) return;
+  if (!unlogged_drops_ || MonotonicClock::now() - last_log_ < kLogInterval) return;
   log_("llmserve: dropped " + std::to_string(unlogged_drops_) + " span(s) for " + settings_.url +
        " (last reason: " + last_drop_reason_ + "); llmserve:otlp_spans_dropped_total counts them");
-  last_log_ = Clock::now();
+  last_log_ = MonotonicClock::now();
   unlogged_drops_ = 0;
 }
 

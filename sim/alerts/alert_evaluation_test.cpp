@@ -4,11 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/alerts/testing/alert_times.h"
+
 namespace llm {
 namespace {
 
-constexpr int64_t kS = 1'000'000'000;
-constexpr int64_t kStart = 1'767'225'600 * kS;
+using testing::kS;
+using testing::kStart;
 
 PromRuleFile one_alert(int64_t interval_ns, int64_t for_ns) {
   return parse_rule_file(

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "sim/alerts/testing/alert_times.h"
+
 namespace llm {
 namespace {
 
-constexpr int64_t kS = 1'000'000'000;
+using testing::kS;
 
 // Evaluations every 15 s from 0; `pattern` has one character per evaluation: 'x' present, '.' not.
 std::vector<AlertEpisode> run(const std::string& pattern, int64_t for_s, int64_t keep_s = 0) {

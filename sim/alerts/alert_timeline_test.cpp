@@ -5,11 +5,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/alerts/testing/alert_times.h"
+
 namespace llm {
 namespace {
 
-constexpr int64_t kS = 1'000'000'000;
-constexpr int64_t kStart = 1'767'225'600 * kS;  // 2026-01-01T00:00:00Z
+using testing::kS;
+using testing::kStart;
 
 TEST(AlertTimeline, TimesInTraceTimeAndUtc) {
   EXPECT_EQ(trace_time_text(kStart, kStart), "0s");

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include "sim/alerts/testing/alert_times.h"
+
 namespace llm {
 namespace {
 
-constexpr int64_t kS = 1'000'000'000;
+using testing::kS;
 
 TEST(RuleFile, ReadsGroupsAndRules) {
   const PromRuleFile f = parse_rule_file(R"(groups:

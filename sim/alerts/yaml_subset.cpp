@@ -6,7 +6,9 @@
 namespace llm {
 namespace {
 
-bool is_blank(std::string_view s) { return s.find_first_not_of(' ') == std::string_view::npos; }
+bool is_blank_line(std::string_view s) {
+  return s.find_first_not_of(' ') == std::string_view::npos;
+}
 
 std::string trim(std::string_view s) {
   const size_t b = s.find_first_not_of(' ');
@@ -183,7 +185,7 @@ class Parser {
     }
     std::string s = strip_plain_comment(rest);
     // A plain scalar goes on over more-indented lines, joined by spaces.
-    while (pos_ < lines_.size() && !is_blank(lines_[pos_]) && indent() > n &&
+    while (pos_ < lines_.size() && !is_blank_line(lines_[pos_]) && indent() > n &&
            key_colon(content()) == std::string_view::npos && !is_sequence_item(content())) {
       const std::string more = strip_plain_comment(content());
       if (!more.empty()) s += " " + more;
@@ -204,7 +206,7 @@ class Parser {
     size_t block_indent = std::string::npos;
     while (pos_ < lines_.size()) {
       const std::string& l = lines_[pos_];
-      if (is_blank(l)) {
+      if (is_blank_line(l)) {
         body.emplace_back();
         ++pos_;
         continue;

@@ -62,7 +62,7 @@ TEST(AlertsArgs, UsageErrorsNameTheFlag) {
 }
 
 TEST(AlertsCommand, BadRulesAndUnknownAlertsExitTwoBeforeAnyReplay) {
-  const std::string rules = testing::TempDir() + "alerts_command_test_rules.yml";
+  const std::string rules = ::testing::TempDir() + "alerts_command_test_rules.yml";
   std::ofstream(rules) << "groups:\n  - name: g\n    rules:\n      - alert: Busy\n"
                           "        expr: vllm:num_requests_waiting > 10\n        for: later\n";
   std::ostringstream out, err;
@@ -96,7 +96,7 @@ TEST(AlertsCommand, HelpListsItsFlagsAndTheReplayFlags) {
 }
 
 TEST(LastOpenMetricsSample, IsTheLatestTimestamp) {
-  const std::string path = testing::TempDir() + "alerts_command_test.om";
+  const std::string path = ::testing::TempDir() + "alerts_command_test.om";
   std::ofstream(path) << "# TYPE a gauge\na{x=\"1\"} 1 1767225600\na{x=\"1\"} 2 1767225855.5\n"
                          "# TYPE b gauge\nb 0 1767225700\n# EOF\n";
   EXPECT_EQ(last_openmetrics_sample_ns(path), 1'767'225'855'500'000'000);

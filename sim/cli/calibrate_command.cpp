@@ -26,7 +26,7 @@
 namespace llm {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kCalibrateUsage =
     R"(usage: llmsim calibrate --backend cpu --model PATH [--cpu-threads N] [flags] --out FILE.json
        llmsim calibrate --url http://HOST:PORT [--model NAME] [flags] --out FILE.json
        llmsim calibrate --step-log STEPLOG[,STEPLOG...] --facts PROFILE.json [--engine N]
@@ -365,7 +365,7 @@ std::string describe_step_noise(const StepTimeNoise& noise) {
 int run_calibrate_command(const std::vector<std::string>& args, std::ostream& out,
                           std::ostream& err) {
   if (wants_help(args)) {
-    out << kUsage;
+    out << kCalibrateUsage;
     return 0;
   }
   CalibrateOptions o;

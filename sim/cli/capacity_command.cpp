@@ -95,8 +95,6 @@ struct CapacityOptions {
   std::string report;  // --report: the HTML report of the chosen candidate's engine search
 };
 
-std::string flag_name(const std::string& arg) { return arg.substr(0, arg.find('=')); }
-
 ReplayOptions parse_replay_part(const std::vector<std::string>& args) {
   try {
     return parse_replay_args(args);

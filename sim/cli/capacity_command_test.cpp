@@ -20,7 +20,7 @@ namespace {
 const std::string kAzure = std::string(LLM_SOURCE_DIR) + "/traces/azure-conv-sample.json";
 const std::string kSlo = "ttft_p99=2s,tpot_p99=100ms";
 
-int run(const std::vector<std::string>& args, std::string* out, std::string* err) {
+int run_capacity(const std::vector<std::string>& args, std::string* out, std::string* err) {
   std::ostringstream o, e;
   const int code = run_capacity_command(args, o, e);
   *out = o.str();
@@ -42,7 +42,8 @@ int64_t engines_in(const std::string& out) {
 
 TEST(CapacityCommand, TheAnswerMeetsTheSlosAndOneEngineFewerDoesNot) {
   std::string out, err;
-  ASSERT_EQ(run({kAzure, "--slo", kSlo, "--arrival-rate-scale", "40", "--jobs", "2"}, &out, &err),
+  ASSERT_EQ(run_capacity({kAzure, "--slo", kSlo, "--arrival-rate-scale", "40", "--jobs", "2"}, &out,
+                         &err),
             0)
       << err;
   const int64_t n = engines_in(out);
@@ -63,7 +64,7 @@ TEST(CapacityCommand, TheAnswerMeetsTheSlosAndOneEngineFewerDoesNot) {
 
 TEST(CapacityCommand, TheSustainedScaleIsTheLargestThatOneEngineMeets) {
   std::string out, err;
-  ASSERT_EQ(run({kAzure, "--slo", kSlo}, &out, &err), 0) << err;
+  ASSERT_EQ(run_capacity({kAzure, "--slo", kSlo}, &out, &err), 0) << err;
   EXPECT_EQ(engines_in(out), 1) << out;
   EXPECT_NE(out.find("one step below: none (one engine is the fewest)"), std::string::npos);
   std::smatch m;
@@ -85,19 +86,21 @@ TEST(CapacityCommand, TheSustainedScaleIsTheLargestThatOneEngineMeets) {
 
 TEST(CapacityCommand, TheOutputDoesNotDependOnJobs) {
   std::string one, three, err;
-  ASSERT_EQ(run({kAzure, "--slo", kSlo, "--arrival-rate-scale", "30", "--jobs", "1"}, &one, &err),
+  ASSERT_EQ(run_capacity({kAzure, "--slo", kSlo, "--arrival-rate-scale", "30", "--jobs", "1"}, &one,
+                         &err),
             0);
-  ASSERT_EQ(run({kAzure, "--slo", kSlo, "--arrival-rate-scale", "30", "--jobs", "3"}, &three, &err),
+  ASSERT_EQ(run_capacity({kAzure, "--slo", kSlo, "--arrival-rate-scale", "30", "--jobs", "3"},
+                         &three, &err),
             0);
   EXPECT_EQ(one, three);
 }
 
 TEST(CapacityCommand, SearchPicksTheCandidateNeedingFewestEngines) {
   std::string out, err;
-  ASSERT_EQ(
-      run({kAzure, "--slo", kSlo, "--arrival-rate-scale", "20", "--search", "max-num-seqs=2,256"},
-          &out, &err),
-      0)
+  ASSERT_EQ(run_capacity({kAzure, "--slo", kSlo, "--arrival-rate-scale", "20", "--search",
+                          "max-num-seqs=2,256"},
+                         &out, &err),
+            0)
       << err;
   EXPECT_NE(out.find("candidates:\n  --max-num-seqs 2: "), std::string::npos) << out;
   std::smatch two, many;
@@ -113,9 +116,9 @@ TEST(CapacityCommand, SearchPicksTheCandidateNeedingFewestEngines) {
 
 TEST(CapacityCommand, ReadsAKvBoundBusiestHourAndReplaysTheMemoryWhatIfs) {
   std::string out, err;
-  ASSERT_EQ(run({kAzure, "--slo", kSlo, "--arrival-rate-scale", "8", "--num-gpu-blocks-override",
-                 "2000", "--max-model-len", "16384"},
-                &out, &err),
+  ASSERT_EQ(run_capacity({kAzure, "--slo", kSlo, "--arrival-rate-scale", "8",
+                          "--num-gpu-blocks-override", "2000", "--max-model-len", "16384"},
+                         &out, &err),
             0)
       << err;
   EXPECT_NE(out.find("capacity signals at the busiest hour (the whole trace"), std::string::npos)
@@ -131,7 +134,7 @@ TEST(CapacityCommand, ReadsAKvBoundBusiestHourAndReplaysTheMemoryWhatIfs) {
 
 TEST(CapacityCommand, WhatIfsChangeTheKvCapacityWithoutAnOverride) {
   std::string out, err;
-  ASSERT_EQ(run({kAzure, "--slo", kSlo}, &out, &err), 0) << err;
+  ASSERT_EQ(run_capacity({kAzure, "--slo", kSlo}, &out, &err), 0) << err;
   std::smatch base, fp8;
   // The fp8 what-if's KV blocks double those of the 16-bit cache.
   ASSERT_TRUE(std::regex_search(out, fp8, std::regex("--kv-cache-dtype fp8: .*KV blocks ([0-9]+)")))
@@ -145,10 +148,11 @@ TEST(CapacityCommand, WhatIfsChangeTheKvCapacityWithoutAnOverride) {
 }
 
 TEST(CapacityCommand, ResultJsonHasTheAnswerAndTheFiguresAsSummaryJson) {
-  const std::string path = testing::TempDir() + "/capacity_result.json";
+  const std::string path = ::testing::TempDir() + "/capacity_result.json";
   std::string out, err;
   ASSERT_EQ(
-      run({kAzure, "--slo", kSlo, "--arrival-rate-scale", "40", "--result-json", path}, &out, &err),
+      run_capacity({kAzure, "--slo", kSlo, "--arrival-rate-scale", "40", "--result-json", path},
+                   &out, &err),
       0)
       << err;
   std::ifstream in(path);
@@ -170,14 +174,16 @@ TEST(CapacityCommand, ResultJsonHasTheAnswerAndTheFiguresAsSummaryJson) {
 
 TEST(CapacityCommand, SearchFlagsGoBeforeADoubleDash) {
   std::string out, err;
-  ASSERT_EQ(run({"--slo", kSlo, "--search", "max-num-seqs=64,256", "--", kAzure}, &out, &err), 0)
+  ASSERT_EQ(
+      run_capacity({"--slo", kSlo, "--search", "max-num-seqs=64,256", "--", kAzure}, &out, &err), 0)
       << err;
   EXPECT_NE(out.find("  --max-num-seqs 64: 1 engine(s)  <- answer\n"), std::string::npos) << out;
 }
 
 TEST(CapacityCommand, NoAnswerWithinMaxEngines) {
   std::string out, err;
-  ASSERT_EQ(run({kAzure, "--slo", "ttft_p99=1us", "--max-engines", "3"}, &out, &err), 0) << err;
+  ASSERT_EQ(run_capacity({kAzure, "--slo", "ttft_p99=1us", "--max-engines", "3"}, &out, &err), 0)
+      << err;
   EXPECT_NE(out.find("engines: none: 3 engines (--max-engines) still miss the SLOs"),
             std::string::npos)
       << out;
@@ -223,12 +229,12 @@ TEST(CapacityCommand, BadUsageExitsTwoNamingTheFlag) {
   };
   for (const Row& row : rows) {
     std::string out, err;
-    EXPECT_EQ(run(row.args, &out, &err), 2) << row.message_start;
+    EXPECT_EQ(run_capacity(row.args, &out, &err), 2) << row.message_start;
     EXPECT_EQ(err.rfind(row.message_start, 0), 0u) << row.message_start << "\ngot: " << err;
     EXPECT_EQ(out, "") << row.message_start;
   }
   std::string out, err;
-  EXPECT_EQ(run({"--help"}, &out, &err), 0);
+  EXPECT_EQ(run_capacity({"--help"}, &out, &err), 0);
   EXPECT_EQ(out.rfind("usage: llmsim capacity TRACE --slo KEY=V,...", 0), 0u);
   EXPECT_NE(out.find("Method: "), std::string::npos);
 }

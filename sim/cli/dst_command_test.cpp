@@ -10,7 +10,7 @@
 namespace llm {
 namespace {
 
-int run(const std::vector<std::string>& args, std::string* out, std::string* err) {
+int run_dst(const std::vector<std::string>& args, std::string* out, std::string* err) {
   std::ostringstream o, e;
   const int code = run_dst_command(args, o, e);
   *out = o.str();
@@ -20,7 +20,7 @@ int run(const std::vector<std::string>& args, std::string* out, std::string* err
 
 TEST(DstCommand, RunsTheSeedsAndEndsWithASummaryLine) {
   std::string out, err;
-  EXPECT_EQ(run({"--seeds", "20", "--start", "100", "--no-progress"}, &out, &err), 0) << out;
+  EXPECT_EQ(run_dst({"--seeds", "20", "--start", "100", "--no-progress"}, &out, &err), 0) << out;
   EXPECT_EQ(err, "");
   EXPECT_TRUE(std::regex_search(
       out, std::regex("\ndst: 20 seeds from 100, 0 failed, [0-9.]+ s, [0-9]+ seeds/s\n$")))
@@ -30,7 +30,7 @@ TEST(DstCommand, RunsTheSeedsAndEndsWithASummaryLine) {
 
 TEST(DstCommand, VerbosePrintsEachSeedsCaseAndFigures) {
   std::string out, err;
-  EXPECT_EQ(run({"--seeds=2", "--verbose", "--no-progress"}, &out, &err), 0) << out;
+  EXPECT_EQ(run_dst({"--seeds=2", "--verbose", "--no-progress"}, &out, &err), 0) << out;
   for (const char* line : {"seed 0: case: ", "seed 0: ok: ", "seed 1: case: ", "seed 1: ok: "}) {
     EXPECT_NE(out.find(line), std::string::npos) << line << "\n" << out;
   }
@@ -38,15 +38,15 @@ TEST(DstCommand, VerbosePrintsEachSeedsCaseAndFigures) {
 
 TEST(DstCommand, BadUsageExitsWithTwoAndNamesTheFlag) {
   std::string out, err;
-  EXPECT_EQ(run({}, &out, &err), 2);
+  EXPECT_EQ(run_dst({}, &out, &err), 2);
   EXPECT_EQ(err, "llmsim dst: missing --seeds N\n");
-  EXPECT_EQ(run({"--seeds", "0"}, &out, &err), 2);
+  EXPECT_EQ(run_dst({"--seeds", "0"}, &out, &err), 2);
   EXPECT_EQ(err.rfind("llmsim dst: --seeds: ", 0), 0u) << err;
-  EXPECT_EQ(run({"--seeds", "1", "--start", "-1"}, &out, &err), 2);
-  EXPECT_EQ(run({"--seeds", "2", "--start", "18446744073709551615"}, &out, &err), 2);
-  EXPECT_EQ(run({"--seeds", "1", "--frobnicate"}, &out, &err), 2);
+  EXPECT_EQ(run_dst({"--seeds", "1", "--start", "-1"}, &out, &err), 2);
+  EXPECT_EQ(run_dst({"--seeds", "2", "--start", "18446744073709551615"}, &out, &err), 2);
+  EXPECT_EQ(run_dst({"--seeds", "1", "--frobnicate"}, &out, &err), 2);
   EXPECT_EQ(err, "llmsim dst: unknown flag --frobnicate (see llmsim dst --help)\n");
-  EXPECT_EQ(run({"--help"}, &out, &err), 0);
+  EXPECT_EQ(run_dst({"--help"}, &out, &err), 0);
   EXPECT_EQ(out.rfind("usage: llmsim dst --seeds N", 0), 0u);
 }
 

@@ -27,7 +27,7 @@
 namespace llm {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kFidelityUsage =
     R"(usage: llmsim fidelity TRACE --url http://HOST:PORT --profile FILE.json[,FILE.json...] [flags]
                        [engine args]
 
@@ -255,7 +255,7 @@ std::string format_fidelity_table(const std::vector<FidelityRow>& rows) {
 int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out,
                          std::ostream& err) {
   if (wants_help(args)) {
-    out << kUsage;
+    out << kFidelityUsage;
     return 0;
   }
   FidelityOptions o;

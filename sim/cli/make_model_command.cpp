@@ -16,7 +16,7 @@
 namespace llm {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kMakeModelUsage =
     "usage: llmsim make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N\n"
     "                         [--kv-heads N] [--head-dim N] [--ffn N] [--seed N]\n"
     "                         [--rope-theta X] [--rms-eps X] [--max-position-embeddings N]\n"
@@ -192,7 +192,7 @@ int64_t default_ffn_size(int64_t dim) {
 int run_make_model_command(const std::vector<std::string>& args, std::ostream& out,
                            std::ostream& err) {
   if (wants_help(args)) {
-    out << kUsage;
+    out << kMakeModelUsage;
     return 0;
   }
   MakeModelOptions o;

@@ -17,8 +17,8 @@
 namespace llm {
 namespace {
 
-int run(const std::vector<std::string>& args, std::string* out_text = nullptr,
-        std::string* err_text = nullptr) {
+int run_make_model(const std::vector<std::string>& args, std::string* out_text = nullptr,
+                   std::string* err_text = nullptr) {
   std::ostringstream out, err;
   const int code = run_make_model_command(args, out, err);
   if (out_text) *out_text = out.str();
@@ -36,7 +36,8 @@ TEST(MakeModelCommand, LlamaModelFromTheLlama3VocabularyLoadsIdenticallyBothWays
   LLM_REQUIRE_TOKENIZER_DATA();
   const std::string dir = testing::scratch_dir("make_llama");
   std::string out, err;
-  ASSERT_EQ(run({"--arch", "llama", "--vocab", testing::vocab_path("llama-bpe"), "--dim", "32",
+  ASSERT_EQ(run_make_model(
+                {"--arch", "llama", "--vocab", testing::vocab_path("llama-bpe"), "--dim", "32",
                  "--layers", "2", "--heads", "4", "--kv-heads", "2", "--seed", "1", "--out", dir},
                 &out, &err),
             0)
@@ -67,10 +68,10 @@ TEST(MakeModelCommand, Qwen2TiedF16SameSeedSameFiles) {
   const std::string b = testing::scratch_dir("make_qwen_b");
   for (const std::string& dir : {a, b}) {
     std::string err;
-    ASSERT_EQ(run({"--arch=qwen2", "--vocab", testing::vocab_path("qwen2"), "--dim", "32",
-                   "--layers", "1", "--heads", "2", "--tied", "--peaky", "--dtype", "f16", "--ffn",
-                   "64", "--out", dir},
-                  nullptr, &err),
+    ASSERT_EQ(run_make_model({"--arch=qwen2", "--vocab", testing::vocab_path("qwen2"), "--dim",
+                              "32", "--layers", "1", "--heads", "2", "--tied", "--peaky", "--dtype",
+                              "f16", "--ffn", "64", "--out", dir},
+                             nullptr, &err),
               0)
         << err;
   }
@@ -91,10 +92,10 @@ TEST(MakeModelCommand, Llama3RopeScalingLoadsIdenticallyBothWays) {
   LLM_REQUIRE_TOKENIZER_DATA();
   const std::string dir = testing::scratch_dir("make_llama3_rope");
   std::string out, err;
-  ASSERT_EQ(run({"--arch", "llama", "--vocab", testing::vocab_path("llama-bpe"), "--dim", "32",
-                 "--layers", "1", "--heads", "2", "--rope-scaling", "llama3",
-                 "--max-position-embeddings", "4096", "--out", dir},
-                &out, &err),
+  ASSERT_EQ(run_make_model({"--arch", "llama", "--vocab", testing::vocab_path("llama-bpe"), "--dim",
+                            "32", "--layers", "1", "--heads", "2", "--rope-scaling", "llama3",
+                            "--max-position-embeddings", "4096", "--out", dir},
+                           &out, &err),
             0)
       << err;
   EXPECT_NE(out.find("llama3 RoPE scaling"), std::string::npos) << out;
@@ -121,7 +122,7 @@ std::string written_template(const std::string& vocab, std::vector<std::string> 
                                    "--heads", "2",     "--out",    dir};
   args.insert(args.end(), extra.begin(), extra.end());
   std::string err;
-  if (run(args, nullptr, &err) != 0) {
+  if (run_make_model(args, nullptr, &err) != 0) {
     ADD_FAILURE() << err;
     return "(failed)";
   }
@@ -193,14 +194,14 @@ TEST(MakeModelCommand, BadFlagsExit2NamingTheFlag) {
   };
   for (const auto& [args, flag] : cases) {
     std::string err;
-    EXPECT_EQ(run(args, nullptr, &err), 2) << flag;
+    EXPECT_EQ(run_make_model(args, nullptr, &err), 2) << flag;
     EXPECT_NE(err.find(flag), std::string::npos) << err;
   }
   std::string err;
-  EXPECT_EQ(run(ok, nullptr, &err), 2);  // v.gguf does not exist
+  EXPECT_EQ(run_make_model(ok, nullptr, &err), 2);  // v.gguf does not exist
   EXPECT_NE(err.find("--vocab"), std::string::npos) << err;
   std::string out;
-  EXPECT_EQ(run({"--help"}, &out), 0);
+  EXPECT_EQ(run_make_model({"--help"}, &out), 0);
   EXPECT_NE(out.find("usage: llmsim make-model"), std::string::npos);
 }
 

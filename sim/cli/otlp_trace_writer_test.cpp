@@ -19,10 +19,10 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const std::string kTrace = std::string(LLM_SOURCE_DIR) + "/traces/tiny.json";
+const std::string kOtlpTrace = std::string(LLM_SOURCE_DIR) + "/traces/tiny.json";
 
 std::string replay_to_otlp(std::vector<std::string> extra, std::string* err_out = nullptr,
-                           const std::string& trace = kTrace) {
+                           const std::string& trace = kOtlpTrace) {
   const fs::path path =
       fs::temp_directory_path() /
       ("otlp_writer_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
@@ -127,11 +127,11 @@ TEST(OtlpTraceWriter, DetailedTracesAddChildSpans) {
 
 TEST(OtlpTraceWriter, DetailedTracesNeedOtlpOut) {
   std::ostringstream out, err;
-  EXPECT_EQ(run_replay_command({kTrace, "--collect-detailed-traces", "all"}, out, err), 2);
+  EXPECT_EQ(run_replay_command({kOtlpTrace, "--collect-detailed-traces", "all"}, out, err), 2);
   EXPECT_NE(err.str().find("--collect-detailed-traces: needs --otlp-out FILE"), std::string::npos)
       << err.str();
-  EXPECT_EQ(run_replay_command({kTrace, "--otlp-out", "/tmp/x", "--collect-detailed-traces", "gpu"},
-                               out, err),
+  EXPECT_EQ(run_replay_command(
+                {kOtlpTrace, "--otlp-out", "/tmp/x", "--collect-detailed-traces", "gpu"}, out, err),
             2);
 }
 

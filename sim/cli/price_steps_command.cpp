@@ -12,7 +12,7 @@ namespace llm {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kPriceStepsUsage =
     R"(usage: llmsim price-steps STEPLOG --profile FILE.json [--engine N] [--gap-limit-ms MS]
                           [--no-step-noise]
 
@@ -33,7 +33,7 @@ fidelity error of llmsim fidelity shows here as the kinds of step whose sums are
 int run_price_steps_command(const std::vector<std::string>& args, std::ostream& out,
                             std::ostream& err) {
   if (wants_help(args)) {
-    out << kUsage;
+    out << kPriceStepsUsage;
     return 0;
   }
   std::string log_path, profile_path;

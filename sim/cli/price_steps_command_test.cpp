@@ -12,7 +12,7 @@
 namespace llm {
 namespace {
 
-std::string write(const std::string& name, const std::string& text) {
+std::string write_file(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "price_steps_" + name;
   std::ofstream(path) << text;
   return path;
@@ -21,7 +21,7 @@ std::string write(const std::string& name, const std::string& text) {
 std::string profile_file() {
   EngineProfile p = testing::tiny_profile(64, 256);
   p.step.per_sequence_ns = 1e6;
-  return write("profile.json", engine_profile_json(p));
+  return write_file("profile.json", engine_profile_json(p));
 }
 
 std::string log_line(int64_t step, int seqs, Nanos execute_ns) {
@@ -33,7 +33,7 @@ std::string log_line(int64_t step, int seqs, Nanos execute_ns) {
   return step_record_json(r) + "\n";
 }
 
-int run(const std::vector<std::string>& args, std::string& out, std::string& err) {
+int run_price_steps(const std::vector<std::string>& args, std::string& out, std::string& err) {
   std::ostringstream o, e;
   const int code = run_price_steps_command(args, o, e);
   out = o.str();
@@ -43,10 +43,10 @@ int run(const std::vector<std::string>& args, std::string& out, std::string& err
 
 TEST(PriceStepsCommand, PrintsTheTablesOfALog) {
   const std::string log =
-      write("good.jsonl",
-            log_line(0, 1, 4'000'000) + log_line(1, 1, 4'000'000) + log_line(2, 8, 9'000'000));
+      write_file("good.jsonl",
+                 log_line(0, 1, 4'000'000) + log_line(1, 1, 4'000'000) + log_line(2, 8, 9'000'000));
   std::string out, err;
-  ASSERT_EQ(run({log, "--profile", profile_file()}, out, err), 0) << err;
+  ASSERT_EQ(run_price_steps({log, "--profile", profile_file()}, out, err), 0) << err;
   // decode b=1: priced 2 ms against 4 ms measured, -50%; b=8: 9 ms against 9 ms.
   EXPECT_NE(out.find("decode b=1                 2       4.00       2.00     -50.0%"),
             std::string::npos)
@@ -59,8 +59,8 @@ TEST(PriceStepsCommand, PrintsTheTablesOfALog) {
 
 TEST(PriceStepsCommand, BadInputNamesTheFileLineAndField) {
   const std::string profile = profile_file();
-  const std::string bad = write("bad.jsonl", log_line(0, 1, 1000) + "{\"engine\":0}\n");
-  const std::string empty = write("empty.jsonl", "");
+  const std::string bad = write_file("bad.jsonl", log_line(0, 1, 1000) + "{\"engine\":0}\n");
+  const std::string empty = write_file("empty.jsonl", "");
   const struct {
     std::vector<std::string> args;
     std::string message;
@@ -70,13 +70,13 @@ TEST(PriceStepsCommand, BadInputNamesTheFileLineAndField) {
       {{"/nonexistent/steps.jsonl", "--profile", profile}, "cannot read the step log"},
       {{bad}, "--profile: required"},
       {{"--profile", profile}, "missing STEPLOG"},
-      {{write("one.jsonl", log_line(0, 1, 1000)), "--profile", profile, "--engine", "3"},
+      {{write_file("one.jsonl", log_line(0, 1, 1000)), "--profile", profile, "--engine", "3"},
        "--engine 3: no steps of that engine"},
-      {{bad, "--profile", write("bad-profile.json", "{}")}, "--profile: "},
+      {{bad, "--profile", write_file("bad-profile.json", "{}")}, "--profile: "},
   };
   for (const auto& c : cases) {
     std::string out, err;
-    EXPECT_EQ(run(c.args, out, err), 2) << c.message;
+    EXPECT_EQ(run_price_steps(c.args, out, err), 2) << c.message;
     EXPECT_NE(err.find(c.message), std::string::npos) << err;
   }
 }

@@ -12,24 +12,24 @@
 namespace llm {
 namespace {
 
-const std::string kTrace = std::string(LLM_SOURCE_DIR) + "/traces/azure-conv-sample.json";
+const std::string kAzureTrace = std::string(LLM_SOURCE_DIR) + "/traces/azure-conv-sample.json";
 
 TEST(ReplayEppFlags, ReachTheReplayConfig) {
-  const ReplayOptions plain = parse_replay_args({kTrace, "--routing-policy", "llm-d"});
+  const ReplayOptions plain = parse_replay_args({kAzureTrace, "--routing-policy", "llm-d"});
   const ReplayConfig defaults = make_replay_config(plain);
   EXPECT_EQ(defaults.routing, RoutingPolicy::kLlmD);
   EXPECT_EQ(defaults.epp.scrape_interval, 50'000'000);
   EXPECT_EQ(defaults.epp.staleness, 0);
   EXPECT_FALSE(defaults.epp.weights.has_value());
   const ReplayConfig c = make_replay_config(parse_replay_args(
-      {kTrace, "--routing-policy", "queue-scorer", "--epp-scrape-interval", "100ms",
+      {kAzureTrace, "--routing-policy", "queue-scorer", "--epp-scrape-interval", "100ms",
        "--epp-metrics-staleness", "200ms", "--epp-scorer-weights", "queue=1,kv-cache=4"}));
   EXPECT_EQ(c.routing, RoutingPolicy::kQueueScorer);
   EXPECT_EQ(c.epp.scrape_interval, 100'000'000);
   EXPECT_EQ(c.epp.staleness, 200'000'000);
   ASSERT_TRUE(c.epp.weights.has_value());
   EXPECT_EQ(c.epp.weights->kv_cache, 4);
-  EXPECT_EQ(make_replay_config(parse_replay_args({kTrace, "--routing-policy", "llm-d",
+  EXPECT_EQ(make_replay_config(parse_replay_args({kAzureTrace, "--routing-policy", "llm-d",
                                                   "--epp-scrape-interval", "0"}))
                 .epp.scrape_interval,
             0);
@@ -60,7 +60,7 @@ TEST(ReplayEppFlags, BadValuesAndContradictionsNameTheFlag) {
        "state)"},
   };
   for (const Row& row : rows) {
-    std::vector<std::string> args = {kTrace};
+    std::vector<std::string> args = {kAzureTrace};
     args.insert(args.end(), row.args.begin(), row.args.end());
     std::ostringstream out, err;
     EXPECT_EQ(run_replay_command(args, out, err), 2);
@@ -79,11 +79,12 @@ TEST(ReplayEppFlags, ALlmDReplayIsByteIdenticalAcrossRuns) {
   std::string first;
   for (const char* run : {"a", "b"}) {
     std::ostringstream out, err;
-    ASSERT_EQ(run_replay_command({kTrace, "--data-parallel-size", "3", "--routing-policy", "llm-d",
-                                  "--epp-metrics-staleness", "100ms", "--arrival-rate-scale", "4",
-                                  "--quiet", "--no-progress", "--output-dir", (dir / run).string()},
-                                 out, err),
-              0)
+    ASSERT_EQ(
+        run_replay_command({kAzureTrace, "--data-parallel-size", "3", "--routing-policy", "llm-d",
+                            "--epp-metrics-staleness", "100ms", "--arrival-rate-scale", "4",
+                            "--quiet", "--no-progress", "--output-dir", (dir / run).string()},
+                           out, err),
+        0)
         << err.str();
   }
   for (const char* file : {"requests.jsonl", "summary.json"}) {

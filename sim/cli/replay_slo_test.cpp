@@ -9,9 +9,9 @@
 namespace llm {
 namespace {
 
-const std::string kTrace = std::string(LLM_SOURCE_DIR) + "/traces/tiny.json";
+const std::string kSloTrace = std::string(LLM_SOURCE_DIR) + "/traces/tiny.json";
 
-int run(const std::vector<std::string>& args, std::string* out, std::string* err) {
+int run_replay(const std::vector<std::string>& args, std::string* out, std::string* err) {
   std::ostringstream o, e;
   const int code = run_replay_command(args, o, e);
   *out = o.str();
@@ -21,8 +21,10 @@ int run(const std::vector<std::string>& args, std::string* out, std::string* err
 
 TEST(ReplaySlo, PrintsEachTargetAfterTheSummaryAndKeepsTheTable) {
   std::string plain, out, err;
-  ASSERT_EQ(run({kTrace, "--no-progress"}, &plain, &err), 0) << err;
-  ASSERT_EQ(run({kTrace, "--no-progress", "--slo", "ttft_p99=100s,preemptions=0"}, &out, &err), 0)
+  ASSERT_EQ(run_replay({kSloTrace, "--no-progress"}, &plain, &err), 0) << err;
+  ASSERT_EQ(
+      run_replay({kSloTrace, "--no-progress", "--slo", "ttft_p99=100s,preemptions=0"}, &out, &err),
+      0)
       << err;
   EXPECT_EQ(out.rfind(plain, 0), 0u) << "the summary table changed:\n" << out;
   const std::string slo_lines = out.substr(plain.size());
@@ -34,28 +36,31 @@ TEST(ReplaySlo, PrintsEachTargetAfterTheSummaryAndKeepsTheTable) {
 TEST(ReplaySlo, AMissedTargetFailsOnlyWithFailOnSlo) {
   std::string out, err;
   // No request of a replay reaches its first token in under a microsecond.
-  EXPECT_EQ(run({kTrace, "--no-progress", "--quiet", "--slo", "ttft_p99=1us"}, &out, &err), 0);
+  EXPECT_EQ(
+      run_replay({kSloTrace, "--no-progress", "--quiet", "--slo", "ttft_p99=1us"}, &out, &err), 0);
   EXPECT_NE(out.find("MISSED"), std::string::npos) << out;
-  EXPECT_EQ(run({kTrace, "--no-progress", "--quiet", "--slo", "ttft_p99=1us", "--fail-on-slo"},
-                &out, &err),
-            1);
+  EXPECT_EQ(
+      run_replay({kSloTrace, "--no-progress", "--quiet", "--slo", "ttft_p99=1us", "--fail-on-slo"},
+                 &out, &err),
+      1);
   EXPECT_EQ(out.find("TTFT"), std::string::npos) << "--quiet prints no table:\n" << out;
   EXPECT_NE(out.find("slo ttft_p99"), std::string::npos) << out;
-  EXPECT_EQ(run({kTrace, "--no-progress", "--quiet", "--slo", "ttft_p99=100s", "--fail-on-slo"},
-                &out, &err),
-            0);
+  EXPECT_EQ(
+      run_replay({kSloTrace, "--no-progress", "--quiet", "--slo", "ttft_p99=100s", "--fail-on-slo"},
+                 &out, &err),
+      0);
   EXPECT_NE(out.find("met"), std::string::npos) << out;
 }
 
 TEST(ReplaySlo, BadSloValuesExitTwoNamingTheFlagAndItem) {
   std::string out, err;
-  EXPECT_EQ(run({kTrace, "--slo", "ttft_p99=2"}, &out, &err), 2);
+  EXPECT_EQ(run_replay({kSloTrace, "--slo", "ttft_p99=2"}, &out, &err), 2);
   EXPECT_EQ(err.rfind("llmsim replay: --slo: ttft_p99=2: ttft_p99 is a latency", 0), 0u) << err;
-  EXPECT_EQ(run({kTrace, "--slo", "latency=2s"}, &out, &err), 2);
+  EXPECT_EQ(run_replay({kSloTrace, "--slo", "latency=2s"}, &out, &err), 2);
   EXPECT_NE(err.find("--slo: latency=2s: unknown figure 'latency'; accepted: ttft_mean"),
             std::string::npos)
       << err;
-  EXPECT_EQ(run({kTrace, "--fail-on-slo"}, &out, &err), 2);
+  EXPECT_EQ(run_replay({kSloTrace, "--fail-on-slo"}, &out, &err), 2);
   EXPECT_EQ(err, "llmsim replay: --fail-on-slo: needs --slo KEY=V,...\n");
   EXPECT_EQ(out, "");
 }

@@ -41,8 +41,6 @@ const std::set<std::string> kUnsweepable = {"output-dir",
                                             "sort",
                                             "out"};
 
-std::string flag_name(const std::string& arg) { return arg.substr(0, arg.find('=')); }
-
 // Splits `args` into the sweep's flags (with their values) and the replay arguments.
 void split_args(const std::vector<std::string>& args, std::vector<std::string>& sweep,
                 std::vector<std::string>& replay) {

@@ -21,7 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // Busy enough that --max-num-seqs, data parallelism and the rate scale change the figures.
-const std::string kTrace = "synthetic:n=300,rate=40,seed=5";
+const std::string kSweepTrace = "synthetic:n=300,rate=40,seed=5";
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path);
@@ -50,7 +50,7 @@ SweepRun sweep(std::vector<std::string> args) {
 TEST(SweepCommand, EachPointsSummaryIsTheSameReplays) {
   const fs::path dir = fresh_dir("same_as_replay");
   const SweepRun run =
-      sweep({kTrace, "--set", "max-num-seqs=4,32", "--set", "data-parallel-size=1,2",
+      sweep({kSweepTrace, "--set", "max-num-seqs=4,32", "--set", "data-parallel-size=1,2",
              "--set=arrival-rate-scale=1,3", "--block-size", "32", "--out", dir.string(), "--jobs",
              "3", "--no-progress"});
   ASSERT_EQ(run.code, 0) << run.err;
@@ -63,7 +63,7 @@ TEST(SweepCommand, EachPointsSummaryIsTheSameReplays) {
     const std::string scale = point["settings"]["arrival-rate-scale"];
     const fs::path replay_dir = fresh_dir("replay_" + seqs + "_" + dp + "_" + scale);
     std::ostringstream out, err;
-    ASSERT_EQ(run_replay_command({kTrace, "--block-size", "32", "--max-num-seqs", seqs,
+    ASSERT_EQ(run_replay_command({kSweepTrace, "--block-size", "32", "--max-num-seqs", seqs,
                                   "--data-parallel-size", dp, "--arrival-rate-scale", scale,
                                   "--output-dir", replay_dir.string(), "--quiet", "--no-progress"},
                                  out, err),
@@ -82,7 +82,7 @@ TEST(SweepCommand, ResultsDoNotDependOnJobs) {
   std::vector<std::string> outputs;
   for (const char* jobs : {"1", "2", "7"}) {
     const fs::path dir = fresh_dir(std::string("jobs_") + jobs);
-    const SweepRun run = sweep({kTrace, "--set", "max-num-seqs=2,8,64", "--set",
+    const SweepRun run = sweep({kSweepTrace, "--set", "max-num-seqs=2,8,64", "--set",
                                 "async-scheduling=true,false", "--set", "kv-cache-dtype=auto,fp8",
                                 "--jobs", jobs, "--out", dir.string(), "--no-progress"});
     ASSERT_EQ(run.code, 0) << run.err;
@@ -97,15 +97,15 @@ TEST(SweepCommand, ResultsDoNotDependOnJobs) {
 }
 
 TEST(SweepCommand, TableIsSortedByTheChosenFigure) {
-  const SweepRun by_ttft = sweep({kTrace, "--set", "max-num-seqs=1,64", "--no-progress"});
+  const SweepRun by_ttft = sweep({kSweepTrace, "--set", "max-num-seqs=1,64", "--no-progress"});
   ASSERT_EQ(by_ttft.code, 0) << by_ttft.err;
   EXPECT_NE(by_ttft.out.find("\n1     64 "), std::string::npos) << by_ttft.out;
-  const SweepRun by_tpot = sweep(
-      {kTrace, "--set", "max-num-seqs=1,64", "--sort", "tpot_p99", "--quiet", "--no-progress"});
+  const SweepRun by_tpot = sweep({kSweepTrace, "--set", "max-num-seqs=1,64", "--sort", "tpot_p99",
+                                  "--quiet", "--no-progress"});
   EXPECT_EQ(by_tpot.code, 0);
   EXPECT_EQ(by_tpot.out, "");  // --quiet
   const SweepRun by_tpot_table =
-      sweep({kTrace, "--set", "max-num-seqs=1,64", "--sort", "tpot_p99", "--no-progress"});
+      sweep({kSweepTrace, "--set", "max-num-seqs=1,64", "--sort", "tpot_p99", "--no-progress"});
   EXPECT_NE(by_tpot_table.out.find("\n1     1 "), std::string::npos) << by_tpot_table.out;
 }
 
@@ -114,26 +114,27 @@ TEST(SweepCommand, BadInputExitsTwoNamingTheSetBeforeAnythingRuns) {
     std::vector<std::string> args;
     const char* message;
   } cases[] = {
-      {{kTrace}, "--set: required"},
-      {{kTrace, "--set", "max-num-seqs="}, "--set max-num-seqs=: no values (an empty grid)"},
-      {{kTrace, "--set", "max-num-seqz=1,2"},
+      {{kSweepTrace}, "--set: required"},
+      {{kSweepTrace, "--set", "max-num-seqs="}, "--set max-num-seqs=: no values (an empty grid)"},
+      {{kSweepTrace, "--set", "max-num-seqz=1,2"},
        "--set max-num-seqz=1,2: unknown flag --max-num-seqz"},
-      {{kTrace, "--set", "max-num-seqs=8,0"},
+      {{kSweepTrace, "--set", "max-num-seqs=8,0"},
        "--set max-num-seqs=8,0: --max-num-seqs: must be at least 1"},
-      {{kTrace, "--set", "max-num-seqs=8", "--set", "kv-cache-dtype=fp8,int3"},
+      {{kSweepTrace, "--set", "max-num-seqs=8", "--set", "kv-cache-dtype=fp8,int3"},
        "--set kv-cache-dtype=fp8,int3: --kv-cache-dtype"},
-      {{kTrace, "--set", "gpu=H200,H900"}, "--set gpu=H200,H900: --gpu"},
-      {{kTrace, "--set", "async-scheduling=yes"},
+      {{kSweepTrace, "--set", "gpu=H200,H900"}, "--set gpu=H200,H900: --gpu"},
+      {{kSweepTrace, "--set", "async-scheduling=yes"},
        "--set async-scheduling=yes: --async-scheduling: takes no value"},
-      {{kTrace, "--set", "routing-policy=round-robin,random"},
+      {{kSweepTrace, "--set", "routing-policy=round-robin,random"},
        "--set routing-policy=round-robin,random: --routing-policy"},
-      {{kTrace, "--set", "max-num-seqs=8", "--max-num-seqs", "4"},
+      {{kSweepTrace, "--set", "max-num-seqs=8", "--max-num-seqs", "4"},
        "--set max-num-seqs=8: --max-num-seqs is also given outside --set"},
-      {{kTrace, "--set", "metrics-out=a.om"}, "--set metrics-out=a.om: --metrics-out cannot be"},
-      {{kTrace, "--set", "max-num-seqs=8", "--output-dir", "x"}, "--output-dir: not for"},
-      {{kTrace, "--set", "max-num-seqs=8", "--sort", "ttft_p42"}, "--sort: unknown figure"},
-      {{kTrace, "--set", "max-num-seqs=8", "--jobs", "0"}, "--jobs: must be at least 1"},
-      {{kTrace, "--set", "max-num-seqs=8", "--max-num-seqz", "4"},
+      {{kSweepTrace, "--set", "metrics-out=a.om"},
+       "--set metrics-out=a.om: --metrics-out cannot be"},
+      {{kSweepTrace, "--set", "max-num-seqs=8", "--output-dir", "x"}, "--output-dir: not for"},
+      {{kSweepTrace, "--set", "max-num-seqs=8", "--sort", "ttft_p42"}, "--sort: unknown figure"},
+      {{kSweepTrace, "--set", "max-num-seqs=8", "--jobs", "0"}, "--jobs: must be at least 1"},
+      {{kSweepTrace, "--set", "max-num-seqs=8", "--max-num-seqz", "4"},
        "unknown flag --max-num-seqz (see llmsim sweep --help)"},
       {{"--set", "max-num-seqs=8"}, "missing TRACE"},
       {{"/nonexistent/trace.json", "--set", "max-num-seqs=8"}, "/nonexistent/trace.json"},
@@ -156,7 +157,7 @@ TEST(SweepCommand, AFailingPointIsReportedAndTheOthersStillRun) {
   // (1024, false) combination is refused; each value alone is fine.
   const fs::path dir = fresh_dir("failing_point");
   const SweepRun run =
-      sweep({kTrace, "--max-model-len", "2048", "--set", "max-num-batched-tokens=1024,4096",
+      sweep({kSweepTrace, "--max-model-len", "2048", "--set", "max-num-batched-tokens=1024,4096",
              "--set", "enable-chunked-prefill=true,false", "--out", dir.string(), "--no-progress"});
   EXPECT_EQ(run.code, 1);
   EXPECT_NE(run.err.find("point 1_max-num-batched-tokens=1024_enable-chunked-prefill=false "
@@ -177,7 +178,7 @@ TEST(SweepCommand, AFailingPointIsReportedAndTheOthersStillRun) {
 }
 
 TEST(SweepCommand, TheTraceMayFollowADoubleDash) {
-  const SweepRun run = sweep({"--set", "max-num-seqs=1,64", "--quiet", "--", kTrace});
+  const SweepRun run = sweep({"--set", "max-num-seqs=1,64", "--quiet", "--", kSweepTrace});
   EXPECT_EQ(run.code, 0) << run.err;
 }
 

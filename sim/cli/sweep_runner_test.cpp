@@ -11,12 +11,12 @@
 namespace llm {
 namespace {
 
-const std::string kTrace = "synthetic:n=150,rate=30,seed=9";
+const std::string kRunnerTrace = "synthetic:n=150,rate=30,seed=9";
 
 std::vector<ReplayOptions> options_with_seqs(const std::vector<int32_t>& seqs) {
   std::vector<ReplayOptions> options;
   for (int32_t n : seqs) {
-    ReplayOptions o = parse_replay_args({kTrace});
+    ReplayOptions o = parse_replay_args({kRunnerTrace});
     o.engine.max_num_seqs = n;
     options.push_back(o);
   }
@@ -30,7 +30,7 @@ std::vector<SweepPointResult> results_for(size_t n) {
 }
 
 TEST(SweepRunner, SummariesDoNotDependOnThreads) {
-  const Trace trace = read_trace_file(kTrace);
+  const Trace trace = read_trace_file(kRunnerTrace);
   const auto options = options_with_seqs({1, 2, 4, 8, 64});
   std::vector<std::string> by_jobs;
   for (int jobs : {1, 2, 5, 16}) {
@@ -55,7 +55,7 @@ TEST(SweepRunner, SummariesDoNotDependOnThreads) {
 }
 
 TEST(SweepRunner, SkipsFailedPointsAndProgressGrowsToTheTotal) {
-  const Trace trace = read_trace_file(kTrace);
+  const Trace trace = read_trace_file(kRunnerTrace);
   const auto options = options_with_seqs({1, 4, 16});
   auto results = results_for(options.size());
   results[1].error = "refused";

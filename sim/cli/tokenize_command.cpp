@@ -10,7 +10,7 @@ namespace llm {
 
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kTokenizeUsage =
     "usage: llmsim tokenize --tokenizer FILE [--add-special-tokens] [--parse-special] TEXT\n"
     "  prints the token ids of TEXT separated by spaces. FILE is a GGUF file (its "
     "tokenizer.ggml.*\n"
@@ -24,7 +24,7 @@ constexpr const char* kUsage =
 int run_tokenize_command(const std::vector<std::string>& args, std::ostream& out,
                          std::ostream& err) {
   if (wants_help(args)) {
-    out << kUsage;
+    out << kTokenizeUsage;
     return 0;
   }
   std::string path;

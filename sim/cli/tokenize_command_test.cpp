@@ -13,7 +13,7 @@
 namespace llm {
 namespace {
 
-int run(const std::vector<std::string>& args, std::string* out, std::string* err) {
+int run_tokenize(const std::vector<std::string>& args, std::string* out, std::string* err) {
   std::ostringstream o, e;
   const int code = run_tokenize_command(args, o, e);
   *out = o.str();
@@ -25,12 +25,14 @@ TEST(TokenizeCommand, PrintsIds) {
   LLM_REQUIRE_TOKENIZER_DATA();
   std::string out, err;
   const std::string spm = testing::vocab_path("llama-spm");
-  EXPECT_EQ(run({"--tokenizer", spm, "Hello world"}, &out, &err), 0) << err;
+  EXPECT_EQ(run_tokenize({"--tokenizer", spm, "Hello world"}, &out, &err), 0) << err;
   EXPECT_EQ(out, "15043 3186\n");
-  EXPECT_EQ(run({"--tokenizer", spm, "--add-special-tokens", "Hello world"}, &out, &err), 0);
+  EXPECT_EQ(run_tokenize({"--tokenizer", spm, "--add-special-tokens", "Hello world"}, &out, &err),
+            0);
   EXPECT_EQ(out, "1 15043 3186\n");
-  EXPECT_EQ(run({"--tokenizer=" + spm, "--", "--x"}, &out, &err), 0);
-  EXPECT_EQ(run({"--tokenizer", spm, "--parse-special", "<s>Hello"}, &out, &err), 0) << err;
+  EXPECT_EQ(run_tokenize({"--tokenizer=" + spm, "--", "--x"}, &out, &err), 0);
+  EXPECT_EQ(run_tokenize({"--tokenizer", spm, "--parse-special", "<s>Hello"}, &out, &err), 0)
+      << err;
   EXPECT_EQ(out, "1 15043\n");
 }
 
@@ -41,7 +43,8 @@ TEST(TokenizeCommand, AcceptsTokenizerJsonAndDirectory) {
   write_tokenizer_json(*load_tokenizer(testing::vocab_path("llama-bpe")), dir + "/tokenizer.json");
   std::string out, err;
   for (const std::string& path : {testing::vocab_path("llama-bpe"), dir + "/tokenizer.json", dir}) {
-    EXPECT_EQ(run({"--tokenizer", path, "--add-special-tokens", "Hello"}, &out, &err), 0) << err;
+    EXPECT_EQ(run_tokenize({"--tokenizer", path, "--add-special-tokens", "Hello"}, &out, &err), 0)
+        << err;
     EXPECT_EQ(out, "128000 9906\n") << path;
   }
   std::filesystem::remove_all(dir);
@@ -49,18 +52,18 @@ TEST(TokenizeCommand, AcceptsTokenizerJsonAndDirectory) {
 
 TEST(TokenizeCommand, BadInputExitsTwo) {
   std::string out, err;
-  EXPECT_EQ(run({"--tokenizer", "/nonexistent.gguf", "hi"}, &out, &err), 2);
+  EXPECT_EQ(run_tokenize({"--tokenizer", "/nonexistent.gguf", "hi"}, &out, &err), 2);
   EXPECT_NE(err.find("/nonexistent.gguf"), std::string::npos) << err;
   const std::string junk = ::testing::TempDir() + "/not_a_gguf.txt";
   std::ofstream(junk) << "hello, not gguf";
-  EXPECT_EQ(run({"--tokenizer", junk, "hi"}, &out, &err), 2);
+  EXPECT_EQ(run_tokenize({"--tokenizer", junk, "hi"}, &out, &err), 2);
   // Not GGUF, so read as tokenizer.json.
   EXPECT_NE(err.find(junk + ": not valid JSON"), std::string::npos) << err;
-  EXPECT_EQ(run({"hi"}, &out, &err), 2);
-  EXPECT_EQ(run({"--tokenizer", junk}, &out, &err), 2);
-  EXPECT_EQ(run({"--tokenizer", junk, "a", "b"}, &out, &err), 2);
-  EXPECT_EQ(run({"--bogus"}, &out, &err), 2);
-  EXPECT_EQ(run({"--help"}, &out, &err), 0);
+  EXPECT_EQ(run_tokenize({"hi"}, &out, &err), 2);
+  EXPECT_EQ(run_tokenize({"--tokenizer", junk}, &out, &err), 2);
+  EXPECT_EQ(run_tokenize({"--tokenizer", junk, "a", "b"}, &out, &err), 2);
+  EXPECT_EQ(run_tokenize({"--bogus"}, &out, &err), 2);
+  EXPECT_EQ(run_tokenize({"--help"}, &out, &err), 0);
 }
 
 }  // namespace

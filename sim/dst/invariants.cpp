@@ -30,7 +30,7 @@ std::string cat(const Parts&... parts) {
 
 // Throws the violation when `ok` is false; `detail` builds its text only then.
 template <typename Detail>
-void require(bool ok, const char* invariant, Detail&& detail) {
+void require_invariant(bool ok, const char* invariant, Detail&& detail) {
   if (!ok) throw InvariantViolation(invariant, detail());
 }
 
@@ -130,8 +130,8 @@ void CheckedRun::add_sequences(size_t k) {
     rec.id = n > 1 ? std::to_string(child) + "_" + parent : parent;
     rec.request = k;
     rec.expected = expected_for(e, config.scheduler.max_model_len);
-    require(by_external_id.emplace(rec.id, seqs.size()).second, "CONSERVATION",
-            [&] { return cat("two sequences are named ", rec.id); });
+    require_invariant(by_external_id.emplace(rec.id, seqs.size()).second, "CONSERVATION",
+                      [&] { return cat("two sequences are named ", rec.id); });
     seqs.push_back(std::move(rec));
   }
 }
@@ -143,11 +143,12 @@ size_t CheckedRun::expected_engine(size_t k) const {
 }
 
 void CheckedRun::on_route(size_t k, size_t engine) {
-  require(k == routed && engine < num_engines, "ROUTING",
-          [&] { return cat("request ", k, " routed to engine ", engine, " after ", routed); });
+  require_invariant(k == routed && engine < num_engines, "ROUTING", [&] {
+    return cat("request ", k, " routed to engine ", engine, " after ", routed);
+  });
   if (num_engines > 1 && config.routing != RoutingPolicy::kPrefixAffinity) {
     const size_t want = expected_engine(k);
-    require(engine == want, "ROUTING", [&] {
+    require_invariant(engine == want, "ROUTING", [&] {
       return cat(routing_policy_name(config.routing), " sent request ", trace.requests[k].id,
                  " to engine ", engine, ", not ", want);
     });
@@ -161,15 +162,15 @@ void CheckedRun::on_route(size_t k, size_t engine) {
 
 void CheckedRun::check_end(const ReplayTotals& totals) const {
   for (const SeqRecord& rec : seqs) {
-    require(rec.finishes == 1 && rec.engine != SIZE_MAX, "CONSERVATION", [&] {
+    require_invariant(rec.finishes == 1 && rec.engine != SIZE_MAX, "CONSERVATION", [&] {
       return cat(rec.id, " was routed ", rec.engine != SIZE_MAX, " and finished ", rec.finishes,
                  " times by the end");
     });
   }
-  require(totals.engines.size() == num_engines, "CONSERVATION",
-          [&] { return cat(totals.engines.size(), " engine totals for ", num_engines); });
+  require_invariant(totals.engines.size() == num_engines, "CONSERVATION",
+                    [&] { return cat(totals.engines.size(), " engine totals for ", num_engines); });
   for (size_t e = 0; e < num_engines; ++e) {
-    require(totals.engines[e].num_sequences == routed_seqs[e], "CONSERVATION", [&] {
+    require_invariant(totals.engines[e].num_sequences == routed_seqs[e], "CONSERVATION", [&] {
       return cat("engine ", e, " counts ", totals.engines[e].num_sequences, " sequences, ",
                  routed_seqs[e], " were routed to it");
     });
@@ -237,10 +238,11 @@ SeqRecord& EngineChecker::seq(const Request& r) {
   const auto it = by_id_.find(r.id);
   if (it != by_id_.end()) return run_.seqs[it->second];
   const auto named = run_.by_external_id.find(r.external_id);
-  require(named != run_.by_external_id.end(), "CONSERVATION",
-          [&] { return cat("engine ", engine_, " serves ", r.external_id, ", not in the trace"); });
+  require_invariant(named != run_.by_external_id.end(), "CONSERVATION", [&] {
+    return cat("engine ", engine_, " serves ", r.external_id, ", not in the trace");
+  });
   SeqRecord& rec = run_.seqs[named->second];
-  require(rec.engine == engine_, "ROUTING", [&] {
+  require_invariant(rec.engine == engine_, "ROUTING", [&] {
     return cat(rec.id, " is served by engine ", engine_, ", routed to ", rec.engine);
   });
   by_id_.emplace(r.id, named->second);
@@ -250,27 +252,29 @@ SeqRecord& EngineChecker::seq(const Request& r) {
 // Every event of this engine passes here in time order: between steps, time may pass only when
 // nothing is unfinished.
 void EngineChecker::at_event(Nanos t, const char* what) {
-  require(!known(last_event_) || t >= last_event_, "TIMING", [&] {
+  require_invariant(!known(last_event_) || t >= last_event_, "TIMING", [&] {
     return cat("engine ", engine_, ": ", what, " at ", t, " ns after an event at ", last_event_);
   });
-  require(in_step_ || !known(last_event_) || t == last_event_ || live_ == 0, "WORK_CONSERVATION",
-          [&] {
-            return cat("engine ", engine_, " idle from ", last_event_, " to ", t, " ns with ",
-                       live_, " unfinished sequences (then: ", what, ")");
-          });
+  require_invariant(in_step_ || !known(last_event_) || t == last_event_ || live_ == 0,
+                    "WORK_CONSERVATION", [&] {
+                      return cat("engine ", engine_, " idle from ", last_event_, " to ", t,
+                                 " ns with ", live_, " unfinished sequences (then: ", what, ")");
+                    });
   last_event_ = t;
 }
 
 void EngineChecker::on_queued(const Request& r) {
   const Nanos t = r.timeline.queued;
-  require(!in_step_, "WORK_CONSERVATION",
-          [&] { return cat(r.external_id, " queued at ", t, " ns while a step is in flight"); });
+  require_invariant(!in_step_, "WORK_CONSERVATION", [&] {
+    return cat(r.external_id, " queued at ", t, " ns while a step is in flight");
+  });
   at_event(t, "queued");
   SeqRecord& rec = seq(r);
-  require(!rec.queued && rec.finishes == 0, "CONSERVATION",
-          [&] { return cat(rec.id, " queued again at ", t, " ns"); });
-  require(r.timeline.arrival <= t, "TIMING",
-          [&] { return cat(rec.id, " queued before it arrived: ", timeline_text(r.timeline)); });
+  require_invariant(!rec.queued && rec.finishes == 0, "CONSERVATION",
+                    [&] { return cat(rec.id, " queued again at ", t, " ns"); });
+  require_invariant(r.timeline.arrival <= t, "TIMING", [&] {
+    return cat(rec.id, " queued before it arrived: ", timeline_text(r.timeline));
+  });
   rec.queued = true;
   ++live_;
   last_queued_ = t;
@@ -278,18 +282,20 @@ void EngineChecker::on_queued(const Request& r) {
 
 void EngineChecker::on_preempted(const Request& r) {
   SeqRecord& rec = seq(r);
-  require(!in_step_ && rec.queued && rec.finishes == 0, "PREEMPTION",
-          [&] { return cat(rec.id, " preempted while a step is in flight or after finishing"); });
+  require_invariant(!in_step_ && rec.queued && rec.finishes == 0, "PREEMPTION", [&] {
+    return cat(rec.id, " preempted while a step is in flight or after finishing");
+  });
   ++rec.preemptions;
   ++preemptions_;
 }
 
 void EngineChecker::on_scheduled(const SchedulerOutput& b, const Scheduler& s) {
   const Nanos t = b.schedule_time;
-  require(!in_step_, "WORK_CONSERVATION",
-          [&] { return cat("engine ", engine_, " began a step at ", t, " ns inside another"); });
+  require_invariant(!in_step_, "WORK_CONSERVATION", [&] {
+    return cat("engine ", engine_, " began a step at ", t, " ns inside another");
+  });
   at_event(t, "step");
-  require(t == last_end_ || t == last_queued_, "WORK_CONSERVATION", [&] {
+  require_invariant(t == last_end_ || t == last_queued_, "WORK_CONSERVATION", [&] {
     return cat("engine ", engine_, " began a step at ", t, " ns: neither a step end (", last_end_,
                ") nor a queueing (", last_queued_, ")");
   });
@@ -307,7 +313,7 @@ void EngineChecker::on_scheduled(const SchedulerOutput& b, const Scheduler& s) {
   check_budget(b, s);
   check_admission(b, s);
   for (const Request* r : b.preempted) {
-    require(
+    require_invariant(
         r->state == RequestState::kWaiting && r->num_computed_tokens == 0 && r->block_ids.empty(),
         "PREEMPTION", [&] { return cat(r->external_id, " preempted but kept its KV"); });
   }
@@ -315,12 +321,13 @@ void EngineChecker::on_scheduled(const SchedulerOutput& b, const Scheduler& s) {
 
 void EngineChecker::check_budget(const SchedulerOutput& b, const Scheduler& s) const {
   const SchedulerConfig& c = run_.config.scheduler;
-  require(b.total_tokens <= c.max_num_batched_tokens && !b.seqs.empty(), "BUDGET", [&] {
+  require_invariant(b.total_tokens <= c.max_num_batched_tokens && !b.seqs.empty(), "BUDGET", [&] {
     return cat("a step of ", b.seqs.size(), " sequences, ", b.total_tokens, " tokens; budget ",
                c.max_num_batched_tokens);
   });
-  require(s.num_running() <= static_cast<size_t>(c.max_num_seqs), "BUDGET",
-          [&] { return cat(s.num_running(), " running, max_num_seqs ", c.max_num_seqs); });
+  require_invariant(s.num_running() <= static_cast<size_t>(c.max_num_seqs), "BUDGET", [&] {
+    return cat(s.num_running(), " running, max_num_seqs ", c.max_num_seqs);
+  });
   int64_t sum = 0;
   const bool whole = !c.enable_chunked_prefill && c.long_prefill_token_threshold == 0;
   for (const ScheduledSeq& q : b.seqs) {
@@ -333,15 +340,16 @@ void EngineChecker::check_budget(const SchedulerOutput& b, const Scheduler& s) c
     const bool ok =
         q.num_new_tokens > 0 && end <= c.max_model_len - 1 && live && (q.samples || !whole) &&
         (c.long_prefill_token_threshold == 0 || q.num_new_tokens <= c.long_prefill_token_threshold);
-    require(ok, "BUDGET", [&] {
+    require_invariant(ok, "BUDGET", [&] {
       return cat(r.external_id, ": ", q.num_new_tokens, " tokens after ", q.num_computed_before,
                  (q.samples ? ", sampling" : ", not sampling"), ", state ",
                  static_cast<int>(r.state));
     });
     sum += q.num_new_tokens;
   }
-  require(sum == b.total_tokens, "BUDGET",
-          [&] { return cat("the step's tokens add up to ", sum, ", not ", b.total_tokens); });
+  require_invariant(sum == b.total_tokens, "BUDGET", [&] {
+    return cat("the step's tokens add up to ", sum, ", not ", b.total_tokens);
+  });
 }
 
 // The step stopped admitting only for a reason the rules allow.
@@ -350,8 +358,8 @@ void EngineChecker::check_admission(const SchedulerOutput& b, const Scheduler& s
   batch_.clear();
   for (const ScheduledSeq& q : b.seqs) batch_.push_back(q.request);
   std::sort(batch_.begin(), batch_.end());
-  require(std::adjacent_find(batch_.begin(), batch_.end()) == batch_.end(), "BUDGET",
-          [&] { return std::string("a sequence is twice in one step"); });
+  require_invariant(std::adjacent_find(batch_.begin(), batch_.end()) == batch_.end(), "BUDGET",
+                    [&] { return std::string("a sequence is twice in one step"); });
   check_admission_order(b, s);
   if (s.waiting().empty() || !b.preempted.empty() || b.total_tokens >= c.max_num_batched_tokens ||
       s.num_running() >= static_cast<size_t>(c.max_num_seqs)) {
@@ -367,7 +375,7 @@ void EngineChecker::check_admission(const SchedulerOutput& b, const Scheduler& s
   }
   const bool over_budget =
       !c.enable_chunked_prefill && wanted > c.max_num_batched_tokens - b.total_tokens;
-  require(over_budget || !s.kv().can_admit(*head, hits_), "ADMISSION", [&] {
+  require_invariant(over_budget || !s.kv().can_admit(*head, hits_), "ADMISSION", [&] {
     return cat(head->external_id, " heads the queue, fits and has budget, but was not admitted");
   });
 }
@@ -394,7 +402,7 @@ void EngineChecker::check_admission_order(const SchedulerOutput& b, const Schedu
   s.waiting().for_each([&](const Request* w) {
     const bool resumed = known(w->timeline.scheduled);
     const bool ok = fcfs ? !last_new || (!resumed && w->id > last_new->id) : key(w) >= key(last);
-    require(ok, "ADMISSION", [&] {
+    require_invariant(ok, "ADMISSION", [&] {
       return cat(w->external_id, " still waits, ahead of ", (fcfs ? last_new : last)->external_id,
                  " which was admitted (", (fcfs ? "fcfs" : "priority"), ")");
     });
@@ -403,21 +411,21 @@ void EngineChecker::check_admission_order(const SchedulerOutput& b, const Schedu
 
 void EngineChecker::on_token(const Request& r, Nanos time, Nanos itl) {
   SeqRecord& rec = seq(r);
-  require(in_step_ && rec.finishes == 0, "OUTPUT",
-          [&] { return cat(rec.id, " got a token outside a step or after finishing"); });
+  require_invariant(in_step_ && rec.finishes == 0, "OUTPUT",
+                    [&] { return cat(rec.id, " got a token outside a step or after finishing"); });
   ++rec.tokens;
   ++step_tokens_;
-  require(r.num_output_tokens == rec.tokens, "OUTPUT", [&] {
+  require_invariant(r.num_output_tokens == rec.tokens, "OUTPUT", [&] {
     return cat(rec.id, " has ", r.num_output_tokens, " tokens, ", rec.tokens, " reported");
   });
   const int64_t index = rec.tokens - 1;
   const bool last = r.scripted_output_len > 0 && index + 1 >= r.scripted_output_len;
   const int32_t want = last ? run_.model.eos_token_id() : run_.model.token_for(r, index);
-  require(r.last_output_token == want, "OUTPUT", [&] {
+  require_invariant(r.last_output_token == want, "OUTPUT", [&] {
     return cat(rec.id, " token ", index, " is ", r.last_output_token, ", the model's is ", want);
   });
   const bool ok = rec.tokens == 1 ? itl == kNoTime : itl > 0 && itl == time - rec.last_token;
-  require(ok, "TIMING", [&] {
+  require_invariant(ok, "TIMING", [&] {
     return cat(rec.id, " token ", rec.tokens, " at ", time, " ns has ITL ", itl,
                " after a token at ", rec.last_token);
   });
@@ -426,21 +434,22 @@ void EngineChecker::on_token(const Request& r, Nanos time, Nanos itl) {
 
 void EngineChecker::on_finished(const Request& r) {
   SeqRecord& rec = seq(r);
-  require(!in_step_, "WORK_CONSERVATION",
-          [&] { return cat(rec.id, " finished while a step is in flight"); });
+  require_invariant(!in_step_, "WORK_CONSERVATION",
+                    [&] { return cat(rec.id, " finished while a step is in flight"); });
   at_event(r.timeline.finished, "finish");
   ++rec.finishes;
-  require(rec.finishes == 1, "CONSERVATION", [&] { return cat(rec.id, " finished twice"); });
+  require_invariant(rec.finishes == 1, "CONSERVATION",
+                    [&] { return cat(rec.id, " finished twice"); });
   if (rec.queued) --live_;
   --run_.outstanding[engine_];
   check_reason(r, rec);
   check_timing(r, rec);
   check_request_metrics(r);
-  require(r.num_output_tokens == rec.tokens, "OUTPUT", [&] {
+  require_invariant(r.num_output_tokens == rec.tokens, "OUTPUT", [&] {
     return cat(rec.id, " finished with ", r.num_output_tokens, " tokens, ", rec.tokens,
                " reported");
   });
-  require(r.timeline.num_preemptions == rec.preemptions, "PREEMPTION", [&] {
+  require_invariant(r.timeline.num_preemptions == rec.preemptions, "PREEMPTION", [&] {
     return cat(rec.id, " counts ", r.timeline.num_preemptions, " preemptions, ", rec.preemptions,
                " reported");
   });
@@ -461,7 +470,7 @@ void EngineChecker::check_cached(const Request& r) const {
   const bool ok = hit < 0 ? !known(r.timeline.scheduled)
                           : known(r.timeline.scheduled) && hit % c.block_size == 0 &&
                                 hit <= r.prompt_len - 1 && (c.enable_prefix_caching || hit == 0);
-  require(ok, "PREFIX_CACHE", [&] {
+  require_invariant(ok, "PREFIX_CACHE", [&] {
     return cat(r.external_id, " has ", hit, " cached of ", r.prompt_len, " prompt tokens and ",
                timeline_text(r.timeline));
   });
@@ -475,19 +484,20 @@ void EngineChecker::check_reason(const Request& r, const SeqRecord& rec) {
                " tokens; expected '", finish_reason_name(x.reason), "' after ", x.outputs,
                (x.refused ? " (refused)" : ""), (rec.queued ? "" : ", never queued"));
   };
-  require(rec.queued != x.refused, "REFUSAL", detail);
+  require_invariant(rec.queued != x.refused, "REFUSAL", detail);
   if (!rec.queued) {
-    require(reason == FinishReason::kError && r.num_output_tokens == 0, "REFUSAL", detail);
+    require_invariant(reason == FinishReason::kError && r.num_output_tokens == 0, "REFUSAL",
+                      detail);
   } else if (reason == FinishReason::kStop || reason == FinishReason::kLength) {
-    require(reason == x.reason && r.num_output_tokens == x.outputs, "OUTPUT", detail);
+    require_invariant(reason == x.reason && r.num_output_tokens == x.outputs, "OUTPUT", detail);
   } else if (reason == FinishReason::kAbort) {
-    require(run_.aborts_possible, "ABORT", detail);
-    require(r.num_output_tokens < x.outputs, "OUTPUT", detail);
+    require_invariant(run_.aborts_possible, "ABORT", detail);
+    require_invariant(r.num_output_tokens < x.outputs, "OUTPUT", detail);
   } else {
-    require(reason == FinishReason::kError && run_.failures_possible &&
-                r.timeline.finished == last_end_ && known(r.timeline.scheduled),
-            "STEP_FAILURE", detail);
-    require(r.num_output_tokens < x.outputs, "OUTPUT", detail);
+    require_invariant(reason == FinishReason::kError && run_.failures_possible &&
+                          r.timeline.finished == last_end_ && known(r.timeline.scheduled),
+                      "STEP_FAILURE", detail);
+    require_invariant(r.num_output_tokens < x.outputs, "OUTPUT", detail);
     ++step_errors_;
   }
 }
@@ -516,7 +526,7 @@ void EngineChecker::check_timing(const Request& r, const SeqRecord& rec) const {
                                    (n == 0 || t.last_token < t.finished)
                              : !known(t.queued) && !known(t.scheduled));
   }
-  require(ok, "TIMING", [&] {
+  require_invariant(ok, "TIMING", [&] {
     return cat(rec.id, " ('", finish_reason_name(r.finish_reason), "', ", n,
                " tokens): ", timeline_text(t));
   });
@@ -540,22 +550,23 @@ void EngineChecker::check_request_metrics(const Request& r) const {
                   same(iv.e2e_s, true, nanos_to_seconds(t.finished - t.arrival)) &&
                   (!iv.ttft_s || !iv.queue_s || *iv.ttft_s >= *iv.queue_s) &&
                   iv.tpot_s.has_value() == (n > 1);
-  require(ok, "TIMING", [&] {
+  require_invariant(ok, "TIMING", [&] {
     return cat(r.external_id, ": per-request metrics disagree with ", timeline_text(t));
   });
 }
 
 void EngineChecker::on_step(const StepStats& st) {
-  require(in_step_ && st.start == step_start_ && st.end > st.start, "TIMING", [&] {
+  require_invariant(in_step_ && st.start == step_start_ && st.end > st.start, "TIMING", [&] {
     return cat("engine ", engine_, " step from ", st.start, " to ", st.end, " ns (begun at ",
                step_start_, ")");
   });
-  require(st.free_blocks >= 0 && st.free_blocks <= st.usable_blocks, "KV_BLOCKS", [&] {
+  require_invariant(st.free_blocks >= 0 && st.free_blocks <= st.usable_blocks, "KV_BLOCKS", [&] {
     return cat("engine ", engine_, ": ", st.free_blocks, " free of ", st.usable_blocks);
   });
   ++steps_;
-  require(steps_ <= kMaxSteps, "LIVENESS",
-          [&] { return cat("engine ", engine_, " is still busy after ", kMaxSteps, " steps"); });
+  require_invariant(steps_ <= kMaxSteps, "LIVENESS", [&] {
+    return cat("engine ", engine_, " is still busy after ", kMaxSteps, " steps");
+  });
   in_step_ = false;
   last_end_ = st.end;
   last_event_ = st.end;
@@ -564,7 +575,7 @@ void EngineChecker::on_step(const StepStats& st) {
 }
 
 void EngineChecker::on_state(const StepStats& st) {
-  require(!in_step_ && st.num_running + st.num_waiting == live_, "CONSERVATION", [&] {
+  require_invariant(!in_step_ && st.num_running + st.num_waiting == live_, "CONSERVATION", [&] {
     return cat("engine ", engine_, " reports ", st.num_running, " running and ", st.num_waiting,
                " waiting; ", live_, " are queued and unfinished");
   });
@@ -575,7 +586,7 @@ void EngineChecker::on_state(const StepStats& st) {
 
 void EngineChecker::check_idle_blocks(const StepStats& st) const {
   if (st.num_running + st.num_waiting + st.num_seat_holders > 0) return;
-  require(st.free_blocks == st.usable_blocks, "KV_BLOCKS", [&] {
+  require_invariant(st.free_blocks == st.usable_blocks, "KV_BLOCKS", [&] {
     return cat("engine ", engine_, " has nothing unfinished but only ", st.free_blocks, " of ",
                st.usable_blocks, " blocks free");
   });
@@ -592,7 +603,7 @@ void EngineChecker::after_step(const EngineCore& engine) {
 void EngineChecker::check_step_failure(bool failed) {
   const bool ok = failed ? step_errors_ == static_cast<int64_t>(batch_size_) && step_tokens_ == 0
                          : step_errors_ == 0;
-  require(ok, "STEP_FAILURE", [&] {
+  require_invariant(ok, "STEP_FAILURE", [&] {
     return cat("engine ", engine_, " step ending at ", last_end_, " ns ",
                (failed ? "failed" : "succeeded"), ": ", step_errors_, " of ", batch_size_,
                " sequences ended with error, ", step_tokens_, " tokens");
@@ -607,7 +618,7 @@ void EngineChecker::check_sets(const Scheduler& s) const {
   int64_t holders = 0;
   for (const Request* r : s.running()) holders += r->is_finished();
   const int64_t queued = static_cast<int64_t>(s.num_running() + s.num_waiting()) - holders;
-  require(queued == live_ && live_ == run_.outstanding[engine_], "CONSERVATION", [&] {
+  require_invariant(queued == live_ && live_ == run_.outstanding[engine_], "CONSERVATION", [&] {
     return cat("engine ", engine_, ": ", s.num_running(), " running + ", s.num_waiting(),
                " waiting, ", live_, " queued and unfinished, ", run_.outstanding[engine_],
                " routed and unfinished");
@@ -616,11 +627,12 @@ void EngineChecker::check_sets(const Scheduler& s) const {
     // Under async scheduling a sequence that stopped on a sampled token holds its seat one step.
     const bool seat_holder = run_.config.scheduler.async_scheduling && r->is_finished() &&
                              r->finish_reason == FinishReason::kStop;
-    require(r->state == RequestState::kRunning || seat_holder, "CONSERVATION",
-            [&] { return cat(r->external_id, " is in the running set in state ", int(r->state)); });
+    require_invariant(r->state == RequestState::kRunning || seat_holder, "CONSERVATION", [&] {
+      return cat(r->external_id, " is in the running set in state ", int(r->state));
+    });
   }
   s.waiting().for_each([&](const Request* r) {
-    require(r->state == RequestState::kWaiting, "CONSERVATION", [&] {
+    require_invariant(r->state == RequestState::kWaiting, "CONSERVATION", [&] {
       return cat(r->external_id, " is in the waiting queue in state ", int(r->state));
     });
   });
@@ -632,13 +644,13 @@ void EngineChecker::check_kv(const Scheduler& s) {
   int32_t free = 0;
   for (int32_t b = 1; b < pool.num_blocks(); ++b) {
     const int32_t held = refs_[static_cast<size_t>(b)];
-    require(pool.ref_count(b) == held, "KV_BLOCKS", [&] {
+    require_invariant(pool.ref_count(b) == held, "KV_BLOCKS", [&] {
       return cat("engine ", engine_, " block ", b, " has ", pool.ref_count(b),
                  " references, held by ", held, " unfinished sequences");
     });
     free += held == 0 ? 1 : 0;
   }
-  require(free == pool.num_free(), "KV_BLOCKS", [&] {
+  require_invariant(free == pool.num_free(), "KV_BLOCKS", [&] {
     return cat("engine ", engine_, ": ", pool.num_free(), " free blocks, ", free, " unheld");
   });
 }
@@ -650,25 +662,26 @@ void EngineChecker::count_holders(const Scheduler& s) {
   refs_.assign(static_cast<size_t>(pool.num_blocks()), 0);
   for (const Request* r : s.running()) {
     const int64_t want = (r->num_computed_tokens + block_size - 1) / block_size;
-    require(static_cast<int64_t>(r->block_ids.size()) == want, "KV_BLOCKS", [&] {
+    require_invariant(static_cast<int64_t>(r->block_ids.size()) == want, "KV_BLOCKS", [&] {
       return cat(r->external_id, " holds ", r->block_ids.size(), " blocks for ",
                  r->num_computed_tokens, " computed tokens");
     });
     for (int32_t b : r->block_ids) {
-      require(b > 0 && b < pool.num_blocks(), "KV_BLOCKS",
-              [&] { return cat(r->external_id, " holds block ", b); });
+      require_invariant(b > 0 && b < pool.num_blocks(), "KV_BLOCKS",
+                        [&] { return cat(r->external_id, " holds block ", b); });
       ++refs_[static_cast<size_t>(b)];
     }
   }
   s.waiting().for_each([&](const Request* r) {
-    require(r->block_ids.empty() && r->num_computed_tokens == 0, "KV_BLOCKS",
-            [&] { return cat(r->external_id, " waits holding ", r->block_ids.size(), " blocks"); });
+    require_invariant(r->block_ids.empty() && r->num_computed_tokens == 0, "KV_BLOCKS", [&] {
+      return cat(r->external_id, " waits holding ", r->block_ids.size(), " blocks");
+    });
   });
 }
 
 // Preemption and prefix-cache counters against the sequences (finished and unfinished).
 void EngineChecker::check_counters(const Scheduler& s) const {
-  require(s.num_preemptions() == preemptions_, "PREEMPTION", [&] {
+  require_invariant(s.num_preemptions() == preemptions_, "PREEMPTION", [&] {
     return cat("engine ", engine_, " counts ", s.num_preemptions(), " preemptions, ", preemptions_,
                " reported");
   });
@@ -685,31 +698,31 @@ void EngineChecker::check_counters(const Scheduler& s) const {
   s.waiting().for_each(add);
   const bool caching = s.kv().prefix_caching();
   const PrefixCacheCounters& k = s.kv().counters();
-  require(k.queries == (caching ? prompts : 0) && k.hits == (caching ? hits : 0), "PREFIX_CACHE",
-          [&] {
-            return cat("engine ", engine_, " counts ", k.queries, " queried and ", k.hits,
-                       " hit tokens; the admitted sequences have ", prompts, " and ", hits);
-          });
+  require_invariant(
+      k.queries == (caching ? prompts : 0) && k.hits == (caching ? hits : 0), "PREFIX_CACHE", [&] {
+        return cat("engine ", engine_, " counts ", k.queries, " queried and ", k.hits,
+                   " hit tokens; the admitted sequences have ", prompts, " and ", hits);
+      });
 }
 
 void EngineChecker::check_end(const EngineTotals& totals) const {
-  require(!in_step_ && live_ == 0 && run_.outstanding[engine_] == 0, "CONSERVATION", [&] {
+  require_invariant(!in_step_ && live_ == 0 && run_.outstanding[engine_] == 0, "CONSERVATION", [&] {
     return cat("engine ", engine_, " ends with ", live_, " unfinished sequences",
                (in_step_ ? " and a step in flight" : ""));
   });
   if (have_state_) check_idle_blocks(last_state_);
-  require(totals.num_preemptions == preemptions_, "PREEMPTION", [&] {
+  require_invariant(totals.num_preemptions == preemptions_, "PREEMPTION", [&] {
     return cat("engine ", engine_, " totals ", totals.num_preemptions, " preemptions, ",
                preemptions_, " reported");
   });
   const bool caching = run_.config.scheduler.enable_prefix_caching;
-  require(totals.prefix_queries == (caching ? admitted_prompts_ : 0) &&
-              totals.prefix_hits == (caching ? admitted_hits_ : 0),
-          "PREFIX_CACHE", [&] {
-            return cat("engine ", engine_, " totals ", totals.prefix_queries, " queried, ",
-                       totals.prefix_hits, " hit; admitted ", admitted_prompts_, " and ",
-                       admitted_hits_);
-          });
+  require_invariant(totals.prefix_queries == (caching ? admitted_prompts_ : 0) &&
+                        totals.prefix_hits == (caching ? admitted_hits_ : 0),
+                    "PREFIX_CACHE", [&] {
+                      return cat("engine ", engine_, " totals ", totals.prefix_queries,
+                                 " queried, ", totals.prefix_hits, " hit; admitted ",
+                                 admitted_prompts_, " and ", admitted_hits_);
+                    });
 }
 
 // The per-request file and vLLM's metrics of all engines, for the METRICS check.
@@ -810,7 +823,7 @@ double family_total(prometheus::Collectable& family, bool histogram_sum = false,
 }
 
 void expect(const char* what, double metric, int64_t file) {
-  require(metric == static_cast<double>(file), "METRICS", [&] {
+  require_invariant(metric == static_cast<double>(file), "METRICS", [&] {
     return cat(what, " is ", metric, " in the metrics, ", file, " in the per-request file");
   });
 }
@@ -844,10 +857,11 @@ void MetricsTap::check(const FileSums& s, bool caching) {
   // Counted when a preempted request next reports output: a request aborted while preempted
   // reports none, so with aborts the counter may fall short of the per-request sum.
   if (s.aborts) {
-    require(family_total(f.preemptions) <= static_cast<double>(s.preemptions), "METRICS", [&] {
-      return cat("num_preemptions_total is ", family_total(f.preemptions), ", above the ",
-                 s.preemptions, " preemptions of the per-request file");
-    });
+    require_invariant(
+        family_total(f.preemptions) <= static_cast<double>(s.preemptions), "METRICS", [&] {
+          return cat("num_preemptions_total is ", family_total(f.preemptions), ", above the ",
+                     s.preemptions, " preemptions of the per-request file");
+        });
   } else {
     expect("num_preemptions_total", family_total(f.preemptions), s.preemptions);
   }
@@ -902,7 +916,7 @@ void ReplayChecker::check_end(const ReplayTotals& totals) {
   for (size_t i = 0; i < engines_.size(); ++i) engines_[i]->check_end(totals.engines[i]);
   if (!metrics_) return;
   const FileSums s = sum_file(metrics_->jsonl.str());
-  require(s.lines == static_cast<int64_t>(run_->seqs.size()), "METRICS", [&] {
+  require_invariant(s.lines == static_cast<int64_t>(run_->seqs.size()), "METRICS", [&] {
     return cat("the per-request file has ", s.lines, " lines for ", run_->seqs.size(),
                " sequences");
   });

@@ -8,9 +8,9 @@
 namespace llm {
 namespace {
 
-constexpr double kLeft = 260;
-constexpr double kRight = 900;
-constexpr double kTop = 52;
+constexpr double kTimelineLeft = 260;
+constexpr double kTimelineRight = 900;
+constexpr double kTimelineTop = 52;
 constexpr double kRow = 22;
 constexpr const char* kPendingColor = "#f2b134";
 constexpr const char* kFiringColor = "#d62728";
@@ -40,16 +40,17 @@ std::string render_alert_timeline(const std::vector<AlertWindow>& windows, doubl
     }
   }
   if (end <= 0) end = 1;
-  const double height = kTop + kRow * static_cast<double>(std::max<size_t>(windows.size(), 1)) + 44;
+  const double height =
+      kTimelineTop + kRow * static_cast<double>(std::max<size_t>(windows.size(), 1)) + 44;
   const std::string h = coordinate_text(height);
-  auto px = [&](double t) { return kLeft + t / end * (kRight - kLeft); };
+  auto px = [&](double t) { return kTimelineLeft + t / end * (kTimelineRight - kTimelineLeft); };
   const double axis_y = height - 40;
 
   size_t bars = 0;
   std::string rows;
   for (size_t i = 0; i < windows.size(); ++i) {
     const AlertWindow& w = windows[i];
-    const double y = kTop + kRow * static_cast<double>(i);
+    const double y = kTimelineTop + kRow * static_cast<double>(i);
     std::string row_bars;
     size_t row_count = 0;
     auto bar = [&](double from, double to, const char* color, const char* kind) {
@@ -68,8 +69,9 @@ std::string render_alert_timeline(const std::vector<AlertWindow>& windows, doubl
     }
     if (w.fired_s) bar(*w.fired_s, w.resolved_s ? *w.resolved_s : end, kFiringColor, "firing");
     bars += row_count;
-    rows += "<text x=\"" + coordinate_text(kLeft - 8) + "\" y=\"" + coordinate_text(y + 15) +
-            "\" font-size=\"11\" text-anchor=\"end\">" + xml_escape(row_label(w)) + "</text>";
+    rows += "<text x=\"" + coordinate_text(kTimelineLeft - 8) + "\" y=\"" +
+            coordinate_text(y + 15) + "\" font-size=\"11\" text-anchor=\"end\">" +
+            xml_escape(row_label(w)) + "</text>";
     rows += "<g class=\"series\" data-series=\"" + xml_escape(row_label(w)) + "\" data-points=\"" +
             std::to_string(row_count) + "\">" + row_bars + "</g>";
   }
@@ -84,31 +86,32 @@ std::string render_alert_timeline(const std::vector<AlertWindow>& windows, doubl
       "<text class=\"plot-title\" x=\"20\" y=\"20\" font-size=\"14\" font-weight=\"bold\">"
       "Alert firing windows</text>";
   // Legend.
-  svg += "<g class=\"legend\"><rect x=\"" + coordinate_text(kLeft) +
+  svg += "<g class=\"legend\"><rect x=\"" + coordinate_text(kTimelineLeft) +
          "\" y=\"28\" width=\"14\" height=\"10\" fill=\"" + kPendingColor + "\"/><text x=\"" +
-         coordinate_text(kLeft + 20) + "\" y=\"37\" font-size=\"11\">pending</text><rect x=\"" +
-         coordinate_text(kLeft + 90) + "\" y=\"28\" width=\"14\" height=\"10\" fill=\"" +
-         kFiringColor + "\"/><text x=\"" + coordinate_text(kLeft + 110) +
+         coordinate_text(kTimelineLeft + 20) +
+         "\" y=\"37\" font-size=\"11\">pending</text><rect x=\"" +
+         coordinate_text(kTimelineLeft + 90) + "\" y=\"28\" width=\"14\" height=\"10\" fill=\"" +
+         kFiringColor + "\"/><text x=\"" + coordinate_text(kTimelineLeft + 110) +
          "\" y=\"37\" font-size=\"11\">firing</text></g>";
   svg += rows;
   if (windows.empty()) {
-    svg += "<text x=\"" + coordinate_text((kLeft + kRight) / 2) + "\" y=\"" +
-           coordinate_text(kTop + 15) +
+    svg += "<text x=\"" + coordinate_text((kTimelineLeft + kTimelineRight) / 2) + "\" y=\"" +
+           coordinate_text(kTimelineTop + 15) +
            "\" font-size=\"13\" text-anchor=\"middle\" fill=\"#888\">no alert went pending</text>";
   }
   // Time axis.
-  svg += "<path d=\"M" + coordinate_text(kLeft) + " " + coordinate_text(axis_y) + "H" +
-         coordinate_text(kRight) + "\" stroke=\"#333\"/>";
+  svg += "<path d=\"M" + coordinate_text(kTimelineLeft) + " " + coordinate_text(axis_y) + "H" +
+         coordinate_text(kTimelineRight) + "\" stroke=\"#333\"/>";
   for (double t : nice_ticks(0, end, 8)) {
     if (t > end + 1e-9) continue;
     const std::string x = coordinate_text(px(t));
-    svg += "<line x1=\"" + x + "\" x2=\"" + x + "\" y1=\"" + coordinate_text(kTop) + "\" y2=\"" +
-           coordinate_text(axis_y + 5) + "\" stroke=\"#e5e5e5\"/>";
+    svg += "<line x1=\"" + x + "\" x2=\"" + x + "\" y1=\"" + coordinate_text(kTimelineTop) +
+           "\" y2=\"" + coordinate_text(axis_y + 5) + "\" stroke=\"#e5e5e5\"/>";
     svg += "<text x=\"" + x + "\" y=\"" + coordinate_text(axis_y + 18) +
            "\" font-size=\"11\" text-anchor=\"middle\">" + short_number_text(t) + "</text>";
   }
-  svg += "<text class=\"x-label\" x=\"" + coordinate_text((kLeft + kRight) / 2) + "\" y=\"" +
-         coordinate_text(axis_y + 34) + "\" font-size=\"12\" text-anchor=\"middle\">" +
+  svg += "<text class=\"x-label\" x=\"" + coordinate_text((kTimelineLeft + kTimelineRight) / 2) +
+         "\" y=\"" + coordinate_text(axis_y + 34) + "\" font-size=\"12\" text-anchor=\"middle\">" +
          "trace time (s)</text>";
   svg += "</svg>";
   return svg;
