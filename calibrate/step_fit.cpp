@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "calibrate/step_noise_quantiles.h"
 #include "sim/sample_stats.h"
 
 namespace llm {

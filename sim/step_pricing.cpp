@@ -101,7 +101,7 @@ std::string decode_context_kind(const BatchCost& b) {
 }
 
 StepPricing price_steps(const std::vector<StepRecord>& steps, const FittedStepModel& model,
-                        int64_t engine, double gap_limit_ms, const StepTimeNoise* noise) {
+                        const StepTimeNoise* noise, int64_t engine, double gap_limit_ms) {
   std::map<std::string, Group> kinds, contexts;
   uint64_t draws = 0;
   Group all;

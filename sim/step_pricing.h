@@ -51,8 +51,8 @@ struct StepPricing {
 // is the model's times a ratio drawn from it, as a replay draws them (seed 0, one draw per priced
 // step in log order): group medians and sums are then what a replay would pay.
 StepPricing price_steps(const std::vector<StepRecord>& steps, const FittedStepModel& model,
-                        int64_t engine = -1, double gap_limit_ms = 5.0,
-                        const StepTimeNoise* noise = nullptr);
+                        const StepTimeNoise* noise = nullptr, int64_t engine = -1,
+                        double gap_limit_ms = 5.0);
 
 // The two tables and the gap line as text.
 std::string format_step_pricing(const StepPricing& pricing);

@@ -66,7 +66,7 @@ TEST(StepPricing, GroupsHaveMediansSumsAndErrors) {
       step(0, decode_batch(3, 10), 5'000'000, 20'000'000),  // an idle wait, not host time
       step(1, decode_batch(1, 10), 9'000'000, 200'000),
   };
-  const StepPricing p = price_steps(steps, per_sequence_model(), 0, 5.0);
+  const StepPricing p = price_steps(steps, per_sequence_model(), nullptr, 0, 5.0);
   ASSERT_EQ(p.by_kind.size(), 2u);
   const StepGroupPricing& b1 = p.by_kind[0];
   EXPECT_EQ(b1.kind, "decode b=1");
@@ -106,12 +106,12 @@ TEST(StepPricing, WithNoiseEachStepIsPricedAtItsDrawAsAReplayDoes) {
   for (int i = 0; i < 400; ++i) steps.push_back(step(0, decode_batch(1, 10), 2'000'000, -1));
   const StepTimeNoise noise{{0.1, 0.5, 0.9}, {0.9, 1.0, 1.6}};
   const StepPricing plain = price_steps(steps, per_sequence_model());
-  const StepPricing noisy = price_steps(steps, per_sequence_model(), -1, 5.0, &noise);
+  const StepPricing noisy = price_steps(steps, per_sequence_model(), &noise);
   EXPECT_NEAR(plain.all.predicted_total_s, 0.8, 1e-12);
   EXPECT_NEAR(noisy.all.predicted_total_s / plain.all.predicted_total_s, step_noise_mean(noise),
               0.03);
   EXPECT_NEAR(noisy.all.predicted_p50_ms, 2.0, 0.05);
-  EXPECT_EQ(price_steps(steps, per_sequence_model(), -1, 5.0, &noise).all.predicted_total_s,
+  EXPECT_EQ(price_steps(steps, per_sequence_model(), &noise).all.predicted_total_s,
             noisy.all.predicted_total_s);  // the same draws every time
 }
 

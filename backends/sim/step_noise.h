@@ -19,14 +19,6 @@ struct StepTimeNoise {
   std::vector<double> ratios;         // measured / modelled at each probability, non-decreasing
 };
 
-// The probabilities a calibration keeps: fine in the tails, where ITL p90 and p99 come from.
-const std::vector<double>& step_noise_probabilities();
-
-// The distribution of `ratios` (each > 0 and finite; at least 2) at step_noise_probabilities(),
-// each the linearly interpolated quantile. Throws std::invalid_argument for fewer than 2 ratios
-// or one that is not a positive finite number.
-StepTimeNoise step_noise_from_ratios(std::vector<double> ratios);
-
 // The ratio at cumulative probability u in [0, 1): linear between the kept probabilities, and the
 // first or last ratio beyond them (the tails are not extrapolated).
 double step_noise_ratio(const StepTimeNoise& noise, double u);

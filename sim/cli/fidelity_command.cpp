@@ -336,7 +336,7 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
         const EngineProfile measured = load_engine_profile(profile);
         const StepTimeNoise* noise =
             measured.step_noise && !engine.no_step_noise ? &*measured.step_noise : nullptr;
-        const StepPricing priced = price_steps(run_steps, measured.step, -1, 5.0, noise);
+        const StepPricing priced = price_steps(run_steps, measured.step, noise);
         const double took = priced.all.measured_total_s + priced.short_gap_total_s,
                      modelled = priced.all.predicted_total_s;
         const double scale = modelled > 0 ? took / modelled : 1.0;

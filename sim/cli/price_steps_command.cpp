@@ -69,8 +69,8 @@ int run_price_steps_command(const std::vector<std::string>& args, std::ostream& 
     }
     if (no_step_noise) profile.step_noise.reset();
     if (profile.step_noise) noise_mean = step_noise_mean(*profile.step_noise);
-    pricing = price_steps(steps, profile.step, engine, gap_limit_ms,
-                          profile.step_noise ? &*profile.step_noise : nullptr);
+    pricing = price_steps(steps, profile.step, profile.step_noise ? &*profile.step_noise : nullptr,
+                          engine, gap_limit_ms);
     if (pricing.all.steps == 0) {
       throw UsageError("--engine " + std::to_string(engine) + ": no steps of that engine in " +
                        log_path);
