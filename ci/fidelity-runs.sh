@@ -17,6 +17,11 @@
 #   mixed    calibrate --step-log of the in-process probes' steps (calibrate --steps-out) and of
 #            that chat-trace log: every batch size from the probes, the server's own costs from
 #            its traffic
+#   fresh    (only when named in PROFILES) calibrate --step-log of the comparison's own server's
+#            steps in the half minute just before it: a burst of the trace's shape at 60% load
+#            with a seed no check uses (700 + load). One profile per comparison, written as
+#            OUT_DIR/fresh-profiles/TRACE-LOAD/fresh.json: it measures the model with the
+#            machine's drift since calibrating taken out (docs/fidelity.md)
 # Usage: ci/fidelity-runs.sh [BUILD_DIR] [OUT_DIR]     (defaults: build, /tmp/fidelity-runs)
 # MODEL=FILE.gguf uses that model instead of writing one; PROFILES="cpu url probes traffic mixed"
 # (the default) names the profiles compared, TRACES="chat long" the traces, REAL_RUNS=3 the real runs
@@ -99,8 +104,14 @@ if [[ ! -f $out/mixed.json && -f $out/cpu-steps.jsonl ]]; then
   "$build/llmsim" calibrate --step-log "$out/cpu-steps.jsonl,$out/traffic-steps.jsonl" \
     --facts "$out/cpu.json" --out "$out/mixed.json"
 fi
-list=$(printf "$out/%s.json," "${profiles[@]}")
+fresh=0
+stored=()
+for p in "${profiles[@]}"; do
+  if [[ $p == fresh ]]; then fresh=1; else stored+=("$p"); fi
+done
+list=$(printf "$out/%s.json," "${stored[@]}")
 list=${list%,}
+burst_at() { python3 -c "print(max(12, int($1 * 30)))"; }  # about 30 s of arrivals
 
 for trace in "${traces[@]}"; do
   case $trace in
@@ -121,7 +132,21 @@ for trace in "${traces[@]}"; do
     n=$(requests_at "$rate")
     spec="synthetic:n=$n,rate=$rate,$shape,seed=$load"
     echo "== $trace at $load% ($rate requests/s, $n requests)"; date
-    "$build/llmsim" fidelity "$spec" --url "http://127.0.0.1:$port" --profile "$list" \
+    profile_list=$list
+    if ((fresh)); then
+      dir="$out/fresh-profiles/$trace-$load"
+      mkdir -p "$dir"
+      burst_rate=$(rate_at "$cap" 60)
+      logged=$(wc -l <"$out/$trace-steps.jsonl")
+      "$build/llmbench" \
+        "synthetic:n=$(burst_at "$burst_rate"),rate=$burst_rate,$shape,seed=$((700 + load))" \
+        --base-url "http://127.0.0.1:$port" --quiet >/dev/null
+      tail -n +"$((logged + 1))" "$out/$trace-steps.jsonl" >"$dir/steps.jsonl"
+      "$build/llmsim" calibrate --step-log "$dir/steps.jsonl" --facts "$out/cpu.json" \
+        --out "$dir/fresh.json" >"$dir/calibrate.txt"
+      profile_list=${profile_list:+$profile_list,}$dir/fresh.json
+    fi
+    "$build/llmsim" fidelity "$spec" --url "http://127.0.0.1:$port" --profile "$profile_list" \
       "${args[@]}" --real-runs "$runs" --result-json "$out/$trace-$load.json" \
       --server-step-log "$out/$trace-steps.jsonl"
   done

@@ -5,7 +5,8 @@
 # and message, and a short fidelity run against the real server. The p50 bound is on a profile
 # fitted to the server's own logged steps while `calibrate --url` probed it (so not to the trace it
 # is checked on), with the host time between steps counted and the fit scaled to their total
-# (--no-step-noise): quiet, its p50 errors measured -20% to +12%. The in-process profile's fidelity is
+# (--no-step-noise), and with its step costs scaled to the server's steps during the real runs
+# (--check-p50-as-run): quiet, its p50 errors as predicted measured -20% to +12%. The in-process profile's fidelity is
 # printed but not bounded: on this tiny model (1 ms steps, a third of a step's time in the server's
 # host work between steps, which no in-process probe sees) it reads TTFT p50 45-60% low on a quiet
 # machine and past 70% low when the tests run two at a time. What the bound is for, a broken cost
@@ -167,8 +168,12 @@ for t in json.load(open(sys.argv[1])):
     assert moved == (abs(a["scale"] - 1) > 1e-3), (a["scale"], moved)
 PY
   grep -q "steps during the real runs took" "$work/fid.out" && ok || fail "fidelity printed no step pricing"
-  fidelity fid2 "$work/probe-scaled.json" "the profile fitted to the probes' logged steps, scaled to their total (p50 bound ${P50_BOUND}%)" \
-    --check-p50 "$P50_BOUND"
+  # Bounded with the step costs as run (scaled to the server's steps during the real runs): this
+  # VM's speed drifts by a third within seconds (real TPOT p50 1.05 ms in one comparison, 0.67 ms
+  # in the next, 2026-12-06), which no profile measured before can follow; what is left is
+  # llmsim's own error. A profile off by a uniform factor is caught by the refit sums below.
+  fidelity fid2 "$work/probe-scaled.json" "the profile fitted to the probes' logged steps, scaled to their total (p50 bound ${P50_BOUND}% with the step costs as run)" \
+    --server-step-log "$work/steps.jsonl" --check-p50-as-run "$P50_BOUND"
   python3 - "$work/fid.json" "$work/cpu.json" "$work/probe.json" <<'PY' && ok || fail "fidelity --result-json with two profiles: $(cat "$work/fid.json")"
 import json, sys
 j = json.load(open(sys.argv[1]))

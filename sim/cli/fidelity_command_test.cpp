@@ -96,5 +96,21 @@ TEST(FidelityCommand, AServerStepLogThatCannotBeReadIsNamedBeforeAnyTraffic) {
       << err.str();
 }
 
+TEST(FidelityCommand, ABoundOnTheCostsAsRunNeedsTheServersStepLog) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run_fidelity_command({"synthetic:n=2", "--url", "http://127.0.0.1:1", "--profile",
+                                  "p.json", "--check-p50-as-run", "50"},
+                                 out, err),
+            2);
+  EXPECT_NE(err.str().find("--check-p50-as-run: needs --server-step-log"), std::string::npos)
+      << err.str();
+  err.str("");
+  EXPECT_EQ(run_fidelity_command({"synthetic:n=2", "--url", "http://127.0.0.1:1", "--profile",
+                                  "p.json", "--check-p50-as-run", "-1"},
+                                 out, err),
+            2);
+  EXPECT_NE(err.str().find("--check-p50-as-run"), std::string::npos) << err.str();
+}
+
 }  // namespace
 }  // namespace llm
