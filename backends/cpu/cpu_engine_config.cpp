@@ -3,14 +3,10 @@
 #include <algorithm>
 #include <climits>
 
+#include "core/ceil_div.h"
 #include "core/flag_values.h"
 
 namespace llm {
-namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
 
 int64_t kv_bytes_per_block(const ModelConfig& m, int32_t block_size) {
   const int64_t head_dim =

@@ -10,6 +10,7 @@
 #include "backends/cpu/simd_target.h"
 #include "backends/cpu/thread_pool.h"
 #include "backends/cpu/vector_ops.h"
+#include "core/ceil_div.h"
 
 namespace llm {
 namespace {
@@ -394,8 +395,6 @@ Blocking blocking_for(SimdLevel level, int64_t m, int64_t k) {
   return b;
 }
 
-int64_t blocks_covering(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 // The m rows of x (row stride ldx) k-major, [k][m], in the calling thread's buffer: it stays valid
 // until the thread's next call, so the pool's workers read it during the loop that follows.
 const float* kmajor_rows(const float* x, int64_t ldx, int64_t m, int64_t k) {
@@ -438,20 +437,20 @@ void matmul(ThreadPool* pool, const float* x, int64_t ldx, int64_t m, int64_t k,
   const SimdLevel level = simd_level();
   const Blocking b = blocking_for(level, m, k);
   const ProductRows rows_in = product_rows(level, b, x, ldx, m, k);
-  const int64_t row_blocks = blocks_covering(m, b.rows);
+  const int64_t row_blocks = ceil_div(m, b.rows);
   // Task t is (column block, row block): the column blocks of the parts one part after the other
   // (found by a walk over the few parts: no task list is built), row blocks within each.
   int64_t col_blocks = 0, outputs = 0;
   for (const MatmulPart& p : parts) {
-    col_blocks += blocks_covering(p.w->panels(), b.panels);
+    col_blocks += ceil_div(p.w->panels(), b.panels);
     outputs += p.w->n;
   }
   auto run_task = [&](int64_t t) {
     const int64_t rb = t % row_blocks;
     int64_t cb = t / row_blocks;
     size_t i = 0;
-    for (; cb >= blocks_covering(parts[i].w->panels(), b.panels); ++i) {
-      cb -= blocks_covering(parts[i].w->panels(), b.panels);
+    for (; cb >= ceil_div(parts[i].w->panels(), b.panels); ++i) {
+      cb -= ceil_div(parts[i].w->panels(), b.panels);
     }
     const MatmulPart& p = parts[i];
     const int64_t p0 = cb * b.panels, p1 = std::min(p.w->panels(), p0 + b.panels);
@@ -471,8 +470,7 @@ void matmul_swiglu(ThreadPool* pool, const float* x, int64_t ldx, int64_t m, int
   const SimdLevel level = simd_level();
   const Blocking b = blocking_for(level, m, k);
   const ProductRows rows_in = product_rows(level, b, x, ldx, m, k);
-  const int64_t row_blocks = blocks_covering(m, b.rows),
-                col_blocks = blocks_covering(gate.panels(), b.panels);
+  const int64_t row_blocks = ceil_div(m, b.rows), col_blocks = ceil_div(gate.panels(), b.panels);
   auto run_task = [&](int64_t t) {
     thread_local std::vector<float> up_block;
     const int64_t rb = t % row_blocks, cb = t / row_blocks;
