@@ -241,4 +241,13 @@ StepTimeNoise step_noise_of_fit(const StepFit& fit, const std::vector<StepSample
   return noise;
 }
 
+StepLogFit fit_step_log(const std::vector<StepSample>& samples, bool keep_scatter) {
+  // With the scatter kept, the model prices the typical step and the scatter's mean makes up the
+  // sum; without it, the model is scaled to the sum.
+  StepLogFit f;
+  f.fit = keep_scatter ? fit_step_model(samples) : fit_step_model_to_total(samples);
+  if (keep_scatter) f.noise = step_noise_of_fit(f.fit, samples);
+  return f;
+}
+
 }  // namespace llm

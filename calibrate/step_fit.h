@@ -6,6 +6,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "backends/sim/cost_model.h"
@@ -45,5 +46,14 @@ StepFit fit_step_model_to_total(const std::vector<StepSample>& samples);
 // ratios differ between cheap and dear steps: by up to 5% on the 2026-12-06 step logs.) Throws
 // std::invalid_argument for a fit of fewer than 2 samples or samples that are not its.
 StepTimeNoise step_noise_of_fit(const StepFit& fit, const std::vector<StepSample>& samples);
+
+// What calibrate --step-log fits to an engine's logged steps: with keep_scatter, the model of the
+// typical step (fit_step_model) and the scatter around it (step_noise_of_fit); without, the model
+// scaled to the steps' total (fit_step_model_to_total) and no scatter. Throws as fit_step_model.
+struct StepLogFit {
+  StepFit fit;
+  std::optional<StepTimeNoise> noise;
+};
+StepLogFit fit_step_log(const std::vector<StepSample>& samples, bool keep_scatter);
 
 }  // namespace llm

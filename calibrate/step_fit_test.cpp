@@ -146,6 +146,28 @@ TEST(StepFit, SkewedNoiseIsKeptAsTheScatterWhoseMeanMakesUpTheSum) {
   EXPECT_THROW(step_noise_of_fit(fit, {samples[0], samples[1]}), std::invalid_argument);
 }
 
+// A step log's fit: the typical step and its scatter, or without the scatter the model scaled to
+// the total; the same fits the two functions give on their own.
+TEST(StepFit, AStepLogsFitKeepsTheScatterOrScalesToTheTotal) {
+  std::vector<StepSample> samples;
+  Rng rng(5);
+  for (int repeat = 0; repeat < 10; ++repeat) {
+    for (const BatchCost& b : batches()) {
+      const double slow = rng.uniform() < 0.2 ? 1.5 : 1.0;
+      samples.push_back({b, static_cast<double>(fitted_step_time_ns(truth(), b)) * slow});
+    }
+  }
+  const StepLogFit kept = fit_step_log(samples, true);
+  ASSERT_TRUE(kept.noise.has_value());
+  EXPECT_EQ(kept.fit.model.per_token_ns, fit_step_model(samples).model.per_token_ns);
+  EXPECT_EQ(kept.noise->ratios, step_noise_of_fit(kept.fit, samples).ratios);
+  const StepLogFit total = fit_step_log(samples, false);
+  EXPECT_FALSE(total.noise.has_value());
+  EXPECT_EQ(total.fit.model.per_token_ns, fit_step_model_to_total(samples).model.per_token_ns);
+  EXPECT_GT(total.fit.model.per_token_ns, kept.fit.model.per_token_ns);  // the slow fifth's share
+  EXPECT_THROW(fit_step_log({samples[0]}, true), std::invalid_argument);
+}
+
 TEST(StepFit, TooFewStepsOrANonPositiveTimeAreRefused) {
   std::vector<StepSample> samples = priced(truth(), 0, 1);
   samples.resize(5);

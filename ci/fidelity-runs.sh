@@ -22,6 +22,11 @@
 #            with a seed no check uses (700 + load). One profile per comparison, written as
 #            OUT_DIR/fresh-profiles/TRACE-LOAD/fresh.json: it measures the model with the
 #            machine's drift since calibrating taken out (docs/fidelity.md)
+#   freshNN  the same with the burst at NN% load (fresh90: the batches of the highest load);
+#   freshown the same with the burst at the comparison's own load. Several fresh profiles burst
+#            one after the other, in the order named, each fitted to its own burst's steps, the
+#            k-th (from 0) with seed 700 + load + 1000 k: a burst that repeated another's prompts
+#            would find them in the prefix cache (llmbench derives prompts from the seed)
 # Usage: ci/fidelity-runs.sh [BUILD_DIR] [OUT_DIR]     (defaults: build, /tmp/fidelity-runs)
 # MODEL=FILE.gguf uses that model instead of writing one; PROFILES="cpu url probes traffic mixed"
 # (the default) names the profiles compared, TRACES="chat long" the traces, REAL_RUNS=3 the real runs
@@ -104,13 +109,13 @@ if [[ ! -f $out/mixed.json && -f $out/cpu-steps.jsonl ]]; then
   "$build/llmsim" calibrate --step-log "$out/cpu-steps.jsonl,$out/traffic-steps.jsonl" \
     --facts "$out/cpu.json" --out "$out/mixed.json"
 fi
-fresh=0
+fresh=()
 stored=()
 for p in "${profiles[@]}"; do
-  if [[ $p == fresh ]]; then fresh=1; else stored+=("$p"); fi
+  if [[ $p =~ ^fresh([0-9]+|own)?$ ]]; then fresh+=("$p"); else stored+=("$p"); fi
 done
-list=$(printf "$out/%s.json," "${stored[@]}")
-list=${list%,}
+list=
+((${#stored[@]})) && list=$(printf "$out/%s.json," "${stored[@]}") && list=${list%,}
 burst_at() { python3 -c "print(max(12, int($1 * 30)))"; }  # about 30 s of arrivals
 
 for trace in "${traces[@]}"; do
@@ -133,19 +138,25 @@ for trace in "${traces[@]}"; do
     spec="synthetic:n=$n,rate=$rate,$shape,seed=$load"
     echo "== $trace at $load% ($rate requests/s, $n requests)"; date
     profile_list=$list
-    if ((fresh)); then
+    for i in "${!fresh[@]}"; do
+      name=${fresh[$i]}
+      case $name in
+        fresh) burst_load=60 ;;
+        freshown) burst_load=$load ;;
+        *) burst_load=${name#fresh} ;;
+      esac
       dir="$out/fresh-profiles/$trace-$load"
       mkdir -p "$dir"
-      burst_rate=$(rate_at "$cap" 60)
+      burst_rate=$(rate_at "$cap" "$burst_load")
       logged=$(wc -l <"$out/$trace-steps.jsonl")
       "$build/llmbench" \
-        "synthetic:n=$(burst_at "$burst_rate"),rate=$burst_rate,$shape,seed=$((700 + load))" \
+        "synthetic:n=$(burst_at "$burst_rate"),rate=$burst_rate,$shape,seed=$((700 + load + 1000 * i))" \
         --base-url "http://127.0.0.1:$port" --quiet >/dev/null
-      tail -n +"$((logged + 1))" "$out/$trace-steps.jsonl" >"$dir/steps.jsonl"
-      "$build/llmsim" calibrate --step-log "$dir/steps.jsonl" --facts "$out/cpu.json" \
-        --out "$dir/fresh.json" >"$dir/calibrate.txt"
-      profile_list=${profile_list:+$profile_list,}$dir/fresh.json
-    fi
+      tail -n +"$((logged + 1))" "$out/$trace-steps.jsonl" >"$dir/$name-steps.jsonl"
+      "$build/llmsim" calibrate --step-log "$dir/$name-steps.jsonl" --facts "$out/cpu.json" \
+        --out "$dir/$name.json" >"$dir/$name-calibrate.txt"
+      profile_list=${profile_list:+$profile_list,}$dir/$name.json
+    done
     "$build/llmsim" fidelity "$spec" --url "http://127.0.0.1:$port" --profile "$profile_list" \
       "${args[@]}" --real-runs "$runs" --result-json "$out/$trace-$load.json" \
       --server-step-log "$out/$trace-steps.jsonl"

@@ -2,7 +2,7 @@
 """What the step-time scatter (a profile's step_time_noise) does to a fidelity series' predictions,
 on the same real runs: for each TRACE-LOAD.json that ci/fidelity-runs.sh left in DIR, replays the
 trace with PROFILE's step costs scaled as the server's steps ran (fidelity's step_costs_as_run
-scale), once drawing each step from the scatter and once at the model's time with the scatter's
+scale, took_s / priced_s of server_steps), once drawing each step from the scatter and once at the model's time with the scatter's
 mean folded into the costs (--no-step-noise), and prints each figure's error against the mean of
 the real runs as "with / without". The profile is read from DIR/PROFILE.json.
 
@@ -77,7 +77,7 @@ def main():
         if not tables:
             continue
         t = tables[0]
-        scale = t["step_costs_as_run"]["scale"]
+        scale = t["server_steps"]["took_s"] / t["server_steps"]["priced_s"]
         real = {r["figure"].split(" (")[0]: r["real_mean"] for r in t["step_costs_as_run"]["rows"]}
         args = ENGINE_ARGS[trace]
         with_noise = replay(o.llmsim, t["trace"], scaled(profile, scale, tmp / "ab_with.json"), args)

@@ -9,7 +9,9 @@ One column per trace and load; each cell is the signed error of the prediction a
 of the real runs, then the real runs' spread in brackets, marked ** when it misses its goal
 (p50/p90 10%, p99 and throughput 20%) by more than the spread. Where the runs were made with
 --server-step-log, three more rows: how the profile priced the steps the server ran, and the
-median error and misses of the prediction with the profile's costs scaled to those steps.
+median error and misses of the prediction with the step costs as those steps ran: the profile's
+costs scaled to their total in results before 2026-12-06's fourth series, its step model refitted
+to them since (fidelity's step_costs_as_run.fit says which).
 """
 import json
 import pathlib
@@ -57,7 +59,7 @@ def main():
     print("| requests | " + " | ".join(r[2]["trace"].split(",")[0].split("=")[1] for r in runs) +
           " |")
     # llmsim fidelity --server-step-log: the real runs' steps priced by the profile, and the
-    # table again with the profile's costs scaled to them.
+    # table again with the step costs as they ran.
     if all("server_steps" in r[2] for r in runs):
         print("| the runs' steps priced by the profile | " +
               " | ".join(f"{100 * r[2]['server_steps']['error']:+.1f}%" for r in runs) + " |")

@@ -139,8 +139,9 @@ Replayer::Replayer(const Trace& trace, const ReplayConfig& config,
 
 void Replayer::make_engine(size_t i, EngineObserver* observer) {
   EngineSlot& slot = slots_[i];
-  // Each engine has its own generator stream so routing does not couple their token ids.
-  slot.backend = std::make_unique<SimBackend>(config_.deployment, config_.seed);
+  // One seed for every engine, so a request's token ids do not depend on its routing; each engine
+  // its own stream of step-time draws.
+  slot.backend = std::make_unique<SimBackend>(config_.deployment, config_.seed, i);
   Backend* backend = slot.backend.get();
   BackendFaults faults = config_.faults.backend;
   const auto& slowdown = config_.faults.engine_slowdown;

@@ -10,10 +10,11 @@
 
 namespace llm {
 
-SimBackend::SimBackend(const Deployment& deployment, uint64_t seed)
+SimBackend::SimBackend(const Deployment& deployment, uint64_t seed, uint64_t engine)
     : deployment_(deployment),
       seed_(seed),
-      eos_(static_cast<int32_t>(std::max<int64_t>(deployment.model.vocab, 2) - 1)) {}
+      eos_(static_cast<int32_t>(std::max<int64_t>(deployment.model.vocab, 2) - 1)),
+      noise_seed_(engine == 0 ? seed : hash_combine(seed, engine)) {}
 
 uint64_t SimBackend::identity(const Request& r) const {
   uint64_t h = hash_combine(seed_, r.params.seed);
@@ -49,7 +50,7 @@ Nanos SimBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& sa
   }
   const Nanos modelled = step_time_ns(deployment_, cost);
   if (!deployment_.step_noise || modelled == 0) return modelled;
-  const double ratio = step_noise_draw(*deployment_.step_noise, seed_, steps_drawn_++);
+  const double ratio = step_noise_draw(*deployment_.step_noise, noise_seed_, steps_drawn_++);
   return std::max<Nanos>(1, std::llround(static_cast<double>(modelled) * ratio));
 }
 

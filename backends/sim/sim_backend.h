@@ -1,9 +1,10 @@
 // The mock GPU: a deterministic Backend whose step time comes from the roofline cost model (or a
 // profile's fitted model, times a ratio drawn from its step_time_noise for each step, numbered
-// in execute() order and hashed with the seed) and whose output tokens are pseudo-random ids from a
-// seeded generator. A request with a scripted output length emits the end-of-sequence id as its
-// last token, so it stops exactly there; a client request without one (llmserve) gets
-// SimTokenizer's natural length for its prompt. Thread-safety: none; driven by one engine.
+// in execute() order and hashed with the engine's noise seed) and whose output tokens are
+// pseudo-random ids from a seeded generator. A request with a scripted output length emits the
+// end-of-sequence id as its last token, so it stops exactly there; a client request without one
+// (llmserve) gets SimTokenizer's natural length for its prompt. Thread-safety: none; driven by one
+// engine.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +17,10 @@ namespace llm {
 
 class SimBackend final : public Backend {
  public:
-  // The model's vocabulary is [0, vocab); eos is its last id.
-  SimBackend(const Deployment& deployment, uint64_t seed);
+  // The model's vocabulary is [0, vocab); eos is its last id. Every engine of a deployment gets
+  // the same seed (a request's tokens do not depend on where it is routed); `engine` (its index)
+  // gives each its own stream of step-time draws, engine 0 the seed's own.
+  SimBackend(const Deployment& deployment, uint64_t seed, uint64_t engine = 0);
 
   Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) override;
   // Pseudo-values (backends/sim/sim_logprobs.h) keyed by the request's identity and position.
@@ -38,6 +41,7 @@ class SimBackend final : public Backend {
   uint64_t seed_;
   int32_t eos_;
   StepLogprobs logprobs_;     // the latest execute()'s; empty unless a request asks
+  uint64_t noise_seed_;       // the seed for engine 0, a hash of it and the engine's index else
   uint64_t steps_drawn_ = 0;  // step-noise draws so far
 };
 

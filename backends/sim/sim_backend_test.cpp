@@ -145,6 +145,15 @@ TEST(SimBackend, AProfilesNoiseScalesEachStepByThatStepsDraw) {
     }
   }
   EXPECT_EQ(times[0], times[1]);  // the same seed, the same steps
+  // Each engine of a data-parallel deployment draws its own steps; engine 0 the seed's own.
+  SimBackend first(d, 11, 0), second(d, 11, 1);
+  int same = 0;
+  for (uint64_t step = 0; step < 200; ++step) {
+    const Nanos t = second.execute(batch, sampled);
+    ASSERT_EQ(first.execute(batch, sampled), times[0][step]);
+    same += t == times[0][step];
+  }
+  EXPECT_LT(same, 60);  // the flat tails (20% of draws each) coincide by chance
   const auto [lo, hi] = std::minmax_element(times[0].begin(), times[0].end());
   EXPECT_EQ(*lo, std::llround(0.8 * static_cast<double>(modelled)));  // the tails' flat parts
   EXPECT_EQ(*hi, std::llround(1.5 * static_cast<double>(modelled)));

@@ -174,9 +174,10 @@ std::function<Backend*()> LlmServer::setup_sim() {
     context_.codec = std::make_shared<SimTextCodec>(deployment.model.vocab, chat);
   }
   const int32_t eos = tokenizer ? tokenizer->eos_id() : -1;
-  return [this, eos] {
+  return [this, eos, engines = uint64_t{0}]() mutable {
     const ServerOptions& o = context_.options;
-    backends_.push_back(std::make_unique<SimBackend>(context_.setup.deployment, o.seed));
+    // Each engine its own stream of step-time draws (SimBackend), in the order they are made.
+    backends_.push_back(std::make_unique<SimBackend>(context_.setup.deployment, o.seed, engines++));
     if (eos >= 0) backends_.push_back(std::make_unique<EosSwapBackend>(*backends_.back(), eos));
     backends_.push_back(std::make_unique<ScaledBackend>(*backends_.back(), o.step_time_scale));
     return backends_.back().get();

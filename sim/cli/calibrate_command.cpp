@@ -303,12 +303,9 @@ Calibration calibrate_step_log(const CalibrateOptions& o, std::ostream& err) {
                      " in " + o.step_log + "; the fit needs at least " +
                      std::to_string(StepFeatures::kCount));
   }
-  // With the scatter kept, the model prices the typical step and the scatter's mean makes up the
-  // sum; without it, the model is scaled to the sum.
-  const StepFit fit =
-      o.engine.no_step_noise ? fit_step_model_to_total(samples) : fit_step_model(samples);
-  p.step_noise.reset();  // the --facts profile's, of other steps
-  if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit, samples);
+  const StepLogFit logged = fit_step_log(samples, !o.engine.no_step_noise);
+  const StepFit& fit = logged.fit;
+  p.step_noise = logged.noise;  // not the --facts profile's, of other steps
   p.source = "step log " + o.step_log +
              (o.engine_index >= 0 ? " (engine " + std::to_string(o.engine_index) + ")" : "") +
              ", facts from " + o.facts;

@@ -2,17 +2,19 @@
 // predicts a real engine. Replays TRACE against the server with llmbench's client (arrival times
 // honoured, token-id prompts of the trace's lengths, ignore_eos so outputs have the trace's
 // lengths) --real-runs times, replays the same trace in llmsim with the profile and the same
-// engine arguments, and prints for TTFT, TPOT, ITL and E2E at p50, p90 and p99, and for output
+// engine arguments --sim-runs times (seeds 0 to K-1: the profile's step-time scatter draws
+// differently), and prints for TTFT, TPOT, ITL and E2E at p50, p90 and p99, and for output
 // throughput: the real runs' mean, their spread (max - min, in percent of the mean), the
-// prediction and its signed error. An error inside the spread is reported as such; outside it,
-// against the goal (10% at p50 and p90, 20% at p99 and for throughput; median |error| <= 5%).
+// replays' mean (the prediction) and spread, and the prediction's signed error. An error inside the
+// spread is reported as such; outside it, against the goal (10% at p50 and p90, 20% at p99 and for
+// throughput; median |error| <= 5%).
 // --result-json writes the table; --check-p50 PCT exits 1 when a p50 error exceeds PCT. Several
 // profiles (--profile A,B) are each compared with the same real runs (one table, and one JSON
 // object of an array, each), so that they are judged on the same traffic. --server-step-log FILE
 // (the server's llmserve --step-log, on this machine) prices the steps the server ran during the
-// real runs with each profile and predicts the trace again with the profile's costs scaled to what
-// they measured: what is left of the error then is not the step costs' (the profile's fit, or the
-// machine's speed drifting since it was calibrated) but the rest of llmsim's.
+// real runs with each profile and predicts the trace again with the profile's step model (and
+// scatter) refitted to those steps: what is left of the error then is not the step costs' (the
+// profile's fit, or the machine's speed drifting since it was calibrated) but the rest of llmsim's.
 // Thread-safety: single-threaded command-line code.
 #pragma once
 
@@ -27,16 +29,22 @@ namespace llm {
 int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out,
                          std::ostream& err);
 
+// The mean of `values` (0 for none), and their spread: (max - min) / mean, 0 for fewer than two.
+double mean_of_runs(const std::vector<double>& values);
+double spread_of_runs(const std::vector<double>& values);
+
 // One row of the table: the real runs' values, and the prediction.
 struct FidelityRow {
   std::string figure;  // "TTFT p50 (ms)"
   std::vector<double> real;
-  double predicted = 0;
-  double goal = 0.10;  // the |error| the goal allows, as a fraction
+  double predicted = 0;                // the mean of predicted_runs
+  double goal = 0.10;                  // the |error| the goal allows, as a fraction
+  std::vector<double> predicted_runs;  // one per replay (--sim-runs)
 
   double real_mean() const;
-  double spread() const;  // (max - min) / mean of the real runs; 0 with one run
-  double error() const;   // (predicted - mean) / mean
+  double spread() const;            // spread_of_runs(real): 0 with one run
+  double predicted_spread() const;  // spread_of_runs(predicted_runs)
+  double error() const;             // (predicted - mean) / mean
   // "inside spread", "pass" or "MISS".
   std::string verdict() const;
 };

@@ -21,6 +21,14 @@ TEST(FidelityRow, ErrorIsSignedAgainstTheMeanOfTheRealRuns) {
   EXPECT_EQ(r.verdict(), "pass");  // a 10% error is outside the 9.5% spread, at the 10% goal
 }
 
+TEST(FidelityRow, ThePredictionsSpreadIsOverItsReplays) {
+  FidelityRow r{"TTFT p90 (ms)", {100, 110}, 0, 0.10, {90, 100, 110}};
+  EXPECT_DOUBLE_EQ(r.predicted_spread(), 20.0 / 100);
+  EXPECT_DOUBLE_EQ(mean_of_runs(r.predicted_runs), 100);
+  EXPECT_DOUBLE_EQ(spread_of_runs({50}), 0);  // one replay: no spread
+  EXPECT_DOUBLE_EQ(mean_of_runs({}), 0);
+}
+
 TEST(FidelityRow, VerdictsSeparateNoiseFromPassesAndMisses) {
   // Inside the spread: the runs themselves differ by more than the error.
   EXPECT_EQ((FidelityRow{"x", {100, 120}, 104, 0.10}).verdict(), "inside spread");
@@ -62,6 +70,15 @@ TEST(FidelityCommand, BadUsageExitsTwoNamingWhatIsMissing) {
             2);
   EXPECT_NE(err.str().find("--profile: /nonexistent.json: cannot open file"), std::string::npos)
       << err.str();
+}
+
+TEST(FidelityCommand, ReplaysAreCountedFromOne) {
+  std::ostringstream out, err;
+  EXPECT_EQ(run_fidelity_command({"synthetic:n=2", "--url", "http://127.0.0.1:1", "--profile",
+                                  "p.json", "--sim-runs", "0"},
+                                 out, err),
+            2);
+  EXPECT_NE(err.str().find("--sim-runs"), std::string::npos) << err.str();
 }
 
 TEST(FidelityCommand, EveryProfileOfAListIsCheckedBeforeAnyTraffic) {
