@@ -47,12 +47,16 @@ struct StepPricing {
   double short_gap_total_s = 0;
 };
 
+// The default gap limit of price-steps, calibrate --step-log and fidelity: a gap between two steps
+// shorter than this is host time of a busy engine, a longer one the engine waiting for work.
+inline constexpr double kStepGapLimitMs = 5.0;
+
 // Steps with engine == `engine` (or every engine when engine < 0). With `noise`, each step's price
 // is the model's times a ratio drawn from it, as a replay draws them (seed 0, one draw per priced
 // step in log order): group medians and sums are then what a replay would pay.
 StepPricing price_steps(const std::vector<StepRecord>& steps, const FittedStepModel& model,
                         const StepTimeNoise* noise = nullptr, int64_t engine = -1,
-                        double gap_limit_ms = 5.0);
+                        double gap_limit_ms = kStepGapLimitMs);
 
 // The two tables and the gap line as text.
 std::string format_step_pricing(const StepPricing& pricing);

@@ -21,6 +21,7 @@
 #include "core/flag_set.h"
 #include "loadgen/cli.h"
 #include "sim/cli/pending_file.h"
+#include "sim/step_pricing.h"
 #include "ui/progress_bar.h"
 
 namespace llm {
@@ -144,7 +145,7 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
   if (o.step_log.empty() && o.gap_limit_ms >= 0) {
     throw UsageError("--gap-limit-ms: only with --step-log");
   }
-  if (o.gap_limit_ms < 0) o.gap_limit_ms = 5.0;
+  if (o.gap_limit_ms < 0) o.gap_limit_ms = kStepGapLimitMs;
   if (!o.steps_out.empty() && o.steps_out == o.out) {
     throw UsageError("--steps-out: the same file as --out");
   }

@@ -129,16 +129,16 @@ struct StepCosts {
 // prediction is their mean.
 std::vector<ReplaySummary> predict(const Trace& trace, const EngineArgs& engine, int32_t runs,
                                    const StepCosts* costs = nullptr) {
+  ReplayOptions replay;
+  replay.engine = engine;
+  ReplayConfig config = make_replay_config(replay);  // the profile read once
+  if (costs) {
+    config.deployment.fitted = costs->model;
+    config.deployment.step_noise = costs->noise;
+  }
   std::vector<ReplaySummary> replays;
   for (int32_t seed = 0; seed < runs; ++seed) {
-    ReplayOptions replay;
-    replay.engine = engine;
-    replay.seed = static_cast<uint64_t>(seed);
-    ReplayConfig config = make_replay_config(replay);
-    if (costs) {
-      config.deployment.fitted = costs->model;
-      config.deployment.step_noise = costs->noise;
-    }
+    config.seed = static_cast<uint64_t>(seed);
     ReplayReport report(nullptr);
     std::vector<EngineObserver*> observers = {&report};
     const ReplayTotals totals = run_replay(trace, config, observers, {});
@@ -149,9 +149,9 @@ std::vector<ReplaySummary> predict(const Trace& trace, const EngineArgs& engine,
 }
 
 double mean_preemptions(const std::vector<ReplaySummary>& replays) {
-  double sum = 0;
-  for (const ReplaySummary& r : replays) sum += static_cast<double>(r.preemptions);
-  return replays.empty() ? 0 : sum / static_cast<double>(replays.size());
+  std::vector<double> preemptions;
+  for (const ReplaySummary& r : replays) preemptions.push_back(static_cast<double>(r.preemptions));
+  return mean_of_runs(preemptions);
 }
 
 std::vector<FidelityRow> table_of(const std::vector<loadgen::BenchReport>& real,
@@ -368,6 +368,26 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
                                   : steps_logged_since(o.server_step_log, logged_before);
     const double start_s =
         trace.requests.empty() ? 0 : static_cast<double>(trace.requests.front().arrival_ns) / 1e9;
+    // The costs as run: the step model (and the scatter, where a profile keeps one) fitted to the
+    // real runs' own steps, as calibrate --step-log fits a log; the same for every profile of the
+    // list, so fitted once for each of "with scatter" and "without". On this VM the drift is not
+    // one factor: decode steps slowed by 15-29% while prefills held (docs/fidelity.md), and costs
+    // scaled by one factor put the prefills' slowdown into TTFT.
+    const std::vector<StepSample> run_samples =
+        step_log_samples(run_steps, -1, static_cast<Nanos>(kStepGapLimitMs * 1e6));
+    std::optional<StepLogFit> refits[2];  // [scatter kept]
+    auto refit_of = [&](bool scatter) -> const StepLogFit& {
+      std::optional<StepLogFit>& f = refits[scatter ? 1 : 0];
+      if (!f) {
+        try {
+          f = fit_step_log(run_samples, scatter);
+        } catch (const std::invalid_argument& e) {
+          throw std::runtime_error("--server-step-log: fitting the real runs' steps: " +
+                                   std::string(e.what()));
+        }
+      }
+      return *f;
+    };
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     bool p50_exceeded = false;
     for (const EngineArgs& engine : o.engines) {
@@ -403,19 +423,7 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
         const double took = priced.all.measured_total_s + priced.short_gap_total_s,
                      modelled = priced.all.predicted_total_s;
         const double error = took > 0 ? modelled / took - 1 : 0;
-        // The costs as run: the step model (and the scatter, where the profile keeps one) fitted
-        // to those very steps, as calibrate --step-log fits a log. On this VM the drift is not
-        // one factor: decode steps slowed by 15-29% while prefills held (docs/fidelity.md), and
-        // costs scaled by one factor put the prefills' slowdown into TTFT.
-        StepLogFit refit;
-        try {
-          refit = fit_step_log(
-              step_log_samples(run_steps, -1, static_cast<Nanos>(priced.gap_limit_ms * 1e6)),
-              scatter);
-        } catch (const std::invalid_argument& e) {
-          throw std::runtime_error("--server-step-log: fitting the real runs' steps: " +
-                                   std::string(e.what()));
-        }
+        const StepLogFit& refit = refit_of(scatter);
         const StepCosts as_ran{refit.fit.model, refit.noise};
         as_run = table_of(real, predict(trace, engine, o.sim_runs, &as_ran), start_s);
         const ProfileFit& q = refit.fit.quality;

@@ -38,7 +38,7 @@ int run_price_steps_command(const std::vector<std::string>& args, std::ostream& 
   }
   std::string log_path, profile_path;
   int64_t engine = -1;
-  double gap_limit_ms = 5.0;
+  double gap_limit_ms = kStepGapLimitMs;
   bool no_step_noise = false;
   double noise_mean = 0;  // 0: priced without noise
   FlagSet flags("llmsim price-steps");
