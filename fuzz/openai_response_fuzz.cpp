@@ -102,7 +102,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             "append_usage_chunk differs from build_usage_chunk");
     parse_json(appended, true);
     parse_json(llm::build_error_frame(error), true);
-    parse_json(llm::build_models_body(head.model, usage.prompt_tokens, head.created), false);
+    parse_json(llm::build_models_body({head.model, error.message}, head.id, usage.prompt_tokens,
+                                      head.created, [&] { return head.model; }),
+               false);
     llm::metrics_json(metrics);
     (void)body;
   });

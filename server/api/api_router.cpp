@@ -70,7 +70,8 @@ void log_ignored_fields(const std::string& request_id, const std::vector<std::st
 
 ModelInfo model_info(const ServerContext& context) {
   return ModelInfo{context.setup.served_model_name, context.setup.scheduler.max_model_len,
-                   context.setup.scheduler.policy == SchedulingPolicy::kPriority};
+                   context.setup.scheduler.policy == SchedulingPolicy::kPriority,
+                   context.setup.served_model_aliases};
 }
 
 // llm-d's model-server response headers (as llm-d-inference-sim sets them): the pod and the port
@@ -172,9 +173,11 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
   }
   if (path == "/v1/models") {
     if (!need("GET")) return finish(std::move(r));
-    r.body =
-        build_models_body(context_.setup.served_model_name, context_.setup.scheduler.max_model_len,
-                          static_cast<int64_t>(std::time(nullptr)));
+    const EngineSetup& setup = context_.setup;
+    std::vector<std::string> names{setup.served_model_name};
+    names.insert(names.end(), setup.served_model_aliases.begin(), setup.served_model_aliases.end());
+    r.body = build_models_body(names, setup.model_root, setup.scheduler.max_model_len,
+                               static_cast<int64_t>(std::time(nullptr)), random_request_id);
     return finish(std::move(r));
   }
   if (metrics_path) {

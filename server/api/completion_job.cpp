@@ -24,7 +24,7 @@ CompletionJob::CompletionJob(ServerContext& context, CompletionRequest request,
                                                                       : "cmpl-";
   head_.id = id_prefix + request_id;
   head_.created = static_cast<int64_t>(std::time(nullptr));
-  head_.model = request_.model;
+  head_.model = context_.setup.served_model_name;  // as vLLM: the first name, whichever was sent
   if (request_.endpoint == Endpoint::kResponses) {
     responses_head_ =
         ResponsesHead{head_.id, "msg_" + request_id, head_.created, head_.model, &request_};

@@ -10,7 +10,7 @@ namespace llm {
 namespace {
 
 const SimTextCodec kTok(128256);
-const ModelInfo kModel{"m", 100};
+const ModelInfo kModel{"m", 100, false, {}};
 
 ApiError error_of(Endpoint e, const std::string& body) {
   try {
@@ -121,6 +121,71 @@ TEST(OpenAiRequest, UnknownModelIs404) {
   EXPECT_EQ(e.status, 404);
   EXPECT_EQ(e.message, "The model `gpt-4` does not exist.");
   EXPECT_EQ(nlohmann::json::parse(error_body(e))["error"]["type"], "NotFoundError");
+}
+
+TEST(OpenAiRequest, AServedNamesAliasIsAcceptedAsSent) {
+  const ModelInfo aliased{"first", 100, false, {"second"}};
+  for (const char* name : {"first", "second"}) {
+    const CompletionRequest r = parse_completion_request(
+        Endpoint::kCompletions, std::string(R"({"prompt":"a","model":")") + name + "\"}", kTok,
+        aliased);
+    EXPECT_EQ(r.model, name);
+  }
+  EXPECT_EQ(
+      parse_completion_request(Endpoint::kCompletions, R"({"prompt":"a"})", kTok, aliased).model,
+      "first");
+  try {
+    parse_completion_request(Endpoint::kCompletions, R"({"prompt":"a","model":"third"})", kTok,
+                             aliased);
+    FAIL() << "an unknown name was accepted";
+  } catch (const ApiException& e) {
+    EXPECT_EQ(e.error().status, 404);
+    EXPECT_EQ(e.error().message, "The model `third` does not exist.");
+  }
+}
+
+// /v1/models as vLLM lists it: a card per served name, in order, each naming --model as its root
+// and carrying one model_permission with a fresh id.
+TEST(OpenAiResponse, ModelsListACardPerServedName) {
+  int ids = 0;
+  const auto body = nlohmann::json::parse(
+      build_models_body({"first", "second"}, "/models/m.gguf", 4096, 1700000000,
+                        [&ids] { return std::string(32, static_cast<char>('a' + ids++)); }));
+  EXPECT_EQ(body["object"], "list");
+  ASSERT_EQ(body["data"].size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const auto& card = body["data"][i];
+    EXPECT_EQ(card["id"], i == 0 ? "first" : "second");
+    EXPECT_EQ(card["object"], "model");
+    EXPECT_EQ(card["created"], 1700000000);
+    EXPECT_EQ(card["owned_by"], "vllm");
+    EXPECT_EQ(card["root"], "/models/m.gguf");
+    EXPECT_TRUE(card["parent"].is_null());
+    EXPECT_EQ(card["max_model_len"], 4096);
+    ASSERT_EQ(card["permission"].size(), 1u);
+    const auto& p = card["permission"][0];
+    EXPECT_EQ(p["id"], "modelperm-" + std::string(32, static_cast<char>('a' + i)));
+    EXPECT_EQ(p["object"], "model_permission");
+    EXPECT_EQ(p["created"], 1700000000);
+    EXPECT_EQ(p["allow_create_engine"], false);
+    EXPECT_EQ(p["allow_sampling"], true);
+    EXPECT_EQ(p["allow_logprobs"], true);
+    EXPECT_EQ(p["allow_search_indices"], false);
+    EXPECT_EQ(p["allow_view"], true);
+    EXPECT_EQ(p["allow_fine_tuning"], false);
+    EXPECT_EQ(p["organization"], "*");
+    EXPECT_TRUE(p["group"].is_null());
+    EXPECT_EQ(p["is_blocking"], false);
+  }
+  // vLLM's field order
+  const std::string text = build_models_body({"m"}, "r", 8, 1, [] { return std::string("x"); });
+  EXPECT_EQ(text,
+            R"({"object":"list","data":[{"id":"m","object":"model","created":1,"owned_by":"vllm",)"
+            R"("root":"r","parent":null,"max_model_len":8,"permission":[{"id":"modelperm-x",)"
+            R"("object":"model_permission","created":1,"allow_create_engine":false,)"
+            R"("allow_sampling":true,"allow_logprobs":true,"allow_search_indices":false,)"
+            R"("allow_view":true,"allow_fine_tuning":false,"organization":"*","group":null,)"
+            R"("is_blocking":false}]}]})");
 }
 
 TEST(OpenAiRequest, ContextLengthMessagesGiveTheNumbers) {

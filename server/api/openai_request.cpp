@@ -1,5 +1,6 @@
 #include "server/api/openai_request.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -326,7 +327,8 @@ std::string checked_model(const json& body, const ModelInfo& model) {
   if (!it->is_string()) throw_bad_request("model", "'model' must be a string");
   std::string name = it->get<std::string>();
   if (name.empty()) return model.served_name;  // vLLM: an empty name is the served model
-  if (name != model.served_name) {
+  if (name != model.served_name &&
+      std::find(model.aliases.begin(), model.aliases.end(), name) == model.aliases.end()) {
     throw ApiException(ApiError{404, "The model `" + name + "` does not exist.", "model", ""});
   }
   return name;

@@ -25,9 +25,10 @@ namespace llm {
 enum class Endpoint { kChat, kCompletions, kResponses };
 
 struct ModelInfo {
-  std::string served_name;
+  std::string served_name;  // what responses carry
   int64_t max_model_len = 0;
   bool priority_scheduling = false;  // --scheduling-policy priority: "priority" may be non-zero
+  std::vector<std::string> aliases;  // further names a request may send (--served-model-name)
 };
 
 // vLLM's request limits (VLLM_MAX_N_SEQUENCES, VLLM_MAX_STOP_STRINGS,

@@ -12,8 +12,8 @@ namespace llm {
 namespace {
 
 const SimTextCodec kCodec(128256);
-const ModelInfo kFcfs{"m", 100};
-const ModelInfo kPriority{"m", 100, true};
+const ModelInfo kFcfs{"m", 100, false, {}};
+const ModelInfo kPriority{"m", 100, true, {}};
 const std::string kChat = R"({"messages":[{"role":"user","content":"a"}])";
 
 ApiError request_error_of(Endpoint e, const std::string& body, const ModelInfo& model = kFcfs) {

@@ -275,18 +275,38 @@ std::string build_error_frame(const ApiError& error) {
   return "data: {\"error\": " + error_object_json(error) + "}\n\n";
 }
 
-std::string build_models_body(const std::string& name, int64_t max_model_len, int64_t created) {
-  ordered_json model;
-  model["id"] = name;
-  model["object"] = "model";
-  model["created"] = created;
-  model["owned_by"] = "vllm";
-  model["root"] = name;
-  model["parent"] = nullptr;
-  model["max_model_len"] = max_model_len;
+std::string build_models_body(const std::vector<std::string>& served_names, const std::string& root,
+                              int64_t max_model_len, int64_t created,
+                              const std::function<std::string()>& new_id) {
+  ordered_json data = ordered_json::array();
+  for (const std::string& name : served_names) {
+    ordered_json permission;
+    permission["id"] = "modelperm-" + new_id();
+    permission["object"] = "model_permission";
+    permission["created"] = created;
+    permission["allow_create_engine"] = false;
+    permission["allow_sampling"] = true;
+    permission["allow_logprobs"] = true;
+    permission["allow_search_indices"] = false;
+    permission["allow_view"] = true;
+    permission["allow_fine_tuning"] = false;
+    permission["organization"] = "*";
+    permission["group"] = nullptr;
+    permission["is_blocking"] = false;
+    ordered_json model;
+    model["id"] = name;
+    model["object"] = "model";
+    model["created"] = created;
+    model["owned_by"] = "vllm";
+    model["root"] = root;
+    model["parent"] = nullptr;
+    model["max_model_len"] = max_model_len;
+    model["permission"] = ordered_json::array({std::move(permission)});
+    data.push_back(std::move(model));
+  }
   ordered_json j;
   j["object"] = "list";
-  j["data"] = ordered_json::array({std::move(model)});
+  j["data"] = std::move(data);
   return dump_json(j);
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,9 +76,12 @@ void append_usage_chunk(std::string& out, std::string_view prefix, const Usage& 
 // `s` as a JSON string literal, exactly as nlohmann::json::dump() writes it.
 void append_json_string(std::string& out, std::string_view s);
 
-// {"object":"list","data":[{model}]}
-std::string build_models_body(const std::string& served_name, int64_t max_model_len,
-                              int64_t created);
+// /v1/models as vLLM lists a model: {"object":"list","data":[...]} with a model card per served
+// name in order, each with `root` (the model path), `max_model_len` and one model_permission
+// whose id is "modelperm-" followed by a fresh `new_id()`.
+std::string build_models_body(const std::vector<std::string>& served_names, const std::string& root,
+                              int64_t max_model_len, int64_t created,
+                              const std::function<std::string()>& new_id);
 
 // The `metrics` object as JSON text ("null" for nullopt; null fields as JSON null).
 std::string metrics_json(const std::optional<PerRequestMetrics>& metrics);

@@ -8,7 +8,7 @@ namespace llm {
 namespace {
 
 const SimTextCodec kResponsesCodec(128256);
-const ModelInfo kResponsesModel{"m", 100};
+const ModelInfo kResponsesModel{"m", 100, false, {}};
 
 ApiError error_of(const std::string& body) {
   try {

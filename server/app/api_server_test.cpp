@@ -74,6 +74,43 @@ TEST(ApiServer, SimpleRoutes) {
   }
 }
 
+// --served-model-name A B: /v1/models lists both (root --model), a request may name either and
+// is answered under the first, which is also the metrics' model_name; any other name is a 404.
+TEST(ApiServer, EveryServedNameIsListedAndAcceptedTheFirstAnswers) {
+  ServerOptions o = test_options();
+  o.served_model_name = "first";
+  o.served_model_aliases = {"second"};
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  const json models = parse(request(port, "GET", "/v1/models").body);
+  ASSERT_EQ(models["data"].size(), 2u);
+  EXPECT_EQ(models["data"][0]["id"], "first");
+  EXPECT_EQ(models["data"][1]["id"], "second");
+  EXPECT_EQ(models["data"][1]["root"], o.engine.model);
+  EXPECT_NE(models["data"][0]["permission"][0]["id"], models["data"][1]["permission"][0]["id"]);
+  for (const char* name : {"first", "second"}) {
+    auto r = request(port, "POST", "/v1/chat/completions",
+                     kChatRequest + R"(,"model":")" + name + "\"}");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(parse(r.body)["model"], "first") << name;
+    r = request(
+        port, "POST", "/v1/completions",
+        std::string(R"({"prompt":"a","max_tokens":2,"stream":true,"model":")") + name + "\"}");
+    ASSERT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.body.find(R"("model":"first")"), std::string::npos) << r.body;
+    EXPECT_EQ(r.body.find(R"("model":"second")"), std::string::npos) << r.body;
+  }
+  EXPECT_EQ(request(port, "POST", "/v1/completions", R"({"prompt":"a","model":"third"})").status,
+            404);
+  const std::string text = request(port, "GET", "/metrics").body;
+  EXPECT_NE(
+      text.find(
+          R"(vllm:request_success_total{engine="0",finished_reason="length",model_name="first"} 4)"),
+      std::string::npos)
+      << text;
+  EXPECT_EQ(text.find(R"(model_name="second")"), std::string::npos);
+}
+
 TEST(ApiServer, UnknownRouteAndWrongMethodUseTheEnvelope) {
   auto server = start_server(test_options());
   auto r = request(server->port(), "GET", "/nope");

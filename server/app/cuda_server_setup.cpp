@@ -31,7 +31,7 @@ std::function<Backend*()> LlmServer::setup_cuda() {
   e.scheduler = plan.scheduler;
   e.cache = cache_config_info(e.scheduler, plan.cache_dtype, o.engine.gpu_memory_utilization,
                               o.engine.num_gpu_blocks_override);
-  e.served_model_name = o.served_model_name.empty() ? o.engine.model : o.served_model_name;
+  name_served_model(o, o.engine.model, e);
   e.deployment.model.vocab = weights->config.vocab_size;
   e.deployment.model.max_context = e.scheduler.max_model_len;
   use_model_tokenizer(weights->config);

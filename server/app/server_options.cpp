@@ -13,7 +13,9 @@ std::string server_usage() {
 Server (vLLM's names):
   --host HOST                      address to listen on (0.0.0.0)
   --port N                         port (8000; 0 picks a free one)
-  --served-model-name NAME         the model name clients send (default: --model)
+  --served-model-name NAME [NAME ...]
+                                   the model names clients may send (default: --model);
+                                   responses and metrics carry the first
   --api-key KEY                    require "Authorization: Bearer KEY" under /v1 (env VLLM_API_KEY)
   --enable-per-request-metrics     add the `metrics` object to responses
   --disable-log-stats              no Prometheus metrics collection
@@ -75,6 +77,7 @@ Tracing (docs/tracing.md):
 ServerOptions parse_server_args(const std::vector<std::string>& args, const char* env_api_key) {
   ServerOptions o;
   if (env_api_key && *env_api_key) o.api_key = env_api_key;
+  std::vector<std::string> served_names;
   EngineFlagParser engine;
   FlagSet flags("llmserve");
   engine.add_to(flags);
@@ -92,7 +95,13 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
                o.kv_cache_memory_bytes_given = true;
              })
       .integer({"--cpu-threads"}, o.cpu_threads, 0)
-      .text({"--served-model-name"}, o.served_model_name)
+      .list(
+          "--served-model-name", [](const std::string& a) { return a.rfind('-', 0) != 0; },
+          [&served_names](const std::string& flag, const std::string& name) {
+            if (name.empty()) throw UsageError(flag + ": empty name");
+            served_names.push_back(name);
+          },
+          "model names")
       .text({"--api-key"}, o.api_key)
       .text({"--metrics-api-key"}, o.metrics_api_key)
       .boolean({"--enable-per-request-metrics"}, o.enable_per_request_metrics)
@@ -143,7 +152,10 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
                      " - 1 is past 65535");
   }
   o.engine = engine.args();
-  if (o.served_model_name.empty() && o.engine.profile.empty()) {
+  if (!served_names.empty()) {
+    o.served_model_name = served_names.front();
+    o.served_model_aliases.assign(served_names.begin() + 1, served_names.end());
+  } else if (o.engine.profile.empty()) {
     o.served_model_name = o.engine.model;
   }
   return o;
@@ -156,8 +168,14 @@ EngineSetup make_engine_setup(const ServerOptions& o) {
   e.deployment = engine.deployment;
   e.cache = cache_config_info(e.scheduler, engine.kv_cache_dtype, o.engine.gpu_memory_utilization,
                               o.engine.num_gpu_blocks_override);
-  e.served_model_name = o.served_model_name.empty() ? engine.model_name : o.served_model_name;
+  name_served_model(o, engine.model_name, e);
   return e;
+}
+
+void name_served_model(const ServerOptions& o, const std::string& model_name, EngineSetup& e) {
+  e.served_model_name = o.served_model_name.empty() ? model_name : o.served_model_name;
+  e.served_model_aliases = o.served_model_aliases;
+  e.model_root = o.engine.model.empty() ? model_name : o.engine.model;
 }
 
 }  // namespace llm

@@ -30,10 +30,13 @@ struct ServerOptions {
   // --kv-cache-memory-bytes: the cpu backend's KV budget when --num-gpu-blocks-override is unset.
   int64_t kv_cache_memory_bytes = int64_t{1} << 30;
   bool kv_cache_memory_bytes_given = false;  // cuda: the flag replaces --gpu-memory-utilization
-  int32_t cpu_threads = 0;        // --cpu-threads: the cpu backend's GEMM threads (0 = all cores)
-  std::string served_model_name;  // default: --model
-  std::string api_key;            // --api-key or VLLM_API_KEY
-  std::string metrics_api_key;    // ours: protects /metrics too
+  int32_t cpu_threads = 0;  // --cpu-threads: the cpu backend's GEMM threads (0 = all cores)
+  // --served-model-name A [B ...] (vLLM's): responses, metrics and KV events carry the first
+  // name; a request may name any of them. Default: --model.
+  std::string served_model_name;
+  std::vector<std::string> served_model_aliases;  // the names after the first
+  std::string api_key;                            // --api-key or VLLM_API_KEY
+  std::string metrics_api_key;                    // ours: protects /metrics too
   bool enable_per_request_metrics = false;
   bool disable_log_stats = false;
   bool enable_force_include_usage = false;
@@ -82,10 +85,17 @@ struct EngineSetup {
   SchedulerConfig scheduler;
   Deployment deployment;
   CacheConfigInfo cache;
-  std::string served_model_name;
+  std::string served_model_name;                  // the name responses and metrics carry
+  std::vector<std::string> served_model_aliases;  // further names a request may send
+  std::string model_root;                         // /v1/models' "root": --model, as vLLM's
 };
 
 // Resolves presets and defaults. Throws UsageError.
 EngineSetup make_engine_setup(const ServerOptions& options);
+
+// Fills the setup's served model names and model root from the options: --served-model-name's
+// names, else `model_name` (the model path, or the profile's model when there is no --model).
+void name_served_model(const ServerOptions& options, const std::string& model_name,
+                       EngineSetup& setup);
 
 }  // namespace llm

@@ -97,6 +97,33 @@ TEST(ServerOptions, BadFlagsNameTheFlag) {
   }
 }
 
+// vLLM's --served-model-name takes one or more names: the first is what responses and metrics
+// carry, the others are aliases a request may send; /v1/models' root is --model.
+TEST(ServerOptions, ServedModelNameTakesSeveralNamesTheFirstServed) {
+  const ServerOptions o = parse_server_args(
+      {"--served-model-name", "first", "second", "third", "--port", "0"}, nullptr);
+  EXPECT_EQ(o.served_model_name, "first");
+  EXPECT_EQ(o.served_model_aliases, (std::vector<std::string>{"second", "third"}));
+  EXPECT_EQ(o.port, 0);  // the list stops at the next flag
+  const EngineSetup e = make_engine_setup(o);
+  EXPECT_EQ(e.served_model_name, "first");
+  EXPECT_EQ(e.served_model_aliases, (std::vector<std::string>{"second", "third"}));
+  EXPECT_EQ(e.model_root, "Llama-3.1-8B");
+  const ServerOptions one = parse_server_args({"--served-model-name=only"}, nullptr);
+  EXPECT_EQ(one.served_model_name, "only");
+  EXPECT_TRUE(one.served_model_aliases.empty());
+  const EngineSetup plain = make_engine_setup(parse_server_args({}, nullptr));
+  EXPECT_EQ(plain.served_model_name, "Llama-3.1-8B");
+  EXPECT_TRUE(plain.served_model_aliases.empty());
+  EXPECT_EQ(plain.model_root, "Llama-3.1-8B");
+  EXPECT_NE(options_error_of({"--served-model-name"}).find("--served-model-name"),
+            std::string::npos);
+  EXPECT_NE(options_error_of({"--served-model-name", "--port", "0"}).find("--served-model-name"),
+            std::string::npos);
+  EXPECT_NE(options_error_of({"--served-model-name="}).find("--served-model-name: empty name"),
+            std::string::npos);
+}
+
 TEST(ServerOptions, MaxWaitingRequestsIsUnlimitedByDefaultAndTakesACountFromZero) {
   struct Row {
     std::vector<std::string> args;
