@@ -103,13 +103,16 @@ bool EngineCore::begin_step(Nanos* duration) {
 }
 
 // vLLM's order: EOS and stop token ids first, then the length limits, so a max_tokens-th token
-// that is EOS finishes the sequence as "stop".
+// that is EOS finishes the sequence as "stop". Within the first min_tokens tokens (where vLLM
+// masks them out of sampling, as the cpu backend does) EOS and stop token ids end nothing.
 FinishReason EngineCore::stop_reason(Request& r, int32_t token) const {
-  if (!r.params.ignore_eos && token == backend_.eos_token_id()) return FinishReason::kStop;
-  const auto& stops = r.params.stop_token_ids;
-  if (std::find(stops.begin(), stops.end(), token) != stops.end()) {
-    r.stop_token = token;
-    return FinishReason::kStop;
+  if (r.num_output_tokens > r.params.min_tokens) {
+    if (!r.params.ignore_eos && token == backend_.eos_token_id()) return FinishReason::kStop;
+    const auto& stops = r.params.stop_token_ids;
+    if (std::find(stops.begin(), stops.end(), token) != stops.end()) {
+      r.stop_token = token;
+      return FinishReason::kStop;
+    }
   }
   return at_length_limit(r) ? FinishReason::kLength : FinishReason::kNone;
 }

@@ -50,7 +50,9 @@ TEST(EngineCore, MaxTokensEndsWithLengthAndContextLimitToo) {
 }
 
 // vLLM checks EOS and the stop token ids before the length limits: the token that reaches
-// max_tokens (or fills the context) finishes the sequence as "stop" when it is one of them.
+// max_tokens (or fills the context) finishes the sequence as "stop" when it is one of them. Among
+// the first min_tokens tokens neither ends anything (vLLM masks them there; this backend does not,
+// so the engine's check is what is tested); the length limits still do.
 TEST(EngineCore, EosAndStopIdsAreCheckedBeforeTheLengthLimits) {
   struct Case {
     const char* what;
@@ -59,6 +61,7 @@ TEST(EngineCore, EosAndStopIdsAreCheckedBeforeTheLengthLimits) {
     FinishReason reason;
     int64_t outputs;
     int32_t stop_token;
+    int64_t min_tokens = 0;
   };
   const Case cases[] = {
       {"EOS is the max_tokens-th token", 4, 3, 3, {}, FinishReason::kStop, 3, -1},
@@ -66,6 +69,27 @@ TEST(EngineCore, EosAndStopIdsAreCheckedBeforeTheLengthLimits) {
       {"a stop id is the max_tokens-th token", 4, 9, 1, {7}, FinishReason::kStop, 1, 7},
       {"max_tokens comes before EOS", 4, 3, 2, {}, FinishReason::kLength, 2, -1},
       {"the context ends before EOS", 8, 3, -1, {}, FinishReason::kLength, 2, -1},
+      {"EOS as the min_tokens-th token ends nothing", 4, 3, -1, {}, FinishReason::kStop, 4, -1, 3},
+      {"EOS after min_tokens ends it", 4, 3, -1, {}, FinishReason::kStop, 3, -1, 2},
+      {"a stop id within min_tokens ends nothing", 4, 9, -1, {7}, FinishReason::kStop, 3, 7, 2},
+      {"min_tokens past max_tokens: the length ends it",
+       4,
+       9,
+       2,
+       {},
+       FinishReason::kLength,
+       2,
+       -1,
+       5},
+      {"min_tokens past the context: the context ends it",
+       8,
+       1,
+       -1,
+       {},
+       FinishReason::kLength,
+       2,
+       -1,
+       5},
   };
   // What the one request of a case ended with, its stop token included.
   struct LastFinished final : EngineObserver {
@@ -80,6 +104,7 @@ TEST(EngineCore, EosAndStopIdsAreCheckedBeforeTheLengthLimits) {
     auto r = make("S", c.prompt, c.scripted, 1);
     r->params.max_tokens = c.max_tokens;
     r->params.stop_token_ids = c.stop_ids;
+    r->params.min_tokens = c.min_tokens;
     engine.add_request(std::move(r));
     while (engine.step()) {
     }

@@ -23,6 +23,9 @@ const char* finish_reason_name(FinishReason reason);  // "stop", "length", "abor
 
 struct SamplingParams {
   int64_t max_tokens = -1;  // -1: not set by the client (the engine uses the context's room)
+  // vLLM's min_tokens: neither EOS nor a stop token id ends the sequence (nor may be sampled)
+  // among its first min_tokens output tokens.
+  int64_t min_tokens = 0;
   int32_t n = 1;
   std::vector<int32_t> stop_token_ids;
   bool ignore_eos = false;

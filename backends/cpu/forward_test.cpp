@@ -1,6 +1,7 @@
 // The CPU backend's forward pass against the naive double-precision decoder in cpu_test_util.h.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <numeric>
@@ -13,6 +14,7 @@
 #include "backends/cpu/matmul.h"
 #include "backends/cpu/packed_model.h"
 #include "backends/model/model_weights.h"
+#include "core/engine_core.h"
 
 namespace llm {
 namespace {
@@ -173,6 +175,67 @@ TEST(CpuBackend, EosComesFromTheConfig) {
   o.num_blocks = 2;
   CpuBackend backend(std::make_shared<const ModelWeights>(random_model_weights(c, 1, false)), o);
   EXPECT_EQ(backend.eos_token_id(), 7);
+}
+
+// vLLM's min_tokens on the real sampler: among the first min_tokens tokens a stop token id (and
+// the model's EOS) cannot be drawn, so greedy decoding takes the next best token there; the
+// tokens before it are the same, and without min_tokens that id stops the sequence.
+TEST(CpuBackend, MinTokensHoldsStopTokensOutOfTheDraw) {
+  struct Tokens final : EngineObserver {
+    void on_finished(const Request& r) override {
+      out = r.output_tokens;
+      reason = r.finish_reason;
+    }
+    std::vector<int32_t> out;
+    FinishReason reason = FinishReason::kNone;
+  };
+  auto weights = std::make_shared<const ModelWeights>(
+      random_model_weights(cpu_testing::tiny_llama(), 3, true));
+  auto generate = [&weights](std::vector<int32_t> stop_ids, int64_t min_tokens) {
+    SchedulerConfig config;
+    config.block_size = 4;
+    config.num_gpu_blocks = 64;
+    config.max_num_batched_tokens = 256;
+    config.max_model_len = 128;
+    CpuBackendOptions o;
+    o.num_blocks = config.num_gpu_blocks;
+    o.block_size = config.block_size;
+    CpuBackend backend(weights, o);
+    SimClock clock;
+    Tokens seen;
+    EngineCore engine(config, backend, clock, &seen);
+    auto r = std::make_unique<Request>();
+    r->prompt_tokens = cpu_testing::prompt(4, 12, 300);
+    r->keep_output_tokens = true;
+    r->params.max_tokens = 12;
+    r->params.temperature = 0;
+    r->params.ignore_eos = true;  // the random model's EOS is not what is tested
+    r->params.stop_token_ids = std::move(stop_ids);
+    r->params.min_tokens = min_tokens;
+    engine.add_request(std::move(r));
+    while (engine.step()) {
+    }
+    return seen;
+  };
+  const Tokens free = generate({}, 0);
+  ASSERT_EQ(free.out.size(), 12u);
+  // The first output index whose token has not come before it.
+  size_t k = 1;
+  while (k < free.out.size() &&
+         std::find(free.out.begin(), free.out.begin() + static_cast<ptrdiff_t>(k), free.out[k]) !=
+             free.out.begin() + static_cast<ptrdiff_t>(k)) {
+    ++k;
+  }
+  ASSERT_LT(k, free.out.size());
+  const int32_t stop = free.out[k];
+  const Tokens stopped = generate({stop}, 0);
+  EXPECT_EQ(stopped.reason, FinishReason::kStop);
+  EXPECT_EQ(stopped.out.size(), k + 1);
+  const Tokens held = generate({stop}, static_cast<int64_t>(k) + 1);
+  ASSERT_GT(held.out.size(), k + 1);
+  EXPECT_TRUE(
+      std::equal(held.out.begin(), held.out.begin() + static_cast<ptrdiff_t>(k), free.out.begin()));
+  for (size_t i = 0; i <= k; ++i) EXPECT_NE(held.out[i], stop) << "output " << i;
 }
 
 }  // namespace

@@ -82,6 +82,20 @@ uint64_t sampling_seed(const SamplingParams& params, int64_t num_output_tokens) 
   return hash_combine(params.seed, static_cast<uint64_t>(num_output_tokens));
 }
 
+bool hold_back_stop_tokens(std::span<float> logits, const SamplingParams& params,
+                           std::span<const int32_t> eos_ids, int64_t num_output_tokens) {
+  if (num_output_tokens >= params.min_tokens) return false;
+  auto mask = [&logits](int32_t id) {
+    if (id >= 0 && static_cast<size_t>(id) < logits.size())
+      logits[static_cast<size_t>(id)] = -INFINITY;
+  };
+  for (int32_t id : params.stop_token_ids) mask(id);
+  if (!params.ignore_eos) {
+    for (int32_t id : eos_ids) mask(id);
+  }
+  return true;
+}
+
 int32_t sample_token(std::span<const float> logits, const SamplingParams& params, uint64_t seed) {
   if (greedy(params)) return argmax_token(logits);
   const std::vector<TokenProb> d = sampling_distribution(logits, params);
@@ -90,6 +104,10 @@ int32_t sample_token(std::span<const float> logits, const SamplingParams& params
   for (const TokenProb& p : d) {
     cdf += p.prob;
     if (u < cdf) return p.token;
+  }
+  // Rounding left the sum short of u: the last token that can be drawn (a held-back one has 0).
+  for (auto it = d.rbegin(); it != d.rend(); ++it) {
+    if (it->prob > 0) return it->token;
   }
   return d.back().token;
 }

@@ -34,6 +34,12 @@ std::vector<TokenProb> sampling_distribution(std::span<const float> logits,
 // The seed of the draw for a request's next token.
 uint64_t sampling_seed(const SamplingParams& params, int64_t num_output_tokens);
 
+// vLLM's min_tokens: while a sequence has fewer than params.min_tokens output tokens, its stop
+// tokens (params.stop_token_ids, and `eos_ids` unless ignore_eos) get a logit of -inf so that no
+// draw can pick them. Returns whether it masked (false, logits untouched, once it has them).
+bool hold_back_stop_tokens(std::span<float> logits, const SamplingParams& params,
+                           std::span<const int32_t> eos_ids, int64_t num_output_tokens);
+
 // One token: argmax when greedy, else an inverse-CDF draw (in token-id order) from
 // sampling_distribution with one uniform number from Rng(seed).
 int32_t sample_token(std::span<const float> logits, const SamplingParams& params, uint64_t seed);

@@ -125,5 +125,39 @@ TEST(Sampler, DrawsFollowTheTemperedSoftmax) {
   }
 }
 
+// vLLM's min_tokens: stop tokens (stop ids, and EOS unless ignore_eos) cannot be drawn before the
+// sequence has min_tokens tokens; from then on the logits are left as they are.
+TEST(Sampler, StopTokensAreHeldBackUntilMinTokens) {
+  const std::vector<float> raw = {0.1f, 3.0f, 2.5f, 2.9f, -1.0f};  // EOS is 1, stop id 3
+  const std::vector<int32_t> eos = {1};
+  SamplingParams p = params(0.0);
+  p.stop_token_ids = {3};
+  p.min_tokens = 2;
+  std::vector<float> l = raw;
+  EXPECT_TRUE(hold_back_stop_tokens(l, p, eos, 1));
+  EXPECT_EQ(sample_token(l, p, 0), 2);  // greedy past EOS and the stop id
+  EXPECT_TRUE(std::isinf(l[1]) && std::isinf(l[3]) && l[1] < 0 && l[3] < 0);
+  EXPECT_EQ(l[0], raw[0]);
+  EXPECT_EQ(l[2], raw[2]);
+  EXPECT_EQ(l[4], raw[4]);
+  l = raw;
+  EXPECT_FALSE(hold_back_stop_tokens(l, p, eos, 2));  // it has min_tokens: untouched
+  EXPECT_EQ(l, raw);
+  p.ignore_eos = true;  // EOS is not a stop token then (vLLM leaves it out of the mask)
+  EXPECT_TRUE(hold_back_stop_tokens(l, p, eos, 0));
+  EXPECT_EQ(sample_token(l, p, 0), 1);
+  // Drawn at a high temperature, never a held-back token.
+  p = params(5.0, 0, 1.0, 3);
+  p.stop_token_ids = {3};
+  p.min_tokens = 1;
+  l = raw;
+  ASSERT_TRUE(hold_back_stop_tokens(l, p, eos, 0));
+  std::vector<int> counts(raw.size(), 0);
+  for (int64_t i = 0; i < 2000; ++i) ++counts[sample_token(l, p, sampling_seed(p, i))];
+  EXPECT_EQ(counts[1], 0);
+  EXPECT_EQ(counts[3], 0);
+  EXPECT_GT(counts[0] * counts[2] * counts[4], 0);
+}
+
 }  // namespace
 }  // namespace llm

@@ -71,7 +71,9 @@ void log_ignored_fields(const std::string& request_id, const std::vector<std::st
 ModelInfo model_info(const ServerContext& context) {
   return ModelInfo{context.setup.served_model_name, context.setup.scheduler.max_model_len,
                    context.setup.scheduler.policy == SchedulingPolicy::kPriority,
-                   context.setup.served_model_aliases};
+                   context.setup.served_model_aliases,
+                   // the cuda sampler cannot hold stop tokens back yet
+                   context.options.backend != "cuda"};
 }
 
 // llm-d's model-server response headers (as llm-d-inference-sim sets them): the pod and the port

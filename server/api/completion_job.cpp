@@ -45,7 +45,7 @@ CompletionJob::CompletionJob(ServerContext& context, CompletionRequest request,
       Choice& c = choices_[p * n + i];
       c.index = static_cast<int32_t>(p * n + i);
       c.prompt = p;
-      c.stop = StopMatcher(request_.stop);
+      c.stop = StopMatcher(request_.stop, request_.include_stop_str_in_output);
       c.detok = context_.codec->stream();
       c.result.index = c.index;
     }
@@ -85,6 +85,7 @@ bool CompletionJob::start(Post post, std::function<void()> progress) {
       }
     }
     g.params.ignore_eos = request_.ignore_eos;
+    g.params.min_tokens = request_.min_tokens;
     if (request_.seed) {
       g.params.seed = static_cast<uint64_t>(*request_.seed);
     } else if (context_.seed_unseeded_requests) {
@@ -178,15 +179,19 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
   for (size_t k = 0; k < u.new_tokens.size(); ++k) {
     const int32_t token = u.new_tokens[k];
     ++c.completion_tokens;
-    const bool is_stop_token =
-        u.finished && u.stop_token >= 0 && token == u.stop_token && k + 1 == u.new_tokens.size();
-    if (!is_stop_token) delta += c.stop.feed(c.detok->push(token));
+    // The EOS or stop token id that ended the sequence has no text, unless the request keeps it.
+    const bool is_stop_token = !request_.include_stop_str_in_output && u.finished &&
+                               u.stop_token >= 0 && token == u.stop_token &&
+                               k + 1 == u.new_tokens.size();
+    if (!is_stop_token) {
+      delta += c.stop.feed(c.detok->push(token), c.completion_tokens > request_.min_tokens);
+    }
     if (c.stop.matched()) break;
   }
   // At the end, the detokenizer's held-back bytes (an unfinished UTF-8 sequence) end the text; a
   // stop string may complete in them.
   if (u.finished && u.finish_reason != FinishReason::kError && !c.stop.matched()) {
-    delta += c.stop.feed(c.detok->flush());
+    delta += c.stop.feed(c.detok->flush(), c.completion_tokens > request_.min_tokens);
   }
   c.timeline = u.timeline;
   if (shows_logprobs()) take_logprobs(c, u);

@@ -71,7 +71,7 @@ void refuse_unsupported(const json& body, Endpoint endpoint) {
   for (const char* key :
        {"tools", "tool_choice", "functions", "function_call", "suffix", "logit_bias", "guided_json",
         "guided_regex", "guided_choice", "guided_grammar", "structured_outputs", "audio",
-        "modalities", "prediction", "min_tokens", "reasoning_effort"}) {
+        "modalities", "prediction", "reasoning_effort"}) {
     auto it = body.find(key);
     if (it == body.end() || it->is_null()) continue;
     if (std::string(key) == "logit_bias" && it->is_object() && it->empty()) continue;
@@ -107,7 +107,6 @@ struct NeutralField {
 constexpr NeutralField kUnimplementedVllmFields[] = {{"chat_template", "null"},
                                                      {"chat_template_kwargs", "null"},
                                                      {"continue_final_message", "false"},
-                                                     {"include_stop_str_in_output", "false"},
                                                      {"skip_special_tokens", "true"},
                                                      {"spaces_between_special_tokens", "true"},
                                                      {"truncate_prompt_tokens", "null"},
@@ -159,6 +158,7 @@ void collect_unknown_fields(const json& body, Endpoint endpoint,
                                         "n",
                                         "stop",
                                         "stop_token_ids",
+                                        "include_stop_str_in_output",
                                         "seed",
                                         "temperature",
                                         "top_p",
@@ -407,6 +407,34 @@ std::string ignored_fields_log_line(const std::string& request_id,
   return line;
 }
 
+namespace {
+
+void parse_min_tokens(const json& body, const ModelInfo& model, CompletionRequest& r) {
+  auto it = body.find("min_tokens");
+  if (it == body.end() || it->is_null()) return;
+  if (!it->is_number_integer()) throw_bad_request("min_tokens", "'min_tokens' must be an integer");
+  if (!it->is_number_unsigned() && it->get<int64_t>() < 0) {
+    throw_bad_request("min_tokens", "min_tokens must be greater than or equal to 0, got " +
+                                        std::to_string(it->get<int64_t>()) + ".");
+  }
+  // Larger than any max_tokens: check_min_tokens refuses it with the max_tokens it exceeds.
+  r.min_tokens =
+      it->is_number_unsigned() && it->get<uint64_t>() > INT64_MAX ? INT64_MAX : it->get<int64_t>();
+  if (r.min_tokens > 0 && !model.min_tokens_supported) {
+    throw_bad_request("min_tokens", "'min_tokens' other than 0 is not supported by this backend");
+  }
+}
+
+void check_min_tokens(int64_t min_tokens, int64_t max_tokens) {
+  if (min_tokens > max_tokens) {
+    throw_bad_request("min_tokens", "min_tokens must be less than or equal to max_tokens=" +
+                                        std::to_string(max_tokens) + ", got " +
+                                        std::to_string(min_tokens) + ".");
+  }
+}
+
+}  // namespace
+
 void check_context_length(int64_t prompt_len, std::optional<int64_t> max_tokens,
                           int64_t max_model_len, Endpoint endpoint) {
   const std::string what = endpoint == Endpoint::kChat        ? "messages"
@@ -459,6 +487,8 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   parse_temperature_and_top_p(body, r);
   if (auto k = get_int(body, "top_k", -1, INT32_MAX)) r.top_k = static_cast<int32_t>(*k);
   r.ignore_eos = get_bool(body, "ignore_eos", false);
+  r.include_stop_str_in_output = get_bool(body, "include_stop_str_in_output", false);
+  parse_min_tokens(body, model, r);
   if (auto it = body.find("user"); it != body.end() && !it->is_null()) {
     if (!it->is_string()) throw_bad_request("user", "'user' must be a string");
     r.user = it->get<std::string>();
@@ -548,6 +578,8 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   for (const auto& prompt : r.prompts) {
     check_context_length(static_cast<int64_t>(prompt.size()), r.max_tokens, model.max_model_len,
                          endpoint);
+    check_min_tokens(r.min_tokens, r.max_tokens.value_or(model.max_model_len -
+                                                         static_cast<int64_t>(prompt.size())));
   }
   return r;
 }

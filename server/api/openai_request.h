@@ -29,6 +29,7 @@ struct ModelInfo {
   int64_t max_model_len = 0;
   bool priority_scheduling = false;  // --scheduling-policy priority: "priority" may be non-zero
   std::vector<std::string> aliases;  // further names a request may send (--served-model-name)
+  bool min_tokens_supported = true;  // the backend holds stop tokens back (not yet cuda's)
 };
 
 // vLLM's request limits (VLLM_MAX_N_SEQUENCES, VLLM_MAX_STOP_STRINGS,
@@ -53,11 +54,15 @@ struct CompletionRequest {
   int32_t n = 1;
   std::vector<std::string> stop;
   std::vector<int32_t> stop_token_ids;
+  // vLLM's: the stop string that ended the text stays in it, and so does the text of the EOS or
+  // stop token id that ended the sequence.
+  bool include_stop_str_in_output = false;
   std::optional<int64_t> seed;
   double temperature = 1.0;
   double top_p = 1.0;
   int32_t top_k = 0;  // 0 or -1: no cut
   bool ignore_eos = false;
+  int64_t min_tokens = 0;  // vLLM's: no EOS or stop before this many output tokens
   std::string user;
   bool stream = false;
   bool include_usage = false;

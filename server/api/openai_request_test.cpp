@@ -183,7 +183,6 @@ TEST(RequestLimits, FeaturesThatWouldChangeTheResultAreRefusedUnlessNeutral) {
       {"chat_template", R"("{{ x }}")", "null"},
       {"chat_template_kwargs", R"({"enable_thinking":true})", "{}"},
       {"continue_final_message", "true", "false"},
-      {"include_stop_str_in_output", "true", "false"},
       {"skip_special_tokens", "false", "true"},
       {"use_beam_search", "true", "false"},
       {"length_penalty", "2.0", "1.0"},
@@ -214,6 +213,67 @@ TEST(RequestLimits, FeaturesThatWouldChangeTheResultAreRefusedUnlessNeutral) {
       Endpoint::kChat,
       R"({"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c"}]}]})");
   EXPECT_EQ(calls.param, "messages[0].tool_calls");
+}
+
+TEST(RequestLimits, IncludeStopStrInOutputIsAKnownBoolean) {
+  const CompletionRequest r = parse_completion_request(
+      Endpoint::kChat, kChat + R"(,"include_stop_str_in_output":true})", kCodec, kFcfs);
+  EXPECT_TRUE(r.include_stop_str_in_output);
+  EXPECT_TRUE(r.ignored_fields.empty());
+  EXPECT_FALSE(parse_completion_request(Endpoint::kChat, kChat + "}", kCodec, kFcfs)
+                   .include_stop_str_in_output);
+  const ApiError e =
+      request_error_of(Endpoint::kChat, kChat + R"(,"include_stop_str_in_output":"yes"})");
+  EXPECT_EQ(e.status, 400);
+  EXPECT_EQ(e.param, "include_stop_str_in_output");
+}
+
+// vLLM's min_tokens: an integer from 0 up to the request's max_tokens (or, without one, the room
+// its prompt leaves in the context), with vLLM's messages; a backend that cannot hold
+// stop tokens back refuses any other value than 0.
+TEST(RequestLimits, MinTokensIsReadUpToMaxTokensWithVllmsMessages) {
+  struct Case {
+    std::string fields;
+    int64_t min_tokens;   // when accepted
+    std::string message;  // when refused
+  };
+  const Case cases[] = {
+      {"", 0, ""},
+      {R"("min_tokens":null)", 0, ""},
+      {R"("min_tokens":0)", 0, ""},
+      {R"("min_tokens":5,"max_tokens":5)", 5, ""},
+      {R"("min_tokens":50)", 50, ""},
+      {R"("min_tokens":6,"max_tokens":5)", 0,
+       "min_tokens must be less than or equal to max_tokens=5, got 6."},
+      {R"("min_tokens":6,"max_completion_tokens":5)", 0,
+       "min_tokens must be less than or equal to max_tokens=5, got 6."},
+      {R"("min_tokens":87)", 0, "min_tokens must be less than or equal to max_tokens=86, got 87."},
+      {R"("min_tokens":18446744073709551615)", 0,
+       "min_tokens must be less than or equal to max_tokens=86, got 9223372036854775807."},
+      {R"("min_tokens":-1)", 0, "min_tokens must be greater than or equal to 0, got -1."},
+      {R"("min_tokens":1.5)", 0, "'min_tokens' must be an integer"},
+      {R"("min_tokens":"2")", 0, "'min_tokens' must be an integer"},
+  };
+  for (const Case& c : cases) {
+    // the templated chat prompt is 14 tokens: 86 left of 100
+    const std::string body = kChat + (c.fields.empty() ? "" : "," + c.fields) + "}";
+    if (c.message.empty()) {
+      EXPECT_EQ(parse_completion_request(Endpoint::kChat, body, kCodec, kFcfs).min_tokens,
+                c.min_tokens)
+          << body;
+    } else {
+      const ApiError e = request_error_of(Endpoint::kChat, body);
+      EXPECT_EQ(e.status, 400) << body;
+      EXPECT_EQ(e.param, "min_tokens") << body;
+      EXPECT_EQ(e.message, c.message) << body;
+    }
+  }
+  ModelInfo cuda = kFcfs;
+  cuda.min_tokens_supported = false;
+  EXPECT_EQ(request_error_of(Endpoint::kChat, kChat + R"(,"min_tokens":0})", cuda).status, 0);
+  const ApiError refused = request_error_of(Endpoint::kChat, kChat + R"(,"min_tokens":1})", cuda);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_EQ(refused.param, "min_tokens");
 }
 
 }  // namespace

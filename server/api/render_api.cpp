@@ -19,6 +19,7 @@ json sampling_params(const CompletionRequest& r, size_t prompt, int64_t max_mode
   p["stop_token_ids"] = r.stop_token_ids;
   p["ignore_eos"] = r.ignore_eos;
   p["max_tokens"] = r.max_tokens.value_or(room);
+  p["min_tokens"] = r.min_tokens;
   p["logprobs"] = r.logprobs ? json(*r.logprobs) : json(nullptr);
   p["prompt_logprobs"] = r.prompt_logprobs ? json(*r.prompt_logprobs) : json(nullptr);
   return p;

@@ -23,6 +23,7 @@ CompletionRequest two_prompts() {
   r.temperature = 0.5;
   r.priority = -1;
   r.cache_salt = "salt";
+  r.min_tokens = 3;
   return r;
 }
 
@@ -44,6 +45,7 @@ TEST(RenderResponse, CompletionsAnswerOneGenerateRequestPerPrompt) {
     EXPECT_EQ(g["priority"], -1);
     const json& p = g["sampling_params"];
     EXPECT_EQ(p["max_tokens"], 7);
+    EXPECT_EQ(p["min_tokens"], 3);
     EXPECT_EQ(p["seed"], 42);
     EXPECT_EQ(p["stop"], json({"\n"}));
     EXPECT_EQ(p["stop_token_ids"], json({9}));

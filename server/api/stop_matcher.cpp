@@ -4,19 +4,23 @@
 
 namespace llm {
 
-StopMatcher::StopMatcher(std::vector<std::string> stops) : stops_(std::move(stops)) {
+StopMatcher::StopMatcher(std::vector<std::string> stops, bool include_stop)
+    : stops_(std::move(stops)), include_stop_(include_stop) {
   for (const std::string& s : stops_) hold_ = std::max(hold_, s.empty() ? 0 : s.size() - 1);
 }
 
-std::string StopMatcher::feed(std::string_view piece) {
+std::string StopMatcher::feed(std::string_view piece, bool may_end_a_stop) {
   if (matched()) return {};
   if (stops_.empty()) return std::string(piece);
   pending_.append(piece);
-  // The earliest stop string occurrence wins (ties: the listed order).
+  if (!may_end_a_stop) guarded_ = pending_.size();
+  // The earliest stop string occurrence that ends past the guarded bytes wins (ties: the listed
+  // order).
   size_t best = std::string::npos;
   for (size_t i = 0; i < stops_.size(); ++i) {
-    if (stops_[i].empty()) continue;
-    const size_t pos = pending_.find(stops_[i]);
+    const size_t len = stops_[i].size();
+    if (len == 0 || !may_end_a_stop) continue;
+    const size_t pos = pending_.find(stops_[i], guarded_ >= len ? guarded_ - len + 1 : 0);
     if (pos != std::string::npos && pos < best) {
       best = pos;
       matched_ = static_cast<int>(i);
@@ -24,7 +28,7 @@ std::string StopMatcher::feed(std::string_view piece) {
   }
   std::string out;
   if (best != std::string::npos) {
-    out = pending_.substr(0, best);
+    out = pending_.substr(0, best + (include_stop_ ? matched_stop().size() : 0));
     pending_.clear();
     return out;
   }
@@ -32,6 +36,7 @@ std::string StopMatcher::feed(std::string_view piece) {
     const size_t n = pending_.size() - hold_;
     out = pending_.substr(0, n);
     pending_.erase(0, n);
+    guarded_ = guarded_ > n ? guarded_ - n : 0;
   }
   return out;
 }
@@ -39,6 +44,7 @@ std::string StopMatcher::feed(std::string_view piece) {
 std::string StopMatcher::flush() {
   std::string out;
   out.swap(pending_);
+  guarded_ = 0;
   return out;
 }
 

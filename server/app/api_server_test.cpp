@@ -111,6 +111,40 @@ TEST(ApiServer, EveryServedNameIsListedAndAcceptedTheFirstAnswers) {
   EXPECT_EQ(text.find(R"(model_name="second")"), std::string::npos);
 }
 
+// vLLM's min_tokens on the simulated model: its EOS comes no earlier than the token after the
+// first min_tokens, and the text of those tokens ends no stop string.
+TEST(ApiServer, MinTokensHoldsEosAndStopStringsBack) {
+  auto server = start_server(test_options());
+  const uint16_t port = server->port();
+  auto complete = [port](const std::string& fields) {
+    const auto r = request(port, "POST", "/v1/completions",
+                           R"({"prompt":"Hello there","max_tokens":4000)" + fields + "}");
+    EXPECT_EQ(r.status, 200) << r.body;
+    return parse(r.body);
+  };
+  const json natural = complete("");
+  ASSERT_EQ(natural["choices"][0]["finish_reason"], "stop") << natural;  // the model's EOS
+  const int64_t n = natural["usage"]["completion_tokens"];
+  ASSERT_GE(n, 3);
+  const json held = complete(R"(,"min_tokens":)" + std::to_string(n + 5));
+  EXPECT_EQ(held["choices"][0]["finish_reason"], "stop");
+  EXPECT_EQ(held["usage"]["completion_tokens"], n + 6);
+  const std::string text = natural["choices"][0]["text"];
+  EXPECT_EQ(held["choices"][0]["text"].get<std::string>().rfind(text, 0), 0u)
+      << "the same tokens first";
+  const json early = complete(R"(,"min_tokens":)" + std::to_string(n - 2));
+  EXPECT_EQ(early["usage"]["completion_tokens"], n) << "EOS was past min_tokens already";
+  // A stop string in the first token's text: without min_tokens it cuts everything, with it the
+  // text keeps that token.
+  const std::string first = pieces(text).at(0);
+  const json cut = complete(R"(,"stop":[")" + first + "\"]");
+  EXPECT_EQ(cut["choices"][0]["text"], "");
+  EXPECT_EQ(cut["choices"][0]["finish_reason"], "stop");
+  const json kept = complete(R"(,"stop":[")" + first + R"("],"min_tokens":1)");
+  EXPECT_EQ(kept["choices"][0]["text"].get<std::string>().rfind(first, 0), 0u) << kept;
+  EXPECT_GT(kept["usage"]["completion_tokens"].get<int64_t>(), 1);
+}
+
 TEST(ApiServer, UnknownRouteAndWrongMethodUseTheEnvelope) {
   auto server = start_server(test_options());
   auto r = request(server->port(), "GET", "/nope");
@@ -424,6 +458,25 @@ TEST(ApiServer, StopTokenIdsEndTheChoiceWithTheIdAsStopReason) {
             std::string::npos)
       << r.body;
   EXPECT_EQ(r.body.find(words[4]), std::string::npos);
+  // vLLM's include_stop_str_in_output keeps the stop token's text, and a stop string's.
+  const std::string keep = R"(,"include_stop_str_in_output":true)";
+  const json kept =
+      parse(request(port, "POST", "/v1/completions",
+                    base + keep + R"(,"stop_token_ids":[)" + std::to_string(stop) + "]}")
+                .body);
+  EXPECT_EQ(kept["choices"][0]["stop_reason"], stop);
+  EXPECT_EQ(kept["choices"][0]["text"], words[0] + words[1] + words[2] + words[3]);
+  const std::string stop_string = words[2].substr(1);  // without its leading space
+  for (const bool include : {false, true}) {
+    const json s =
+        parse(request(port, "POST", "/v1/completions",
+                      base + (include ? keep : "") + R"(,"stop":[")" + stop_string + "\"]}")
+                  .body);
+    EXPECT_EQ(s["choices"][0]["stop_reason"], stop_string);
+    EXPECT_EQ(s["choices"][0]["text"],
+              words[0] + words[1] + (include ? words[2] : std::string(" ")))
+        << include;
+  }
 }
 
 TEST(ApiServer, ApiKeyProtectsApiPathsOnly) {

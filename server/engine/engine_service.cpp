@@ -265,7 +265,15 @@ void EngineService::apply(Command& c) {
       for (int32_t t : proto.prompt_tokens) {
         proto.prompt_salt = hash_combine(proto.prompt_salt, static_cast<uint32_t>(t));
       }
-      if (!proto.params.ignore_eos) proto.scripted_output_len = backend_.natural_output_len(proto);
+      if (!proto.params.ignore_eos) {
+        proto.scripted_output_len = backend_.natural_output_len(proto);
+        // A simulated model's EOS is held back like a sampled one: at the earliest, the token
+        // after the first min_tokens.
+        if (proto.scripted_output_len > 0) {
+          proto.scripted_output_len =
+              std::max(proto.scripted_output_len, proto.params.min_tokens + 1);
+        }
+      }
       proto.timeline.arrival = c.request.arrival;
       auto children = fan_out(proto);
       Relay::Parent& parent = relay_->parents_[c.request.request_id];
