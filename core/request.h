@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/clock.h"
@@ -33,6 +34,16 @@ struct SamplingParams {
   double temperature = 1.0;
   double top_p = 1.0;
   int32_t top_k = 0;  // 0 or -1: no top-k cut
+  double min_p = 0;  // drop tokens less probable than min_p times the likeliest (after temperature)
+  // vLLM's penalties, on the logits before temperature: a token seen in the prompt or the output
+  // has its logit divided by repetition_penalty (multiplied when negative); then each output
+  // occurrence subtracts frequency_penalty, and having occurred at all presence_penalty.
+  double repetition_penalty = 1.0;
+  double frequency_penalty = 0;
+  double presence_penalty = 0;
+  // OpenAI's logit_bias: added to these tokens' logits (after min_tokens' mask, before the
+  // penalties, as vLLM), each within [-100, 100]; sorted by token id.
+  std::vector<std::pair<int32_t, float>> logit_bias;
   // Log-probabilities to return (core/logprobs.h): -1 none, else the number of most likely tokens
   // to list beside the chosen one, for each sampled token / each prompt token from position 1.
   int32_t logprobs = -1;

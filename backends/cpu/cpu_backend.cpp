@@ -67,8 +67,8 @@ struct CpuBackend::Impl {
   std::vector<size_t> prompt_seq;
   std::vector<int64_t> prompt_pos;
   std::vector<float> final_x, logits;
-  std::vector<float> held_back;  // a row's logits with its stop tokens masked (min_tokens)
-  StepLogprobs step_logprobs;    // what the latest execute() computed (empty unless asked)
+  std::vector<float> adjusted;  // a row's logits masked, biased and penalised, to draw from
+  StepLogprobs step_logprobs;   // what the latest execute() computed (empty unless asked)
 
   Impl(std::shared_ptr<const ModelWeights> w, const CpuBackendOptions& o)
       : weights(std::move(w)), options(o), pool(o.threads) {}
@@ -298,11 +298,19 @@ void CpuBackend::Impl::forward(const SchedulerOutput& batch, std::vector<int32_t
       const Request& r = *batch.seqs[i].request;
       const std::span<const float> row(logits.data() + s * vocab, static_cast<size_t>(vocab));
       if (options.on_logits) options.on_logits(r, row);
+      // vLLM's order: min_tokens' mask, logit_bias, then the penalties; the logprobs stay the raw
+      // ones.
       std::span<const float> drawn_from = row;
-      if (r.num_output_tokens < r.params.min_tokens) {  // the logprobs stay the raw ones (vLLM)
-        held_back.assign(row.begin(), row.end());
-        hold_back_stop_tokens(held_back, r.params, c.eos_token_ids, r.num_output_tokens);
-        drawn_from = held_back;
+      if (adjusts_logits(r.params, r.num_output_tokens)) {
+        if (has_penalties(r.params) && !r.keep_output_tokens) {
+          throw std::invalid_argument("cpu backend: request " + r.external_id +
+                                      " has penalties but keeps no output tokens");
+        }
+        adjusted.assign(row.begin(), row.end());
+        hold_back_stop_tokens(adjusted, r.params, c.eos_token_ids, r.num_output_tokens);
+        add_logit_bias(adjusted, r.params);
+        apply_penalties(adjusted, r.params, r.prompt_tokens, r.output_tokens);
+        drawn_from = adjusted;
       }
       sampled[i] = sample_token(drawn_from, r.params, sampling_seed(r.params, r.num_output_tokens));
       if (r.params.logprobs >= 0) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 #include "backends/cpu/cpu_test_util.h"
 #include "backends/cpu/matmul.h"
 #include "backends/cpu/packed_model.h"
+#include "backends/cpu/sampler.h"
 #include "backends/model/model_weights.h"
 #include "core/engine_core.h"
 
@@ -177,45 +179,59 @@ TEST(CpuBackend, EosComesFromTheConfig) {
   EXPECT_EQ(backend.eos_token_id(), 7);
 }
 
+// What one request generated on the tiny model through the engine.
+struct Generated final : EngineObserver {
+  void on_finished(const Request& r) override {
+    out = r.output_tokens;
+    reason = r.finish_reason;
+  }
+  std::vector<int32_t> out;
+  FinishReason reason = FinishReason::kNone;
+};
+
+// Greedy decoding of 12 tokens (EOS ignored: the random model's is not what is tested) with
+// `params` on top; `on_logits` sees each row's raw logits.
+Generated generate_greedy(
+    const SamplingParams& params,
+    std::function<void(const Request&, std::span<const float>)> on_logits = nullptr) {
+  static const auto weights = std::make_shared<const ModelWeights>(
+      random_model_weights(cpu_testing::tiny_llama(), 3, true));
+  SchedulerConfig config;
+  config.block_size = 4;
+  config.num_gpu_blocks = 64;
+  config.max_num_batched_tokens = 256;
+  config.max_model_len = 128;
+  CpuBackendOptions o;
+  o.num_blocks = config.num_gpu_blocks;
+  o.block_size = config.block_size;
+  o.on_logits = std::move(on_logits);
+  CpuBackend backend(weights, o);
+  SimClock clock;
+  Generated seen;
+  EngineCore engine(config, backend, clock, &seen);
+  auto r = std::make_unique<Request>();
+  r->prompt_tokens = cpu_testing::prompt(4, 12, 300);
+  r->keep_output_tokens = true;
+  r->params = params;
+  r->params.max_tokens = 12;
+  r->params.temperature = 0;
+  r->params.ignore_eos = true;
+  engine.add_request(std::move(r));
+  while (engine.step()) {
+  }
+  return seen;
+}
+
 // vLLM's min_tokens on the real sampler: among the first min_tokens tokens a stop token id (and
 // the model's EOS) cannot be drawn, so greedy decoding takes the next best token there; the
 // tokens before it are the same, and without min_tokens that id stops the sequence.
 TEST(CpuBackend, MinTokensHoldsStopTokensOutOfTheDraw) {
-  struct Tokens final : EngineObserver {
-    void on_finished(const Request& r) override {
-      out = r.output_tokens;
-      reason = r.finish_reason;
-    }
-    std::vector<int32_t> out;
-    FinishReason reason = FinishReason::kNone;
-  };
-  auto weights = std::make_shared<const ModelWeights>(
-      random_model_weights(cpu_testing::tiny_llama(), 3, true));
-  auto generate = [&weights](std::vector<int32_t> stop_ids, int64_t min_tokens) {
-    SchedulerConfig config;
-    config.block_size = 4;
-    config.num_gpu_blocks = 64;
-    config.max_num_batched_tokens = 256;
-    config.max_model_len = 128;
-    CpuBackendOptions o;
-    o.num_blocks = config.num_gpu_blocks;
-    o.block_size = config.block_size;
-    CpuBackend backend(weights, o);
-    SimClock clock;
-    Tokens seen;
-    EngineCore engine(config, backend, clock, &seen);
-    auto r = std::make_unique<Request>();
-    r->prompt_tokens = cpu_testing::prompt(4, 12, 300);
-    r->keep_output_tokens = true;
-    r->params.max_tokens = 12;
-    r->params.temperature = 0;
-    r->params.ignore_eos = true;  // the random model's EOS is not what is tested
-    r->params.stop_token_ids = std::move(stop_ids);
-    r->params.min_tokens = min_tokens;
-    engine.add_request(std::move(r));
-    while (engine.step()) {
-    }
-    return seen;
+  using Tokens = Generated;
+  auto generate = [](std::vector<int32_t> stop_ids, int64_t min_tokens) {
+    SamplingParams p;
+    p.stop_token_ids = std::move(stop_ids);
+    p.min_tokens = min_tokens;
+    return generate_greedy(p);
   };
   const Tokens free = generate({}, 0);
   ASSERT_EQ(free.out.size(), 12u);
@@ -236,6 +252,32 @@ TEST(CpuBackend, MinTokensHoldsStopTokensOutOfTheDraw) {
   EXPECT_TRUE(
       std::equal(held.out.begin(), held.out.begin() + static_cast<ptrdiff_t>(k), free.out.begin()));
   for (size_t i = 0; i <= k; ++i) EXPECT_NE(held.out[i], stop) << "output " << i;
+}
+
+// The penalties reach the draw: each greedy token is the argmax of its raw logits penalised by
+// the prompt and the tokens before it, and they change what a greedy run generates (penalties
+// below neutral reward repeats, which this model's free run has none of).
+TEST(CpuBackend, PenaltiesShapeEachGreedyToken) {
+  const std::vector<int32_t> free = generate_greedy(SamplingParams{}).out;
+  SamplingParams p;
+  p.repetition_penalty = 0.5;
+  p.frequency_penalty = -1.0;
+  p.presence_penalty = -1.0;
+  p.logit_bias = {{free[0], -5.0f}};  // not the free run's first token, unless it is far ahead
+  std::vector<int32_t> expected;
+  const Generated g = generate_greedy(p, [&](const Request& r, std::span<const float> raw) {
+    std::vector<float> l(raw.begin(), raw.end());
+    add_logit_bias(l, r.params);  // vLLM's order: the bias, then the penalties
+    apply_penalties(l, r.params, r.prompt_tokens, r.output_tokens);
+    expected.push_back(argmax_token(l));
+  });
+  ASSERT_EQ(g.out.size(), 12u);
+  EXPECT_EQ(g.out, expected);
+  EXPECT_NE(g.out, free);
+  // A bias of 100 makes a token the greedy choice every step.
+  SamplingParams forced;
+  forced.logit_bias = {{5, 100.0f}};
+  EXPECT_EQ(generate_greedy(forced).out, std::vector<int32_t>(12, 5));
 }
 
 }  // namespace

@@ -55,6 +55,9 @@ std::vector<TokenProb> sampling_distribution(std::span<const float> logits,
   for (size_t i = 0; i < logits.size(); ++i) {
     d[i] = {static_cast<int32_t>(i), std::exp((static_cast<double>(logits[i]) - max_logit) / t)};
   }
+  if (params.min_p > 0) {  // the likeliest token's weight is exp(0) = 1
+    std::erase_if(d, [&params](const TokenProb& p) { return p.prob < params.min_p; });
+  }
   const bool top_k = params.top_k > 0 && static_cast<size_t>(params.top_k) < d.size();
   const bool top_p = params.top_p < 1.0;
   if (top_k) {
@@ -80,6 +83,57 @@ std::vector<TokenProb> sampling_distribution(std::span<const float> logits,
 
 uint64_t sampling_seed(const SamplingParams& params, int64_t num_output_tokens) {
   return hash_combine(params.seed, static_cast<uint64_t>(num_output_tokens));
+}
+
+bool has_penalties(const SamplingParams& params) {
+  return params.repetition_penalty != 1.0 || params.frequency_penalty != 0 ||
+         params.presence_penalty != 0;
+}
+
+void add_logit_bias(std::span<float> logits, const SamplingParams& params) {
+  for (const auto& [id, bias] : params.logit_bias) {
+    if (id >= 0 && static_cast<size_t>(id) < logits.size()) logits[static_cast<size_t>(id)] += bias;
+  }
+}
+
+bool adjusts_logits(const SamplingParams& params, int64_t num_output_tokens) {
+  return num_output_tokens < params.min_tokens || !params.logit_bias.empty() ||
+         has_penalties(params);
+}
+
+bool apply_penalties(std::span<float> logits, const SamplingParams& params,
+                     std::span<const int32_t> prompt, std::span<const int32_t> output) {
+  if (!has_penalties(params)) return false;
+  auto in_vocab = [&logits](int32_t id) {
+    return id >= 0 && static_cast<size_t>(id) < logits.size();
+  };
+  std::vector<int32_t> out(output.begin(), output.end());
+  std::sort(out.begin(), out.end());
+  if (params.repetition_penalty != 1.0) {
+    std::vector<int32_t> seen(prompt.begin(), prompt.end());
+    seen.insert(seen.end(), out.begin(), out.end());
+    std::sort(seen.begin(), seen.end());
+    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+    const float penalty = static_cast<float>(params.repetition_penalty);
+    for (int32_t id : seen) {
+      if (!in_vocab(id)) continue;
+      float& l = logits[static_cast<size_t>(id)];
+      l *= l > 0 ? 1.0f / penalty : penalty;  // as vLLM: times the reciprocal
+    }
+  }
+  const float frequency = static_cast<float>(params.frequency_penalty);
+  const float presence = static_cast<float>(params.presence_penalty);
+  for (size_t i = 0; i < out.size();) {
+    size_t j = i;
+    while (j < out.size() && out[j] == out[i]) ++j;
+    if (in_vocab(out[i])) {
+      float& l = logits[static_cast<size_t>(out[i])];
+      l -= frequency * static_cast<float>(j - i);
+      l -= presence;
+    }
+    i = j;
+  }
+  return true;
 }
 
 bool hold_back_stop_tokens(std::span<float> logits, const SamplingParams& params,

@@ -24,10 +24,11 @@ struct TokenProb {
 // The index of the largest logit (the first one on ties).
 int32_t argmax_token(std::span<const float> logits);
 
-// The distribution a non-greedy draw uses: the tokens that survive top-k and top-p with their
-// renormalised probabilities, in increasing token id. Top-k keeps the k most probable (the lower
-// id on ties); top-p then keeps the shortest most-probable-first prefix whose mass reaches top_p
-// (a token stays when the mass of the more probable ones is < top_p).
+// The distribution a non-greedy draw uses: the tokens that survive min-p, top-k and top-p with
+// their renormalised probabilities, in increasing token id. Min-p drops the tokens less probable
+// than min_p times the likeliest; top-k keeps the k most probable (the lower id on ties); top-p
+// then keeps the shortest most-probable-first prefix whose mass reaches top_p (a token stays when
+// the mass of the more probable ones is < top_p).
 std::vector<TokenProb> sampling_distribution(std::span<const float> logits,
                                              const SamplingParams& params);
 
@@ -39,6 +40,19 @@ uint64_t sampling_seed(const SamplingParams& params, int64_t num_output_tokens);
 // draw can pick them. Returns whether it masked (false, logits untouched, once it has them).
 bool hold_back_stop_tokens(std::span<float> logits, const SamplingParams& params,
                            std::span<const int32_t> eos_ids, int64_t num_output_tokens);
+
+// vLLM's repetition, frequency and presence penalties (SamplingParams) on one sequence's logits,
+// given its prompt and output tokens. Returns whether any applies (false: logits untouched).
+bool apply_penalties(std::span<float> logits, const SamplingParams& params,
+                     std::span<const int32_t> prompt, std::span<const int32_t> output);
+bool has_penalties(const SamplingParams& params);
+
+// OpenAI's logit_bias (SamplingParams): each listed token's bias added to its logit.
+void add_logit_bias(std::span<float> logits, const SamplingParams& params);
+
+// Whether a sequence's logits must be adjusted before its draw (min_tokens' mask, logit_bias,
+// penalties), given how many output tokens it has.
+bool adjusts_logits(const SamplingParams& params, int64_t num_output_tokens);
 
 // One token: argmax when greedy, else an inverse-CDF draw (in token-id order) from
 // sampling_distribution with one uniform number from Rng(seed).

@@ -125,6 +125,72 @@ TEST(Sampler, DrawsFollowTheTemperedSoftmax) {
   }
 }
 
+// vLLM's penalties: repetition divides a seen token's positive logit (multiplies a negative one),
+// over the prompt and the output; frequency subtracts per output occurrence, presence once.
+TEST(Sampler, PenaltiesFollowVllmsFormulas) {
+  const std::vector<float> raw = {2.0f, -1.0f, 0.5f, 3.0f, 1.0f, 0.0f};
+  const std::vector<int32_t> prompt = {0, 1, 0};
+  const std::vector<int32_t> output = {3, 2, 3, 3};
+  SamplingParams p = params(1.0);
+  std::vector<float> l = raw;
+  EXPECT_FALSE(apply_penalties(l, p, prompt, output));  // all neutral
+  EXPECT_EQ(l, raw);
+  p.repetition_penalty = 2.0;
+  EXPECT_TRUE(apply_penalties(l, p, prompt, output));
+  EXPECT_EQ(l, (std::vector<float>{1.0f, -2.0f, 0.25f, 1.5f, 1.0f, 0.0f}));
+  p.repetition_penalty = 1.0;
+  p.frequency_penalty = 0.5;
+  p.presence_penalty = 0.25;
+  l = raw;
+  EXPECT_TRUE(apply_penalties(l, p, prompt, output));
+  // only output tokens: 3 three times, 2 once; the prompt's 0 and 1 untouched
+  EXPECT_EQ(
+      l, (std::vector<float>{2.0f, -1.0f, 0.5f - 0.5f - 0.25f, 3.0f - 1.5f - 0.25f, 1.0f, 0.0f}));
+  p.repetition_penalty = 3.0;  // both: repetition first
+  l = raw;
+  apply_penalties(l, p, prompt, output);
+  EXPECT_EQ(l[3], 3.0f * (1.0f / 3.0f) - 1.5f - 0.25f);
+  EXPECT_EQ(l[1], -3.0f);
+  // greedy decoding follows the penalised logits: 3 was the argmax, 0 is now
+  p = params(0.0);
+  p.frequency_penalty = 1.0;
+  l = raw;
+  apply_penalties(l, p, prompt, output);
+  EXPECT_EQ(sample_token(raw, p, 0), 3);
+  EXPECT_EQ(sample_token(l, p, 0), 0);
+}
+
+TEST(Sampler, LogitBiasAddsToTheListedTokens) {
+  const std::vector<float> raw = {2.0f, -1.0f, 0.5f, 3.0f};
+  SamplingParams p = params(0.0);
+  p.logit_bias = {{1, 5.0f}, {3, -100.0f}};
+  std::vector<float> l = raw;
+  add_logit_bias(l, p);
+  EXPECT_EQ(l, (std::vector<float>{2.0f, 4.0f, 0.5f, -97.0f}));
+  EXPECT_EQ(sample_token(l, p, 0), 1);
+  EXPECT_TRUE(adjusts_logits(p, 0));
+  EXPECT_FALSE(adjusts_logits(params(0.0), 0));
+}
+
+// vLLM's min_p: after temperature, a token less probable than min_p times the likeliest is out.
+TEST(Sampler, MinPDropsTheUnlikelyBeforeTopK) {
+  const std::vector<float> logits = {0.0f, std::log(0.5f), std::log(0.09f), std::log(0.2f)};
+  SamplingParams p = params(1.0);
+  p.min_p = 0.1;  // weights 1, 0.5, 0.09, 0.2: 0.09 < 0.1
+  EXPECT_EQ(kept(sampling_distribution(logits, p)), (std::vector<int32_t>{0, 1, 3}));
+  p.temperature = 2.0;  // weights 1, 0.71, 0.3, 0.45: all stay
+  EXPECT_EQ(kept(sampling_distribution(logits, p)), (std::vector<int32_t>{0, 1, 2, 3}));
+  p.temperature = 1.0;
+  p.min_p = 0.6;
+  p.top_k = 2;  // min-p leaves only 0; top-k of what is left
+  EXPECT_EQ(kept(sampling_distribution(logits, p)), (std::vector<int32_t>{0}));
+  double sum = 0;
+  p.min_p = 0.15;
+  p.top_k = 0;
+  for (const TokenProb& t : sampling_distribution(logits, p)) sum += t.prob;
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+}
+
 // vLLM's min_tokens: stop tokens (stop ids, and EOS unless ignore_eos) cannot be drawn before the
 // sequence has min_tokens tokens; from then on the logits are left as they are.
 TEST(Sampler, StopTokensAreHeldBackUntilMinTokens) {

@@ -72,7 +72,7 @@ ModelInfo model_info(const ServerContext& context) {
   return ModelInfo{context.setup.served_model_name, context.setup.scheduler.max_model_len,
                    context.setup.scheduler.policy == SchedulingPolicy::kPriority,
                    context.setup.served_model_aliases,
-                   // the cuda sampler cannot hold stop tokens back yet
+                   // the cuda sampler has no min_tokens, penalties or min_p yet
                    context.options.backend != "cuda"};
 }
 

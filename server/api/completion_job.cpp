@@ -86,6 +86,11 @@ bool CompletionJob::start(Post post, std::function<void()> progress) {
     }
     g.params.ignore_eos = request_.ignore_eos;
     g.params.min_tokens = request_.min_tokens;
+    g.params.min_p = request_.min_p;
+    g.params.repetition_penalty = request_.repetition_penalty;
+    g.params.frequency_penalty = request_.frequency_penalty;
+    g.params.presence_penalty = request_.presence_penalty;
+    g.params.logit_bias = request_.logit_bias;
     if (request_.seed) {
       g.params.seed = static_cast<uint64_t>(*request_.seed);
     } else if (context_.seed_unseeded_requests) {

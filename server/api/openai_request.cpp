@@ -1,9 +1,11 @@
 #include "server/api/openai_request.h"
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "core/python_float.h"
 #include "server/api/json_text.h"
 
 namespace llm {
@@ -69,12 +71,11 @@ void refuse_unsupported(const json& body, Endpoint endpoint) {
     throw_bad_request(key, "'" + key + "' is not supported by this server");
   };
   for (const char* key :
-       {"tools", "tool_choice", "functions", "function_call", "suffix", "logit_bias", "guided_json",
+       {"tools", "tool_choice", "functions", "function_call", "suffix", "guided_json",
         "guided_regex", "guided_choice", "guided_grammar", "structured_outputs", "audio",
         "modalities", "prediction", "reasoning_effort"}) {
     auto it = body.find(key);
     if (it == body.end() || it->is_null()) continue;
-    if (std::string(key) == "logit_bias" && it->is_object() && it->empty()) continue;
     if (std::string(key) == "tool_choice" && *it == "none") continue;
     refuse(key);
   }
@@ -124,11 +125,7 @@ constexpr NeutralField kUnimplementedVllmFields[] = {{"chat_template", "null"},
                                                      {"mm_processor_kwargs", "null"},
                                                      {"repetition_detection", "null"},
                                                      {"thinking_token_budget", "null"},
-                                                     {"logprob_token_ids", "null"},
-                                                     {"frequency_penalty", "0"},
-                                                     {"presence_penalty", "0"},
-                                                     {"repetition_penalty", "1"},
-                                                     {"min_p", "0"}};
+                                                     {"logprob_token_ids", "null"}};
 
 void refuse_unimplemented_vllm_fields(const json& body) {
   for (const NeutralField& f : kUnimplementedVllmFields) {
@@ -159,6 +156,10 @@ void collect_unknown_fields(const json& body, Endpoint endpoint,
                                         "stop",
                                         "stop_token_ids",
                                         "include_stop_str_in_output",
+                                        "min_p",
+                                        "repetition_penalty",
+                                        "frequency_penalty",
+                                        "presence_penalty",
                                         "seed",
                                         "temperature",
                                         "top_p",
@@ -420,9 +421,83 @@ void parse_min_tokens(const json& body, const ModelInfo& model, CompletionReques
   // Larger than any max_tokens: check_min_tokens refuses it with the max_tokens it exceeds.
   r.min_tokens =
       it->is_number_unsigned() && it->get<uint64_t>() > INT64_MAX ? INT64_MAX : it->get<int64_t>();
-  if (r.min_tokens > 0 && !model.min_tokens_supported) {
+  if (r.min_tokens > 0 && !model.full_sampler) {
     throw_bad_request("min_tokens", "'min_tokens' other than 0 is not supported by this backend");
   }
+}
+
+// vLLM's penalties and min_p, with its ranges and messages.
+void parse_penalties_and_min_p(const json& body, const ModelInfo& model, CompletionRequest& r) {
+  struct Bounded {
+    const char* key;
+    double* out;
+    double neutral;
+    bool (*in_range)(double);
+    const char* range;  // the message after "KEY must be "
+  };
+  const Bounded fields[] = {
+      {"presence_penalty", &r.presence_penalty, 0.0, [](double v) { return v >= -2 && v <= 2; },
+       "in [-2, 2]"},
+      {"frequency_penalty", &r.frequency_penalty, 0.0, [](double v) { return v >= -2 && v <= 2; },
+       "in [-2, 2]"},
+      {"repetition_penalty", &r.repetition_penalty, 1.0, [](double v) { return v > 0; },
+       "greater than zero"},
+      {"min_p", &r.min_p, 0.0, [](double v) { return v >= 0 && v <= 1; }, "in [0, 1]"},
+  };
+  for (const Bounded& f : fields) {
+    *f.out = get_number(body, f.key, f.neutral);
+    if (!f.in_range(*f.out)) {
+      throw_bad_request(f.key, std::string(f.key) + " must be " + f.range + ", got " +
+                                   python_float(*f.out) + ".");
+    }
+    if (*f.out != f.neutral && !model.full_sampler) {
+      throw_bad_request(f.key, std::string("'") + f.key + "' other than " +
+                                   python_float(f.neutral) + " is not supported by this backend");
+    }
+  }
+}
+
+// OpenAI's logit_bias as vLLM reads it: keys are token ids (integers as strings), values numbers
+// clamped to [-100, 100]; ids outside the vocabulary are a 400 naming them all.
+void parse_logit_bias(const json& body, int64_t vocab_size, const ModelInfo& model,
+                      CompletionRequest& r) {
+  auto it = body.find("logit_bias");
+  if (it == body.end() || it->is_null()) return;
+  if (!it->is_object()) {
+    throw_bad_request("logit_bias", "'logit_bias' must be an object of token ids to numbers");
+  }
+  std::map<int64_t, float> bias;
+  for (const auto& [key, value] : it->items()) {
+    const size_t first = key.find_first_not_of(" \t\n\r\f\v");
+    const size_t last = key.find_last_not_of(" \t\n\r\f\v");
+    const std::string digits =
+        first == std::string::npos ? "" : key.substr(first, last - first + 1);
+    const size_t sign = !digits.empty() && (digits[0] == '-' || digits[0] == '+') ? 1 : 0;
+    if (digits.size() == sign || digits.size() > sign + 18 ||
+        digits.find_first_not_of("0123456789", sign) != std::string::npos) {
+      throw_bad_request("logit_bias",
+                        "'logit_bias' keys must be token ids, got " + json(key).dump());
+    }
+    if (!value.is_number()) {
+      throw_bad_request("logit_bias", "'logit_bias' values must be numbers, got " + value.dump() +
+                                          " for " + json(key).dump());
+    }
+    bias[std::stoll(digits)] = static_cast<float>(std::clamp(value.get<double>(), -100.0, 100.0));
+  }
+  std::string outside;
+  for (const auto& [id, b] : bias) {
+    if (id < 0 || id >= vocab_size) outside += (outside.empty() ? "" : ", ") + std::to_string(id);
+  }
+  if (!outside.empty()) {
+    throw_bad_request("logit_bias", "token_id(s) [" + outside +
+                                        "] in logit_bias contain out-of-vocab token ids. "
+                                        "Vocabulary size: " +
+                                        std::to_string(vocab_size));
+  }
+  if (!bias.empty() && !model.full_sampler) {
+    throw_bad_request("logit_bias", "'logit_bias' is not supported by this backend");
+  }
+  for (const auto& [id, b] : bias) r.logit_bias.emplace_back(static_cast<int32_t>(id), b);
 }
 
 void check_min_tokens(int64_t min_tokens, int64_t max_tokens) {
@@ -489,6 +564,8 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   r.ignore_eos = get_bool(body, "ignore_eos", false);
   r.include_stop_str_in_output = get_bool(body, "include_stop_str_in_output", false);
   parse_min_tokens(body, model, r);
+  parse_penalties_and_min_p(body, model, r);
+  parse_logit_bias(body, tok.vocab_size(), model, r);
   if (auto it = body.find("user"); it != body.end() && !it->is_null()) {
     if (!it->is_string()) throw_bad_request("user", "'user' must be a string");
     r.user = it->get<std::string>();

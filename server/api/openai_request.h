@@ -29,7 +29,8 @@ struct ModelInfo {
   int64_t max_model_len = 0;
   bool priority_scheduling = false;  // --scheduling-policy priority: "priority" may be non-zero
   std::vector<std::string> aliases;  // further names a request may send (--served-model-name)
-  bool min_tokens_supported = true;  // the backend holds stop tokens back (not yet cuda's)
+  // The backend's sampler takes min_tokens, the penalties and min_p (the cuda one does not yet).
+  bool full_sampler = true;
 };
 
 // vLLM's request limits (VLLM_MAX_N_SEQUENCES, VLLM_MAX_STOP_STRINGS,
@@ -61,6 +62,11 @@ struct CompletionRequest {
   double temperature = 1.0;
   double top_p = 1.0;
   int32_t top_k = 0;  // 0 or -1: no cut
+  double min_p = 0;
+  double repetition_penalty = 1.0;
+  double frequency_penalty = 0;
+  double presence_penalty = 0;
+  std::vector<std::pair<int32_t, float>> logit_bias;  // by token id, each within [-100, 100]
   bool ignore_eos = false;
   int64_t min_tokens = 0;  // vLLM's: no EOS or stop before this many output tokens
   std::string user;

@@ -193,10 +193,6 @@ TEST(RequestLimits, FeaturesThatWouldChangeTheResultAreRefusedUnlessNeutral) {
       {"response_format", R"({"type":"json_schema"})", R"({"type":"text"})"},
       {"guided_json", "{}", "null"},
       {"structured_outputs", R"({"regex":"a"})", "null"},
-      {"frequency_penalty", "0.5", "0.0"},
-      {"presence_penalty", "-1", "0"},
-      {"repetition_penalty", "1.2", "1.0"},
-      {"min_p", "0.1", "0"},
       {"logprob_token_ids", "[1]", "null"},
   };
   for (const Case& c : cases) {
@@ -213,6 +209,99 @@ TEST(RequestLimits, FeaturesThatWouldChangeTheResultAreRefusedUnlessNeutral) {
       Endpoint::kChat,
       R"({"messages":[{"role":"assistant","content":"","tool_calls":[{"id":"c"}]}]})");
   EXPECT_EQ(calls.param, "messages[0].tool_calls");
+}
+
+// vLLM's penalties and min_p: its ranges and messages; a backend without them (cuda, for now)
+// takes only their neutral values.
+TEST(RequestLimits, PenaltiesAndMinPAreReadInVllmsRanges) {
+  const CompletionRequest r = parse_completion_request(
+      Endpoint::kChat,
+      kChat + R"(,"presence_penalty":-2,"frequency_penalty":1.5,"repetition_penalty":1.3,)"
+              R"("min_p":0.05})",
+      kCodec, kFcfs);
+  EXPECT_EQ(r.presence_penalty, -2);
+  EXPECT_EQ(r.frequency_penalty, 1.5);
+  EXPECT_EQ(r.repetition_penalty, 1.3);
+  EXPECT_EQ(r.min_p, 0.05);
+  EXPECT_TRUE(r.ignored_fields.empty());
+  const CompletionRequest plain =
+      parse_completion_request(Endpoint::kChat, kChat + "}", kCodec, kFcfs);
+  EXPECT_EQ(plain.presence_penalty, 0);
+  EXPECT_EQ(plain.frequency_penalty, 0);
+  EXPECT_EQ(plain.repetition_penalty, 1);
+  EXPECT_EQ(plain.min_p, 0);
+  struct Case {
+    std::string field;
+    std::string message;
+  };
+  const Case cases[] = {
+      {R"("presence_penalty":2.5)", "presence_penalty must be in [-2, 2], got 2.5."},
+      {R"("presence_penalty":-3)", "presence_penalty must be in [-2, 2], got -3.0."},
+      {R"("frequency_penalty":2.01)", "frequency_penalty must be in [-2, 2], got 2.01."},
+      {R"("repetition_penalty":0)", "repetition_penalty must be greater than zero, got 0.0."},
+      {R"("repetition_penalty":-1.5)", "repetition_penalty must be greater than zero, got -1.5."},
+      {R"("min_p":1.5)", "min_p must be in [0, 1], got 1.5."},
+      {R"("min_p":-0.1)", "min_p must be in [0, 1], got -0.1."},
+      {R"("min_p":"0.1")", "'min_p' must be a number"},
+  };
+  for (const Case& c : cases) {
+    const ApiError e = request_error_of(Endpoint::kChat, kChat + "," + c.field + "}");
+    EXPECT_EQ(e.status, 400) << c.field;
+    EXPECT_EQ(e.param, c.field.substr(1, c.field.find('"', 1) - 1)) << c.field;
+    EXPECT_EQ(e.message, c.message) << c.field;
+  }
+  ModelInfo cuda = kFcfs;
+  cuda.full_sampler = false;
+  EXPECT_EQ(
+      request_error_of(Endpoint::kChat,
+                       kChat + R"(,"presence_penalty":0,"repetition_penalty":1,"min_p":0})", cuda)
+          .status,
+      0);
+  for (const char* field : {R"("presence_penalty":0.5)", R"("frequency_penalty":-1)",
+                            R"("repetition_penalty":1.1)", R"("min_p":0.2)"}) {
+    EXPECT_EQ(request_error_of(Endpoint::kChat, kChat + "," + field + "}", cuda).status, 400)
+        << field;
+  }
+}
+
+// OpenAI's logit_bias as vLLM reads it: integer keys (as strings), numeric values clamped to
+// [-100, 100], every out-of-vocabulary id named (vocabulary 128256 here).
+TEST(RequestLimits, LogitBiasIsReadAsVllmReadsIt) {
+  const CompletionRequest r = parse_completion_request(
+      Endpoint::kChat, kChat + R"(,"logit_bias":{"5":1.5," 7 ":-200,"+3":300,"128255":0}})", kCodec,
+      kFcfs);
+  EXPECT_EQ(r.logit_bias, (std::vector<std::pair<int32_t, float>>{
+                              {3, 100.0f}, {5, 1.5f}, {7, -100.0f}, {128255, 0.0f}}));
+  EXPECT_TRUE(r.ignored_fields.empty());
+  EXPECT_TRUE(
+      parse_completion_request(Endpoint::kChat, kChat + R"(,"logit_bias":{}})", kCodec, kFcfs)
+          .logit_bias.empty());
+  struct Case {
+    std::string value;
+    std::string message;
+  };
+  const Case cases[] = {
+      {R"([[1,1]])", "'logit_bias' must be an object of token ids to numbers"},
+      {R"({"1.0":1})", R"('logit_bias' keys must be token ids, got "1.0")"},
+      {R"({"x":1})", R"('logit_bias' keys must be token ids, got "x")"},
+      {R"({"":1})", R"('logit_bias' keys must be token ids, got "")"},
+      {R"({"1":"1"})", R"('logit_bias' values must be numbers, got "1" for "1")"},
+      {R"({"-1":1,"128256":2,"3":1})",
+       "token_id(s) [-1, 128256] in logit_bias contain out-of-vocab token ids. Vocabulary size: "
+       "128256"},
+  };
+  for (const Case& c : cases) {
+    const ApiError e =
+        request_error_of(Endpoint::kChat, kChat + R"(,"logit_bias":)" + c.value + "}");
+    EXPECT_EQ(e.status, 400) << c.value;
+    EXPECT_EQ(e.param, "logit_bias") << c.value;
+    EXPECT_EQ(e.message, c.message) << c.value;
+  }
+  ModelInfo cuda = kFcfs;
+  cuda.full_sampler = false;
+  EXPECT_EQ(request_error_of(Endpoint::kChat, kChat + R"(,"logit_bias":{}})", cuda).status, 0);
+  EXPECT_EQ(request_error_of(Endpoint::kChat, kChat + R"(,"logit_bias":{"1":2}})", cuda).status,
+            400);
 }
 
 TEST(RequestLimits, IncludeStopStrInOutputIsAKnownBoolean) {
@@ -269,7 +358,7 @@ TEST(RequestLimits, MinTokensIsReadUpToMaxTokensWithVllmsMessages) {
     }
   }
   ModelInfo cuda = kFcfs;
-  cuda.min_tokens_supported = false;
+  cuda.full_sampler = false;
   EXPECT_EQ(request_error_of(Endpoint::kChat, kChat + R"(,"min_tokens":0})", cuda).status, 0);
   const ApiError refused = request_error_of(Endpoint::kChat, kChat + R"(,"min_tokens":1})", cuda);
   EXPECT_EQ(refused.status, 400);

@@ -14,6 +14,13 @@ json sampling_params(const CompletionRequest& r, size_t prompt, int64_t max_mode
   p["temperature"] = r.temperature;
   p["top_p"] = r.top_p;
   p["top_k"] = r.top_k;
+  p["min_p"] = r.min_p;
+  p["presence_penalty"] = r.presence_penalty;
+  p["frequency_penalty"] = r.frequency_penalty;
+  p["repetition_penalty"] = r.repetition_penalty;
+  json bias = nullptr;  // vLLM's {token id: bias}
+  for (const auto& [id, b] : r.logit_bias) bias[std::to_string(id)] = b;
+  p["logit_bias"] = bias;
   p["seed"] = r.seed ? json(*r.seed) : json(nullptr);
   p["stop"] = r.stop;
   p["stop_token_ids"] = r.stop_token_ids;

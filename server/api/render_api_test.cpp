@@ -24,6 +24,8 @@ CompletionRequest two_prompts() {
   r.priority = -1;
   r.cache_salt = "salt";
   r.min_tokens = 3;
+  r.logit_bias = {{4, -2.5f}};
+  r.repetition_penalty = 1.25;
   return r;
 }
 
@@ -46,6 +48,9 @@ TEST(RenderResponse, CompletionsAnswerOneGenerateRequestPerPrompt) {
     const json& p = g["sampling_params"];
     EXPECT_EQ(p["max_tokens"], 7);
     EXPECT_EQ(p["min_tokens"], 3);
+    EXPECT_EQ(p["logit_bias"], json({{"4", -2.5}}));
+    EXPECT_EQ(p["repetition_penalty"], 1.25);
+    EXPECT_EQ(p["presence_penalty"], 0.0);
     EXPECT_EQ(p["seed"], 42);
     EXPECT_EQ(p["stop"], json({"\n"}));
     EXPECT_EQ(p["stop_token_ids"], json({9}));
