@@ -158,6 +158,38 @@ test('without max_tokens a request runs to the context limit', { skip }, async (
   assert.equal(r.usage.prompt_tokens + r.usage.completion_tokens, 256);
 });
 
+test('the sampling controls the openai client sends reach the sampler', { skip }, async () => {
+  const base = { model, prompt, max_tokens: 8, temperature: 0, ignore_eos: true };
+  const free = await client.completions.create(base);
+  // logit_bias of 100 makes one token the greedy choice at every step.
+  const id = (await post('/tokenize', { model, prompt: ' blue', add_special_tokens: false }))
+    .body.tokens[0];
+  const biased = await client.completions.create({ ...base, logit_bias: { [id]: 100 } });
+  const eight = await post('/detokenize', { model, tokens: Array(8).fill(id) });
+  assert.equal(biased.choices[0].text, eight.body.prompt);
+  // Penalties below neutral reward repeats: the greedy text changes.
+  const repeating = await client.completions.create({
+    ...base, frequency_penalty: -2, presence_penalty: -2,
+  });
+  assert.notEqual(repeating.choices[0].text, free.choices[0].text);
+  // min_tokens holds EOS back; out of range, each is vLLM's 400.
+  const held = await client.completions.create({
+    model, prompt, max_tokens: 12, min_tokens: 10, temperature: 0,
+  });
+  assert.ok(held.usage.completion_tokens >= 10, `${held.usage.completion_tokens} tokens`);
+  for (const [field, value, message] of [
+    ['presence_penalty', 2.5, 'presence_penalty must be in [-2, 2], got 2.5.'],
+    ['min_tokens', 20, 'min_tokens must be less than or equal to max_tokens=8, got 20.'],
+    ['logit_bias', { 999999: 1 }, 'token_id(s) [999999] in logit_bias contain out-of-vocab token ids.'],
+  ]) {
+    await assert.rejects(client.completions.create({ ...base, [field]: value }), (e) => {
+      assert.ok(e instanceof OpenAI.BadRequestError, `${field}: ${e}`);
+      assert.ok(e.message.includes(message), `${field}: ${e.message}`);
+      return true;
+    });
+  }
+});
+
 test('a seed makes sampling repeatable', { skip }, async () => {
   const args = { model, prompt, max_tokens: 12, temperature: 1.0, top_p: 0.9, top_k: 50,
                  seed: 1234, ignore_eos: true };
