@@ -44,6 +44,8 @@ struct SamplingParams {
   // OpenAI's logit_bias: added to these tokens' logits (after min_tokens' mask, before the
   // penalties, as vLLM), each within [-100, 100]; sorted by token id.
   std::vector<std::pair<int32_t, float>> logit_bias;
+  // vLLM's allowed_token_ids: only these may be drawn (sorted, unique); empty: any.
+  std::vector<int32_t> allowed_token_ids;
   // Log-probabilities to return (core/logprobs.h): -1 none, else the number of most likely tokens
   // to list beside the chosen one, for each sampled token / each prompt token from position 1.
   int32_t logprobs = -1;

@@ -298,8 +298,8 @@ void CpuBackend::Impl::forward(const SchedulerOutput& batch, std::vector<int32_t
       const Request& r = *batch.seqs[i].request;
       const std::span<const float> row(logits.data() + s * vocab, static_cast<size_t>(vocab));
       if (options.on_logits) options.on_logits(r, row);
-      // vLLM's order: min_tokens' mask, logit_bias, then the penalties; the logprobs stay the raw
-      // ones.
+      // vLLM's order: allowed_token_ids, min_tokens' mask, logit_bias, then the penalties; the
+      // logprobs stay the raw ones.
       std::span<const float> drawn_from = row;
       if (adjusts_logits(r.params, r.num_output_tokens)) {
         if (has_penalties(r.params) && !r.keep_output_tokens) {
@@ -307,6 +307,7 @@ void CpuBackend::Impl::forward(const SchedulerOutput& batch, std::vector<int32_t
                                       " has penalties but keeps no output tokens");
         }
         adjusted.assign(row.begin(), row.end());
+        keep_allowed_tokens(adjusted, r.params);
         hold_back_stop_tokens(adjusted, r.params, c.eos_token_ids, r.num_output_tokens);
         add_logit_bias(adjusted, r.params);
         apply_penalties(adjusted, r.params, r.prompt_tokens, r.output_tokens);

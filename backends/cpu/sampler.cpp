@@ -90,6 +90,20 @@ bool has_penalties(const SamplingParams& params) {
          params.presence_penalty != 0;
 }
 
+void keep_allowed_tokens(std::span<float> logits, const SamplingParams& params) {
+  if (params.allowed_token_ids.empty()) return;
+  size_t next = 0;  // the allowed ids are sorted
+  for (size_t id = 0; id < logits.size(); ++id) {
+    while (next < params.allowed_token_ids.size() &&
+           static_cast<size_t>(params.allowed_token_ids[next]) < id) {
+      ++next;
+    }
+    const bool allowed = next < params.allowed_token_ids.size() &&
+                         static_cast<size_t>(params.allowed_token_ids[next]) == id;
+    if (!allowed) logits[id] = -INFINITY;
+  }
+}
+
 void add_logit_bias(std::span<float> logits, const SamplingParams& params) {
   for (const auto& [id, bias] : params.logit_bias) {
     if (id >= 0 && static_cast<size_t>(id) < logits.size()) logits[static_cast<size_t>(id)] += bias;
@@ -98,7 +112,7 @@ void add_logit_bias(std::span<float> logits, const SamplingParams& params) {
 
 bool adjusts_logits(const SamplingParams& params, int64_t num_output_tokens) {
   return num_output_tokens < params.min_tokens || !params.logit_bias.empty() ||
-         has_penalties(params);
+         !params.allowed_token_ids.empty() || has_penalties(params);
 }
 
 bool apply_penalties(std::span<float> logits, const SamplingParams& params,

@@ -47,11 +47,14 @@ bool apply_penalties(std::span<float> logits, const SamplingParams& params,
                      std::span<const int32_t> prompt, std::span<const int32_t> output);
 bool has_penalties(const SamplingParams& params);
 
+// vLLM's allowed_token_ids (SamplingParams): every other token's logit becomes -inf.
+void keep_allowed_tokens(std::span<float> logits, const SamplingParams& params);
+
 // OpenAI's logit_bias (SamplingParams): each listed token's bias added to its logit.
 void add_logit_bias(std::span<float> logits, const SamplingParams& params);
 
-// Whether a sequence's logits must be adjusted before its draw (min_tokens' mask, logit_bias,
-// penalties), given how many output tokens it has.
+// Whether a sequence's logits must be adjusted before its draw (allowed_token_ids, min_tokens'
+// mask, logit_bias, penalties), given how many output tokens it has.
 bool adjusts_logits(const SamplingParams& params, int64_t num_output_tokens);
 
 // One token: argmax when greedy, else an inverse-CDF draw (in token-id order) from

@@ -160,6 +160,27 @@ TEST(Sampler, PenaltiesFollowVllmsFormulas) {
   EXPECT_EQ(sample_token(l, p, 0), 0);
 }
 
+TEST(Sampler, OnlyTheAllowedTokensCanBeDrawn) {
+  const std::vector<float> raw = {2.0f, -1.0f, 0.5f, 3.0f, 1.0f};
+  SamplingParams p = params(0.0);
+  p.allowed_token_ids = {1, 4};
+  std::vector<float> l = raw;
+  keep_allowed_tokens(l, p);
+  EXPECT_EQ(l[1], raw[1]);
+  EXPECT_EQ(l[4], raw[4]);
+  for (size_t i : {0u, 2u, 3u}) EXPECT_TRUE(std::isinf(l[i]) && l[i] < 0) << i;
+  EXPECT_EQ(sample_token(l, p, 0), 4);
+  p = params(3.0, 0, 1.0, 9);
+  p.allowed_token_ids = {1, 4};
+  l = raw;
+  keep_allowed_tokens(l, p);
+  std::vector<int> counts(raw.size(), 0);
+  for (int64_t i = 0; i < 500; ++i) ++counts[sample_token(l, p, sampling_seed(p, i))];
+  EXPECT_EQ(counts[0] + counts[2] + counts[3], 0);
+  EXPECT_GT(counts[1] * counts[4], 0);
+  EXPECT_TRUE(adjusts_logits(p, 0));
+}
+
 TEST(Sampler, LogitBiasAddsToTheListedTokens) {
   const std::vector<float> raw = {2.0f, -1.0f, 0.5f, 3.0f};
   SamplingParams p = params(0.0);

@@ -91,6 +91,7 @@ bool CompletionJob::start(Post post, std::function<void()> progress) {
     g.params.frequency_penalty = request_.frequency_penalty;
     g.params.presence_penalty = request_.presence_penalty;
     g.params.logit_bias = request_.logit_bias;
+    g.params.allowed_token_ids = request_.allowed_token_ids;
     if (request_.seed) {
       g.params.seed = static_cast<uint64_t>(*request_.seed);
     } else if (context_.seed_unseeded_requests) {

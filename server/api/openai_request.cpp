@@ -114,7 +114,6 @@ constexpr NeutralField kUnimplementedVllmFields[] = {{"chat_template", "null"},
                                                      {"use_beam_search", "false"},
                                                      {"length_penalty", "1.0"},
                                                      {"bad_words", "null"},
-                                                     {"allowed_token_ids", "null"},
                                                      {"prompt_embeds", "null"},
                                                      {"return_tokens_as_token_ids", "false"},
                                                      {"return_token_ids", "false"},
@@ -156,6 +155,7 @@ void collect_unknown_fields(const json& body, Endpoint endpoint,
                                         "stop",
                                         "stop_token_ids",
                                         "include_stop_str_in_output",
+                                        "allowed_token_ids",
                                         "min_p",
                                         "repetition_penalty",
                                         "frequency_penalty",
@@ -500,6 +500,34 @@ void parse_logit_bias(const json& body, int64_t vocab_size, const ModelInfo& mod
   for (const auto& [id, b] : bias) r.logit_bias.emplace_back(static_cast<int32_t>(id), b);
 }
 
+// vLLM's allowed_token_ids: a non-empty list of ids in the vocabulary, with its messages.
+void parse_allowed_token_ids(const json& body, int64_t vocab_size, const ModelInfo& model,
+                             CompletionRequest& r) {
+  auto it = body.find("allowed_token_ids");
+  if (it == body.end() || it->is_null()) return;
+  if (!it->is_array()) {
+    throw_bad_request("allowed_token_ids", "'allowed_token_ids' must be a list of token ids");
+  }
+  if (it->empty())
+    throw_bad_request("allowed_token_ids", "allowed_token_ids is not None and empty!");
+  for (const json& id : *it) {
+    if (!id.is_number_integer()) {
+      throw_bad_request("allowed_token_ids", "'allowed_token_ids' must be a list of token ids");
+    }
+    if (id.is_number_unsigned() ? id.get<uint64_t>() >= static_cast<uint64_t>(vocab_size)
+                                : id.get<int64_t>() < 0 || id.get<int64_t>() >= vocab_size) {
+      throw_bad_request("allowed_token_ids", "allowed_token_ids contains out-of-vocab token id!");
+    }
+    r.allowed_token_ids.push_back(static_cast<int32_t>(id.get<int64_t>()));
+  }
+  std::sort(r.allowed_token_ids.begin(), r.allowed_token_ids.end());
+  r.allowed_token_ids.erase(std::unique(r.allowed_token_ids.begin(), r.allowed_token_ids.end()),
+                            r.allowed_token_ids.end());
+  if (!model.full_sampler) {
+    throw_bad_request("allowed_token_ids", "'allowed_token_ids' is not supported by this backend");
+  }
+}
+
 void check_min_tokens(int64_t min_tokens, int64_t max_tokens) {
   if (min_tokens > max_tokens) {
     throw_bad_request("min_tokens", "min_tokens must be less than or equal to max_tokens=" +
@@ -566,6 +594,7 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   parse_min_tokens(body, model, r);
   parse_penalties_and_min_p(body, model, r);
   parse_logit_bias(body, tok.vocab_size(), model, r);
+  parse_allowed_token_ids(body, tok.vocab_size(), model, r);
   if (auto it = body.find("user"); it != body.end() && !it->is_null()) {
     if (!it->is_string()) throw_bad_request("user", "'user' must be a string");
     r.user = it->get<std::string>();

@@ -67,6 +67,7 @@ struct CompletionRequest {
   double frequency_penalty = 0;
   double presence_penalty = 0;
   std::vector<std::pair<int32_t, float>> logit_bias;  // by token id, each within [-100, 100]
+  std::vector<int32_t> allowed_token_ids;             // sorted, unique; empty: any
   bool ignore_eos = false;
   int64_t min_tokens = 0;  // vLLM's: no EOS or stop before this many output tokens
   std::string user;

@@ -187,7 +187,6 @@ TEST(RequestLimits, FeaturesThatWouldChangeTheResultAreRefusedUnlessNeutral) {
       {"use_beam_search", "true", "false"},
       {"length_penalty", "2.0", "1.0"},
       {"bad_words", R"(["x"])", "[]"},
-      {"allowed_token_ids", "[1,2]", "null"},
       {"truncate_prompt_tokens", "5", "null"},
       {"tools", R"([{"type":"function"}])", "null"},
       {"response_format", R"({"type":"json_schema"})", R"({"type":"text"})"},
@@ -301,6 +300,36 @@ TEST(RequestLimits, LogitBiasIsReadAsVllmReadsIt) {
   cuda.full_sampler = false;
   EXPECT_EQ(request_error_of(Endpoint::kChat, kChat + R"(,"logit_bias":{}})", cuda).status, 0);
   EXPECT_EQ(request_error_of(Endpoint::kChat, kChat + R"(,"logit_bias":{"1":2}})", cuda).status,
+            400);
+}
+
+TEST(RequestLimits, AllowedTokenIdsAreReadWithVllmsMessages) {
+  EXPECT_EQ(parse_completion_request(
+                Endpoint::kChat, kChat + R"(,"allowed_token_ids":[9,3,9,128255]})", kCodec, kFcfs)
+                .allowed_token_ids,
+            (std::vector<int32_t>{3, 9, 128255}));
+  struct Case {
+    std::string value;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"[]", "allowed_token_ids is not None and empty!"},
+      {"[1,128256]", "allowed_token_ids contains out-of-vocab token id!"},
+      {"[-1]", "allowed_token_ids contains out-of-vocab token id!"},
+      {"[18446744073709551615]", "allowed_token_ids contains out-of-vocab token id!"},
+      {"[1.5]", "'allowed_token_ids' must be a list of token ids"},
+      {"5", "'allowed_token_ids' must be a list of token ids"},
+  };
+  for (const Case& c : cases) {
+    const ApiError e =
+        request_error_of(Endpoint::kChat, kChat + R"(,"allowed_token_ids":)" + c.value + "}");
+    EXPECT_EQ(e.status, 400) << c.value;
+    EXPECT_EQ(e.param, "allowed_token_ids") << c.value;
+    EXPECT_EQ(e.message, c.message) << c.value;
+  }
+  ModelInfo cuda = kFcfs;
+  cuda.full_sampler = false;
+  EXPECT_EQ(request_error_of(Endpoint::kChat, kChat + R"(,"allowed_token_ids":[1]})", cuda).status,
             400);
 }
 

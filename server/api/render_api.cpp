@@ -21,6 +21,7 @@ json sampling_params(const CompletionRequest& r, size_t prompt, int64_t max_mode
   json bias = nullptr;  // vLLM's {token id: bias}
   for (const auto& [id, b] : r.logit_bias) bias[std::to_string(id)] = b;
   p["logit_bias"] = bias;
+  p["allowed_token_ids"] = r.allowed_token_ids.empty() ? json(nullptr) : json(r.allowed_token_ids);
   p["seed"] = r.seed ? json(*r.seed) : json(nullptr);
   p["stop"] = r.stop;
   p["stop_token_ids"] = r.stop_token_ids;

@@ -51,6 +51,7 @@ TEST(RenderResponse, CompletionsAnswerOneGenerateRequestPerPrompt) {
     EXPECT_EQ(p["logit_bias"], json({{"4", -2.5}}));
     EXPECT_EQ(p["repetition_penalty"], 1.25);
     EXPECT_EQ(p["presence_penalty"], 0.0);
+    EXPECT_TRUE(p["allowed_token_ids"].is_null());
     EXPECT_EQ(p["seed"], 42);
     EXPECT_EQ(p["stop"], json({"\n"}));
     EXPECT_EQ(p["stop_token_ids"], json({9}));

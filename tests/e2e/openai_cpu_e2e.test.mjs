@@ -167,6 +167,9 @@ test('the sampling controls the openai client sends reach the sampler', { skip }
   const biased = await client.completions.create({ ...base, logit_bias: { [id]: 100 } });
   const eight = await post('/detokenize', { model, tokens: Array(8).fill(id) });
   assert.equal(biased.choices[0].text, eight.body.prompt);
+  // vLLM's allowed_token_ids (a body field the client passes through): only that token, too.
+  const allowed = await client.completions.create({ ...base, allowed_token_ids: [id] });
+  assert.equal(allowed.choices[0].text, eight.body.prompt);
   // Penalties below neutral reward repeats: the greedy text changes.
   const repeating = await client.completions.create({
     ...base, frequency_penalty: -2, presence_penalty: -2,
