@@ -2,6 +2,7 @@
 // *_bench.cpp files are built into llm_bench).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -11,6 +12,11 @@
 #include <vector>
 
 namespace llm::bench {
+
+// Seconds of the steady clock since t0.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 // Peak resident set size of this process in bytes (VmHWM), or -1 when /proc is unavailable.
 inline int64_t peak_rss_bytes() {

@@ -43,6 +43,8 @@
 #include "backends/cpu/thread_pool.h"
 #include "backends/model/model_weights.h"
 #include "backends/sim/cost_model.h"
+#include "bench/bench_util.h"
+#include "core/ceil_div.h"
 #include "core/rng.h"
 
 namespace {
@@ -91,10 +93,6 @@ double weight_bytes_per_step() { return 4.0 * streamed_params(); }
 int bench_threads() {
   const char* env = std::getenv("LLM_BENCH_THREADS");
   return env && *env ? std::atoi(env) : 0;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // One way of reading a chunk of floats: `streams` interleaved sequential streams (the chunk cut
@@ -232,7 +230,7 @@ const Bandwidth& measure_read_bandwidth_pattern() {
             sums[static_cast<size_t>(t)] = read_chunk(a + t * chunk, chunk, pat);
           };
           pool.run(n / chunk, task);
-          const double bw = 4.0 * static_cast<double>(n / chunk * chunk) / seconds_since(t0);
+          const double bw = 4.0 * static_cast<double>(n / chunk * chunk) / bench::seconds_since(t0);
           if (bw > best.bytes_per_s) {
             best = {bw, pattern_name(pat) + " on " + std::to_string(pool.size()) + " threads"};
           }
@@ -250,7 +248,7 @@ const Bandwidth& measure_read_bandwidth_pattern() {
       for (int pass = 0; pass < 3; ++pass) {
         const auto t0 = std::chrono::steady_clock::now();
         matmul(&pool, x.data(), 768, 1, 768, {&part, 1});
-        const double bw = 4.0 * static_cast<double>(streamed.n * 768) / seconds_since(t0);
+        const double bw = 4.0 * static_cast<double>(streamed.n * 768) / bench::seconds_since(t0);
         if (bw > best.bytes_per_s) {
           best = {bw, "the batch-1 matmul on " + std::to_string(pool.size()) + " threads"};
         }
@@ -371,7 +369,7 @@ double measured_gemm_flops() {
     for (int i = 0; i < 30; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
       matmul(&pool, x.data(), k, m, k, {&part, 1});
-      best = std::max(best, 2.0 * m * n * k / seconds_since(t0));
+      best = std::max(best, 2.0 * m * n * k / bench::seconds_since(t0));
     }
     return best;
   }();
@@ -414,7 +412,7 @@ Fixture make_fixture(int64_t batch, int64_t context, int64_t prompt_len) {
   CpuBackendOptions o;
   o.block_size = kBlockSize;
   o.threads = bench_threads();
-  const int64_t blocks_per = (prompt_len + kBlockSize - 1) / kBlockSize;
+  const int64_t blocks_per = ceil_div(prompt_len, kBlockSize);
   o.num_blocks = 1 + batch * blocks_per;
   f.backend = std::make_unique<CpuBackend>(bench_weights(), o);
   int32_t next_block = 1;
@@ -462,8 +460,8 @@ void BM_Decode(benchmark::State& state) {
       static_cast<double>(batch) * measure_read_bandwidth() / weight_bytes_per_step();
   const auto t0 = std::chrono::steady_clock::now();
   for (auto _ : state) f.backend->execute(out, sampled);
-  const double tok_s =
-      static_cast<double>(batch) * static_cast<double>(state.iterations()) / seconds_since(t0);
+  const double tok_s = static_cast<double>(batch) * static_cast<double>(state.iterations()) /
+                       bench::seconds_since(t0);
   state.counters["tok_s"] = tok_s;
   state.counters["roofline_tok_s"] = roofline;
   state.counters["of_roofline"] = tok_s / roofline;

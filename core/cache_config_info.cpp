@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/ceil_div.h"
 #include "core/python_float.h"
 
 namespace llm {
@@ -31,7 +32,7 @@ CacheConfigInfo cache_config_info(const SchedulerConfig& s, std::string cache_dt
 
 double kv_cache_max_concurrency(const CacheConfigInfo& info) {
   if (info.block_size < 1 || info.max_model_len < 1) return 0;
-  const int64_t blocks_per_request = (info.max_model_len + info.block_size - 1) / info.block_size;
+  const int64_t blocks_per_request = ceil_div(info.max_model_len, info.block_size);
   return static_cast<double>(info.num_gpu_blocks) / static_cast<double>(blocks_per_request);
 }
 

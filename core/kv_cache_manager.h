@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/block_pool.h"
+#include "core/ceil_div.h"
 #include "core/kv_events.h"
 #include "core/request.h"
 
@@ -80,7 +81,7 @@ class KvCacheManager {
  private:
   uint64_t content_key(const Request& request, int64_t index) const;
   uint64_t chain(uint64_t parent, const Request& request, int64_t index) const;
-  int64_t blocks_for(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+  int64_t blocks_for(int64_t tokens) const { return ceil_div(tokens, block_size_); }
   // The lookup walk shared by find_ and peek_cached_prefix: hash_of(i) gives block i's hash, called
   // for i = 0, 1, ... until the first miss. Fills hit_blocks; returns the hit tokens.
   template <typename HashOf>

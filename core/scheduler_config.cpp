@@ -1,5 +1,7 @@
 #include "core/scheduler_config.h"
 
+#include "core/ceil_div.h"
+
 namespace llm {
 
 std::string validate(const SchedulerConfig& c) {
@@ -14,7 +16,7 @@ std::string validate(const SchedulerConfig& c) {
            ") with chunked prefill off: long prompts could never be scheduled";
   }
   if (c.num_gpu_blocks < 2) return "the KV cache has fewer than 2 blocks";
-  const int64_t blocks_for_one = (c.max_model_len + c.block_size - 1) / c.block_size;
+  const int64_t blocks_for_one = ceil_div(c.max_model_len, c.block_size);
   if (blocks_for_one > c.num_gpu_blocks - 1) {
     return "--max-model-len " + std::to_string(c.max_model_len) + " needs " +
            std::to_string(blocks_for_one) + " KV blocks but the cache has only " +

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ceil_div.h"
 #include "core/rng.h"
 
 namespace llm {
@@ -116,7 +117,7 @@ class PrefixIds {
 
   // Sets the ids of r (prompt_len already includes a shared prefix when shared >= 0).
   void assign(TraceRequest& r, int64_t shared) {
-    const int64_t blocks = (r.prompt_len + spec_.hash_block_size - 1) / spec_.hash_block_size;
+    const int64_t blocks = ceil_div(r.prompt_len, spec_.hash_block_size);
     r.prefix_hash_ids.reserve(static_cast<size_t>(blocks));
     int64_t first_unique = 0;
     if (shared >= 0) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/ceil_div.h"
 #include "sim/trace.h"
 
 namespace llm::trace_internal {
@@ -94,7 +95,7 @@ std::vector<uint64_t> get_hash_ids(const json& v, const Field& f, int64_t prompt
     }
     ids.push_back(e.get<uint64_t>());
   }
-  int64_t blocks = (prompt_len + block_size - 1) / block_size;
+  int64_t blocks = ceil_div(prompt_len, block_size);
   if (static_cast<int64_t>(ids.size()) > blocks) {
     fail(f.where, f.name,
          std::to_string(ids.size()) + " ids but " + std::string(len_name) + " " +

@@ -6,6 +6,7 @@
 #include "backends/cpu/fast_exp.h"
 #include "backends/cpu/matmul.h"
 #include "backends/cpu/simd_target.h"
+#include "core/ceil_div.h"
 
 namespace llm {
 namespace {
@@ -150,7 +151,7 @@ LLM_AVX512 void weighted_sum_heads_avx512(const float* p, int64_t p_stride, int6
                                           int64_t bs, BlockOf block_of, const float* inv,
                                           float* out, bool prefetch) {
   constexpr int kVecs = 4;
-  const int64_t blocks = (n + bs - 1) / bs;
+  const int64_t blocks = ceil_div(n, bs);
   for (int64_t c = 0; c < d; c += 16 * kVecs) {
     __mmask16 m[kVecs];
     for (int v = 0; v < kVecs; ++v) {
@@ -288,7 +289,7 @@ void paged_attention(const float* q, int64_t heads, const PagedKvCache& kv, int6
                      int64_t kv_head, std::span<const int32_t> block_table, int64_t pos,
                      float scale, std::vector<float>& scores, float* out, bool prefetch) {
   const int64_t n = pos + 1, d = kv.head_dim, bs = kv.block_size;
-  const int64_t blocks = (n + bs - 1) / bs, stride = blocks * bs;
+  const int64_t blocks = ceil_div(n, bs), stride = blocks * bs;
   // Block b's keys and values start at the same offset of k and v.
   auto offset = [&](int64_t b) {
     return kv.head_offset(layer, block_table[static_cast<size_t>(b)], kv_head);

@@ -14,6 +14,7 @@
 #include "backends/cpu/sampler.h"
 #include "backends/cpu/thread_pool.h"
 #include "backends/cpu/vector_ops.h"
+#include "core/ceil_div.h"
 
 namespace llm {
 namespace {
@@ -135,7 +136,7 @@ void CpuBackend::Impl::gather(const SchedulerOutput& batch) {
     const Request& r = *s.request;
     const int64_t end = s.num_computed_before + s.num_new_tokens;
     if (s.num_new_tokens <= 0) continue;
-    const int64_t blocks_read = (end + kv.block_size - 1) / kv.block_size;
+    const int64_t blocks_read = ceil_div(end, kv.block_size);
     if (blocks_read > static_cast<int64_t>(r.block_ids.size())) {
       throw std::invalid_argument("cpu backend: request " + r.external_id + " has " +
                                   std::to_string(r.block_ids.size()) + " KV blocks for " +

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "backends/cpu/huge_buffer.h"
+#include "core/ceil_div.h"
 
 namespace llm {
 
@@ -19,7 +20,7 @@ struct PackedMatrix {
   int64_t k = 0;  // inputs (columns of the source)
   FloatBuffer data;
 
-  int64_t panels() const { return (n + kPanelWidth - 1) / kPanelWidth; }
+  int64_t panels() const { return ceil_div(n, kPanelWidth); }
   // Panel p: k rows of kPanelWidth values, row i holding w[p * kPanelWidth + j][i] at j.
   const float* panel(int64_t p) const { return data.get() + p * k * kPanelWidth; }
   bool empty() const { return n == 0; }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "backends/cpu/cpu_engine_config.h"
+#include "core/ceil_div.h"
 #include "core/flag_values.h"
 
 namespace llm {
@@ -85,7 +86,7 @@ CudaKvPlan cuda_kv_plan(const EngineArgs& args, const ModelConfig& model,
     }
     sized.num_gpu_blocks_override = budget / std::max<int64_t>(plan.bytes_per_block, 1);
     const int64_t blocks_per_seq =
-        (args.max_model_len.value_or(model_context_length(model)) + block_size - 1) / block_size;
+        ceil_div(args.max_model_len.value_or(model_context_length(model)), block_size);
     if (*sized.num_gpu_blocks_override - 1 < blocks_per_seq) {
       throw UsageError(std::string(flag) + ": the KV budget " + gib(budget) + " holds " +
                        std::to_string(*sized.num_gpu_blocks_override) + " blocks of " +

@@ -4,11 +4,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/ceil_div.h"
+
 namespace llm {
 namespace {
 
 void check_blocks(const Request& r, int64_t end, int32_t block_size, int64_t num_blocks) {
-  const int64_t needed = (end + block_size - 1) / block_size;
+  const int64_t needed = ceil_div(end, block_size);
   if (needed > static_cast<int64_t>(r.block_ids.size())) {
     throw std::invalid_argument("cuda backend: request " + r.external_id + " has " +
                                 std::to_string(r.block_ids.size()) + " KV blocks for " +
@@ -55,7 +57,7 @@ void build_step_layout(const SchedulerOutput& batch, int32_t block_size, int64_t
       seq.push_back(index);
       pos.push_back(static_cast<int32_t>(p));
     }
-    const int64_t blocks = (end + block_size - 1) / block_size;
+    const int64_t blocks = ceil_div(end, block_size);
     indices.insert(indices.end(), r.block_ids.begin(), r.block_ids.begin() + blocks);
     indptr.push_back(static_cast<int32_t>(indices.size()));
     last.push_back(static_cast<int32_t>(end - (blocks - 1) * block_size));

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "backends/sim/presets.h"
+#include "core/ceil_div.h"
 #include "core/rng.h"
 
 namespace llm {
@@ -69,7 +70,7 @@ void share_prefix(Rng& rng, size_t k, TraceRequest& r) {
     return;
   }
   r.hash_block_size = pick(rng, {4, 16});
-  const int64_t ids = (r.prompt_len + r.hash_block_size - 1) / r.hash_block_size;
+  const int64_t ids = ceil_div(r.prompt_len, r.hash_block_size);
   for (int64_t i = 0; i < ids; ++i) {
     const bool shared = whole || i < 4;
     r.prefix_hash_ids.push_back(shared ? family * 100 + i : 10'000 + k * 1000 + i);
@@ -134,7 +135,7 @@ void random_aborts(Rng& rng, const Trace& trace, std::vector<ClientAbort>& out) 
 }  // namespace
 
 int32_t min_gpu_blocks(const SchedulerConfig& s) {
-  return static_cast<int32_t>((s.max_model_len + s.block_size - 1) / s.block_size) + 1;
+  return static_cast<int32_t>(ceil_div(s.max_model_len, s.block_size)) + 1;
 }
 
 ReplayFaults random_faults(Rng& rng, const Trace& trace, int32_t num_engines) {

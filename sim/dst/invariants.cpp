@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "backends/sim/sim_backend.h"
+#include "core/ceil_div.h"
 #include "core/engine_core.h"
 #include "core/observer_tee.h"
 #include "core/request_metrics.h"
@@ -661,7 +662,7 @@ void EngineChecker::count_holders(const Scheduler& s) {
   const int64_t block_size = s.kv().block_size();
   refs_.assign(static_cast<size_t>(pool.num_blocks()), 0);
   for (const Request* r : s.running()) {
-    const int64_t want = (r->num_computed_tokens + block_size - 1) / block_size;
+    const int64_t want = ceil_div(r->num_computed_tokens, block_size);
     require_invariant(static_cast<int64_t>(r->block_ids.size()) == want, "KV_BLOCKS", [&] {
       return cat(r->external_id, " holds ", r->block_ids.size(), " blocks for ",
                  r->num_computed_tokens, " computed tokens");

@@ -18,6 +18,7 @@
 #include "backends/cuda/graph_buckets.h"
 #include "backends/cuda/step_layout.h"
 #include "backends/cuda/weight_packing.h"
+#include "core/ceil_div.h"
 #include "kernels/elementwise.h"
 #include "kernels/paged_attention.h"
 #include "kernels/rope_kv_write.h"
@@ -152,9 +153,8 @@ CudaBackend::CudaBackend(std::shared_ptr<const ModelWeights> weights,
   const int64_t largest_bucket = buckets_.empty() ? 0 : buckets_.back();
   max_tokens_ = std::max<int64_t>({options_.max_num_batched_tokens, largest_bucket, 1});
   max_rows_ = std::max<int64_t>({options_.max_num_seqs, largest_bucket, 1});
-  max_splits_ = std::max<int64_t>(1, (options_.max_model_len + kPartition - 1) / kPartition);
-  max_indices_ =
-      max_rows_ * ((options_.max_model_len + options_.block_size - 1) / options_.block_size);
+  max_splits_ = std::max<int64_t>(1, ceil_div(options_.max_model_len, kPartition));
+  max_indices_ = max_rows_ * ceil_div(options_.max_model_len, options_.block_size);
   LLM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   LLM_CUDA_CHECK(cublasCreate(&cublas_));
   LLM_CUDA_CHECK(cublasSetStream(cublas_, stream_));
@@ -407,7 +407,7 @@ Nanos CudaBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& s
     run_graph(bucket, l);
   } else {
     upload_sampling(batch, l, l.num_samples);
-    const auto splits = static_cast<int32_t>((l.max_context + kPartition - 1) / kPartition);
+    const auto splits = static_cast<int32_t>(ceil_div(l.max_context, kPartition));
     forward(eager_pointers(l, std::max(1, splits)));
   }
   finish(batch, l, sampled);
