@@ -25,8 +25,8 @@
 namespace {
 
 constexpr int64_t kVocabSize = 32000;
-const llm::ModelInfo kModel{"sim-model", 2048};
-const llm::ModelInfo kPriorityModel{"sim-model", 2048, true};
+const llm::ModelInfo kModel{"sim-model", 2048, false, {}};
+const llm::ModelInfo kPriorityModel{"sim-model", 2048, true, {}};
 
 const llm::SimTextCodec& codec(int kind) {
   static const llm::SimTextCodec codecs[] = {

@@ -169,7 +169,7 @@ class Runner {
     if (config_.timeout_s > 0) {
       c->timer.expires_after(
           std::chrono::nanoseconds(static_cast<int64_t>(config_.timeout_s * 1e9)));
-      c->timer.async_wait([this, c, gen = c->generation](error_code ec) {
+      c->timer.async_wait([c, gen = c->generation](error_code ec) {
         if (ec || c->generation != gen || !c->conn) return;
         c->timed_out = true;
         error_code ignored;

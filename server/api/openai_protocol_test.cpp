@@ -234,7 +234,8 @@ TEST(OpenAiResponse, MetricsObjectNullRules) {
   EXPECT_EQ(j.size(), 5u);
   // The non-streaming body always carries the key.
   ResponseHead h{Endpoint::kCompletions, "cmpl-1", 5, "m"};
-  const auto body = nlohmann::json::parse(build_completion_body(h, {}, Usage{3, 4}, std::nullopt));
+  const auto body =
+      nlohmann::json::parse(build_completion_body(h, {}, Usage{3, 4, std::nullopt}, std::nullopt));
   EXPECT_TRUE(body.contains("metrics"));
   EXPECT_TRUE(body["metrics"].is_null());
   EXPECT_EQ(body["usage"]["total_tokens"], 7);
@@ -247,7 +248,7 @@ TEST(OpenAiResponse, ChunkShapes) {
             "\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
             "\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
   ChoiceResult c{1, " a", "stop", std::string("zz"), std::nullopt, "", ""};
-  Usage u{2, 3};
+  Usage u{2, 3, std::nullopt};
   EXPECT_EQ(
       build_delta_chunk(h, c, &u),
       "data: {\"id\":\"chatcmpl-x\",\"object\":\"chat.completion.chunk\",\"created\":5,"

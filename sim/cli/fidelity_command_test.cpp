@@ -14,7 +14,7 @@ namespace llm {
 namespace {
 
 TEST(FidelityRow, ErrorIsSignedAgainstTheMeanOfTheRealRuns) {
-  FidelityRow r{"TTFT p50 (ms)", {100, 110}, 115.5, 0.10};
+  FidelityRow r{"TTFT p50 (ms)", {100, 110}, 115.5, 0.10, {}};
   EXPECT_DOUBLE_EQ(r.real_mean(), 105);
   EXPECT_DOUBLE_EQ(r.spread(), 10.0 / 105);
   EXPECT_DOUBLE_EQ(r.error(), 0.1);
@@ -31,20 +31,20 @@ TEST(FidelityRow, ThePredictionsSpreadIsOverItsReplays) {
 
 TEST(FidelityRow, VerdictsSeparateNoiseFromPassesAndMisses) {
   // Inside the spread: the runs themselves differ by more than the error.
-  EXPECT_EQ((FidelityRow{"x", {100, 120}, 104, 0.10}).verdict(), "inside spread");
+  EXPECT_EQ((FidelityRow{"x", {100, 120}, 104, 0.10, {}}).verdict(), "inside spread");
   // Outside the spread and inside the goal.
-  EXPECT_EQ((FidelityRow{"x", {100, 101}, 108, 0.10}).verdict(), "pass");
+  EXPECT_EQ((FidelityRow{"x", {100, 101}, 108, 0.10, {}}).verdict(), "pass");
   // Outside both.
-  EXPECT_EQ((FidelityRow{"x", {100, 101}, 150, 0.10}).verdict(), "MISS");
-  EXPECT_EQ((FidelityRow{"x", {100, 101}, 50, 0.20}).verdict(), "MISS");
+  EXPECT_EQ((FidelityRow{"x", {100, 101}, 150, 0.10, {}}).verdict(), "MISS");
+  EXPECT_EQ((FidelityRow{"x", {100, 101}, 50, 0.20, {}}).verdict(), "MISS");
   // One run has no spread.
-  EXPECT_EQ((FidelityRow{"x", {100}, 105, 0.10}).spread(), 0);
-  EXPECT_EQ((FidelityRow{"x", {100}, 105, 0.10}).verdict(), "pass");
+  EXPECT_EQ((FidelityRow{"x", {100}, 105, 0.10, {}}).spread(), 0);
+  EXPECT_EQ((FidelityRow{"x", {100}, 105, 0.10, {}}).verdict(), "pass");
 }
 
 TEST(FidelityRow, TheMedianErrorIsOverTheWholeTable) {
   const std::vector<FidelityRow> rows = {
-      {"a", {100}, 101, 0.1}, {"b", {100}, 90, 0.1}, {"c", {100}, 130, 0.1}};
+      {"a", {100}, 101, 0.1, {}}, {"b", {100}, 90, 0.1, {}}, {"c", {100}, 130, 0.1, {}}};
   EXPECT_DOUBLE_EQ(median_abs_error(rows), 0.10);
   const std::string table = format_fidelity_table(rows);
   EXPECT_NE(table.find("median |error| over the table: 10.0%"), std::string::npos) << table;
