@@ -5,6 +5,17 @@
 
 namespace llm {
 
+const char* SamplingControls::first_set() const {
+  if (min_tokens != 0) return "min_tokens";
+  if (min_p != 0) return "min_p";
+  if (repetition_penalty != 1.0) return "repetition_penalty";
+  if (frequency_penalty != 0) return "frequency_penalty";
+  if (presence_penalty != 0) return "presence_penalty";
+  if (!logit_bias.empty()) return "logit_bias";
+  if (!allowed_token_ids.empty()) return "allowed_token_ids";
+  return nullptr;
+}
+
 const char* finish_reason_name(FinishReason reason) {
   switch (reason) {
     case FinishReason::kStop:

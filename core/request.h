@@ -22,18 +22,12 @@ enum class FinishReason : uint8_t { kNone, kStop, kLength, kAbort, kError };
 
 const char* finish_reason_name(FinishReason reason);  // "stop", "length", "abort", "error", ""
 
-struct SamplingParams {
-  int64_t max_tokens = -1;  // -1: not set by the client (the engine uses the context's room)
+// vLLM's controls of the draw beyond temperature, top-k and top-p, as a request sets them; the
+// cpu sampler applies them all (the cuda one none yet). Each defaults to its neutral value.
+struct SamplingControls {
   // vLLM's min_tokens: neither EOS nor a stop token id ends the sequence (nor may be sampled)
   // among its first min_tokens output tokens.
   int64_t min_tokens = 0;
-  int32_t n = 1;
-  std::vector<int32_t> stop_token_ids;
-  bool ignore_eos = false;
-  uint64_t seed = 0;
-  double temperature = 1.0;
-  double top_p = 1.0;
-  int32_t top_k = 0;  // 0 or -1: no top-k cut
   double min_p = 0;  // drop tokens less probable than min_p times the likeliest (after temperature)
   // vLLM's penalties, on the logits before temperature: a token seen in the prompt or the output
   // has its logit divided by repetition_penalty (multiplied when negative); then each output
@@ -46,6 +40,20 @@ struct SamplingParams {
   std::vector<std::pair<int32_t, float>> logit_bias;
   // vLLM's allowed_token_ids: only these may be drawn (sorted, unique); empty: any.
   std::vector<int32_t> allowed_token_ids;
+
+  // The request field of the first control set to other than its neutral value, or nullptr.
+  const char* first_set() const;
+};
+
+struct SamplingParams : SamplingControls {
+  int64_t max_tokens = -1;  // -1: not set by the client (the engine uses the context's room)
+  int32_t n = 1;
+  std::vector<int32_t> stop_token_ids;
+  bool ignore_eos = false;
+  uint64_t seed = 0;
+  double temperature = 1.0;
+  double top_p = 1.0;
+  int32_t top_k = 0;  // 0 or -1: no top-k cut
   // Log-probabilities to return (core/logprobs.h): -1 none, else the number of most likely tokens
   // to list beside the chosen one, for each sampled token / each prompt token from position 1.
   int32_t logprobs = -1;

@@ -91,16 +91,15 @@ bool has_penalties(const SamplingParams& params) {
 }
 
 void keep_allowed_tokens(std::span<float> logits, const SamplingParams& params) {
-  if (params.allowed_token_ids.empty()) return;
-  size_t next = 0;  // the allowed ids are sorted
+  const std::vector<int32_t>& allowed = params.allowed_token_ids;  // sorted, unique
+  if (allowed.empty()) return;
+  size_t next = 0;
   for (size_t id = 0; id < logits.size(); ++id) {
-    while (next < params.allowed_token_ids.size() &&
-           static_cast<size_t>(params.allowed_token_ids[next]) < id) {
+    if (next < allowed.size() && static_cast<size_t>(allowed[next]) == id) {
       ++next;
+    } else {
+      logits[id] = -INFINITY;
     }
-    const bool allowed = next < params.allowed_token_ids.size() &&
-                         static_cast<size_t>(params.allowed_token_ids[next]) == id;
-    if (!allowed) logits[id] = -INFINITY;
   }
 }
 

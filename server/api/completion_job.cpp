@@ -85,13 +85,7 @@ bool CompletionJob::start(Post post, std::function<void()> progress) {
       }
     }
     g.params.ignore_eos = request_.ignore_eos;
-    g.params.min_tokens = request_.min_tokens;
-    g.params.min_p = request_.min_p;
-    g.params.repetition_penalty = request_.repetition_penalty;
-    g.params.frequency_penalty = request_.frequency_penalty;
-    g.params.presence_penalty = request_.presence_penalty;
-    g.params.logit_bias = request_.logit_bias;
-    g.params.allowed_token_ids = request_.allowed_token_ids;
+    static_cast<SamplingControls&>(g.params) = request_.controls;
     if (request_.seed) {
       g.params.seed = static_cast<uint64_t>(*request_.seed);
     } else if (context_.seed_unseeded_requests) {
@@ -190,14 +184,15 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
                                u.stop_token >= 0 && token == u.stop_token &&
                                k + 1 == u.new_tokens.size();
     if (!is_stop_token) {
-      delta += c.stop.feed(c.detok->push(token), c.completion_tokens > request_.min_tokens);
+      delta +=
+          c.stop.feed(c.detok->push(token), c.completion_tokens > request_.controls.min_tokens);
     }
     if (c.stop.matched()) break;
   }
   // At the end, the detokenizer's held-back bytes (an unfinished UTF-8 sequence) end the text; a
   // stop string may complete in them.
   if (u.finished && u.finish_reason != FinishReason::kError && !c.stop.matched()) {
-    delta += c.stop.feed(c.detok->flush(), c.completion_tokens > request_.min_tokens);
+    delta += c.stop.feed(c.detok->flush(), c.completion_tokens > request_.controls.min_tokens);
   }
   c.timeline = u.timeline;
   if (shows_logprobs()) take_logprobs(c, u);

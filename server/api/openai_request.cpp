@@ -410,7 +410,7 @@ std::string ignored_fields_log_line(const std::string& request_id,
 
 namespace {
 
-void parse_min_tokens(const json& body, const ModelInfo& model, CompletionRequest& r) {
+void parse_min_tokens(const json& body, SamplingControls& c) {
   auto it = body.find("min_tokens");
   if (it == body.end() || it->is_null()) return;
   if (!it->is_number_integer()) throw_bad_request("min_tokens", "'min_tokens' must be an integer");
@@ -419,15 +419,12 @@ void parse_min_tokens(const json& body, const ModelInfo& model, CompletionReques
                                         std::to_string(it->get<int64_t>()) + ".");
   }
   // Larger than any max_tokens: check_min_tokens refuses it with the max_tokens it exceeds.
-  r.min_tokens =
+  c.min_tokens =
       it->is_number_unsigned() && it->get<uint64_t>() > INT64_MAX ? INT64_MAX : it->get<int64_t>();
-  if (r.min_tokens > 0 && !model.full_sampler) {
-    throw_bad_request("min_tokens", "'min_tokens' other than 0 is not supported by this backend");
-  }
 }
 
 // vLLM's penalties and min_p, with its ranges and messages.
-void parse_penalties_and_min_p(const json& body, const ModelInfo& model, CompletionRequest& r) {
+void parse_penalties_and_min_p(const json& body, SamplingControls& c) {
   struct Bounded {
     const char* key;
     double* out;
@@ -436,13 +433,13 @@ void parse_penalties_and_min_p(const json& body, const ModelInfo& model, Complet
     const char* range;  // the message after "KEY must be "
   };
   const Bounded fields[] = {
-      {"presence_penalty", &r.presence_penalty, 0.0, [](double v) { return v >= -2 && v <= 2; },
+      {"presence_penalty", &c.presence_penalty, 0.0, [](double v) { return v >= -2 && v <= 2; },
        "in [-2, 2]"},
-      {"frequency_penalty", &r.frequency_penalty, 0.0, [](double v) { return v >= -2 && v <= 2; },
+      {"frequency_penalty", &c.frequency_penalty, 0.0, [](double v) { return v >= -2 && v <= 2; },
        "in [-2, 2]"},
-      {"repetition_penalty", &r.repetition_penalty, 1.0, [](double v) { return v > 0; },
+      {"repetition_penalty", &c.repetition_penalty, 1.0, [](double v) { return v > 0; },
        "greater than zero"},
-      {"min_p", &r.min_p, 0.0, [](double v) { return v >= 0 && v <= 1; }, "in [0, 1]"},
+      {"min_p", &c.min_p, 0.0, [](double v) { return v >= 0 && v <= 1; }, "in [0, 1]"},
   };
   for (const Bounded& f : fields) {
     *f.out = get_number(body, f.key, f.neutral);
@@ -450,17 +447,12 @@ void parse_penalties_and_min_p(const json& body, const ModelInfo& model, Complet
       throw_bad_request(f.key, std::string(f.key) + " must be " + f.range + ", got " +
                                    python_float(*f.out) + ".");
     }
-    if (*f.out != f.neutral && !model.full_sampler) {
-      throw_bad_request(f.key, std::string("'") + f.key + "' other than " +
-                                   python_float(f.neutral) + " is not supported by this backend");
-    }
   }
 }
 
 // OpenAI's logit_bias as vLLM reads it: keys are token ids (integers as strings), values numbers
 // clamped to [-100, 100]; ids outside the vocabulary are a 400 naming them all.
-void parse_logit_bias(const json& body, int64_t vocab_size, const ModelInfo& model,
-                      CompletionRequest& r) {
+void parse_logit_bias(const json& body, int64_t vocab_size, SamplingControls& c) {
   auto it = body.find("logit_bias");
   if (it == body.end() || it->is_null()) return;
   if (!it->is_object()) {
@@ -494,15 +486,11 @@ void parse_logit_bias(const json& body, int64_t vocab_size, const ModelInfo& mod
                                         "Vocabulary size: " +
                                         std::to_string(vocab_size));
   }
-  if (!bias.empty() && !model.full_sampler) {
-    throw_bad_request("logit_bias", "'logit_bias' is not supported by this backend");
-  }
-  for (const auto& [id, b] : bias) r.logit_bias.emplace_back(static_cast<int32_t>(id), b);
+  for (const auto& [id, b] : bias) c.logit_bias.emplace_back(static_cast<int32_t>(id), b);
 }
 
 // vLLM's allowed_token_ids: a non-empty list of ids in the vocabulary, with its messages.
-void parse_allowed_token_ids(const json& body, int64_t vocab_size, const ModelInfo& model,
-                             CompletionRequest& r) {
+void parse_allowed_token_ids(const json& body, int64_t vocab_size, SamplingControls& c) {
   auto it = body.find("allowed_token_ids");
   if (it == body.end() || it->is_null()) return;
   if (!it->is_array()) {
@@ -518,14 +506,11 @@ void parse_allowed_token_ids(const json& body, int64_t vocab_size, const ModelIn
                                 : id.get<int64_t>() < 0 || id.get<int64_t>() >= vocab_size) {
       throw_bad_request("allowed_token_ids", "allowed_token_ids contains out-of-vocab token id!");
     }
-    r.allowed_token_ids.push_back(static_cast<int32_t>(id.get<int64_t>()));
+    c.allowed_token_ids.push_back(static_cast<int32_t>(id.get<int64_t>()));
   }
-  std::sort(r.allowed_token_ids.begin(), r.allowed_token_ids.end());
-  r.allowed_token_ids.erase(std::unique(r.allowed_token_ids.begin(), r.allowed_token_ids.end()),
-                            r.allowed_token_ids.end());
-  if (!model.full_sampler) {
-    throw_bad_request("allowed_token_ids", "'allowed_token_ids' is not supported by this backend");
-  }
+  std::sort(c.allowed_token_ids.begin(), c.allowed_token_ids.end());
+  c.allowed_token_ids.erase(std::unique(c.allowed_token_ids.begin(), c.allowed_token_ids.end()),
+                            c.allowed_token_ids.end());
 }
 
 void check_min_tokens(int64_t min_tokens, int64_t max_tokens) {
@@ -591,10 +576,13 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   if (auto k = get_int(body, "top_k", -1, INT32_MAX)) r.top_k = static_cast<int32_t>(*k);
   r.ignore_eos = get_bool(body, "ignore_eos", false);
   r.include_stop_str_in_output = get_bool(body, "include_stop_str_in_output", false);
-  parse_min_tokens(body, model, r);
-  parse_penalties_and_min_p(body, model, r);
-  parse_logit_bias(body, tok.vocab_size(), model, r);
-  parse_allowed_token_ids(body, tok.vocab_size(), model, r);
+  parse_min_tokens(body, r.controls);
+  parse_penalties_and_min_p(body, r.controls);
+  parse_logit_bias(body, tok.vocab_size(), r.controls);
+  parse_allowed_token_ids(body, tok.vocab_size(), r.controls);
+  if (const char* field = r.controls.first_set(); field && !model.full_sampler) {
+    throw_bad_request(field, std::string("'") + field + "' is not supported by this backend");
+  }
   if (auto it = body.find("user"); it != body.end() && !it->is_null()) {
     if (!it->is_string()) throw_bad_request("user", "'user' must be a string");
     r.user = it->get<std::string>();
@@ -684,8 +672,9 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   for (const auto& prompt : r.prompts) {
     check_context_length(static_cast<int64_t>(prompt.size()), r.max_tokens, model.max_model_len,
                          endpoint);
-    check_min_tokens(r.min_tokens, r.max_tokens.value_or(model.max_model_len -
-                                                         static_cast<int64_t>(prompt.size())));
+    check_min_tokens(
+        r.controls.min_tokens,
+        r.max_tokens.value_or(model.max_model_len - static_cast<int64_t>(prompt.size())));
   }
   return r;
 }

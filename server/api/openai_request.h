@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backends/tokenizer/chat_message.h"
+#include "core/request.h"
 #include "server/api/api_error.h"
 #include "server/text/text_codec.h"
 
@@ -29,7 +30,7 @@ struct ModelInfo {
   int64_t max_model_len = 0;
   bool priority_scheduling = false;  // --scheduling-policy priority: "priority" may be non-zero
   std::vector<std::string> aliases;  // further names a request may send (--served-model-name)
-  // The backend's sampler takes min_tokens, the penalties and min_p (the cuda one does not yet).
+  // The backend's sampler takes every SamplingControls (the cuda one none yet).
   bool full_sampler = true;
 };
 
@@ -61,15 +62,9 @@ struct CompletionRequest {
   std::optional<int64_t> seed;
   double temperature = 1.0;
   double top_p = 1.0;
-  int32_t top_k = 0;  // 0 or -1: no cut
-  double min_p = 0;
-  double repetition_penalty = 1.0;
-  double frequency_penalty = 0;
-  double presence_penalty = 0;
-  std::vector<std::pair<int32_t, float>> logit_bias;  // by token id, each within [-100, 100]
-  std::vector<int32_t> allowed_token_ids;             // sorted, unique; empty: any
+  int32_t top_k = 0;          // 0 or -1: no cut
+  SamplingControls controls;  // min_tokens, min_p, the penalties, logit_bias, allowed_token_ids
   bool ignore_eos = false;
-  int64_t min_tokens = 0;  // vLLM's: no EOS or stop before this many output tokens
   std::string user;
   bool stream = false;
   bool include_usage = false;

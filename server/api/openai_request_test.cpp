@@ -218,17 +218,17 @@ TEST(RequestLimits, PenaltiesAndMinPAreReadInVllmsRanges) {
       kChat + R"(,"presence_penalty":-2,"frequency_penalty":1.5,"repetition_penalty":1.3,)"
               R"("min_p":0.05})",
       kCodec, kFcfs);
-  EXPECT_EQ(r.presence_penalty, -2);
-  EXPECT_EQ(r.frequency_penalty, 1.5);
-  EXPECT_EQ(r.repetition_penalty, 1.3);
-  EXPECT_EQ(r.min_p, 0.05);
+  EXPECT_EQ(r.controls.presence_penalty, -2);
+  EXPECT_EQ(r.controls.frequency_penalty, 1.5);
+  EXPECT_EQ(r.controls.repetition_penalty, 1.3);
+  EXPECT_EQ(r.controls.min_p, 0.05);
   EXPECT_TRUE(r.ignored_fields.empty());
   const CompletionRequest plain =
       parse_completion_request(Endpoint::kChat, kChat + "}", kCodec, kFcfs);
-  EXPECT_EQ(plain.presence_penalty, 0);
-  EXPECT_EQ(plain.frequency_penalty, 0);
-  EXPECT_EQ(plain.repetition_penalty, 1);
-  EXPECT_EQ(plain.min_p, 0);
+  EXPECT_EQ(plain.controls.presence_penalty, 0);
+  EXPECT_EQ(plain.controls.frequency_penalty, 0);
+  EXPECT_EQ(plain.controls.repetition_penalty, 1);
+  EXPECT_EQ(plain.controls.min_p, 0);
   struct Case {
     std::string field;
     std::string message;
@@ -269,12 +269,12 @@ TEST(RequestLimits, LogitBiasIsReadAsVllmReadsIt) {
   const CompletionRequest r = parse_completion_request(
       Endpoint::kChat, kChat + R"(,"logit_bias":{"5":1.5," 7 ":-200,"+3":300,"128255":0}})", kCodec,
       kFcfs);
-  EXPECT_EQ(r.logit_bias, (std::vector<std::pair<int32_t, float>>{
-                              {3, 100.0f}, {5, 1.5f}, {7, -100.0f}, {128255, 0.0f}}));
+  EXPECT_EQ(r.controls.logit_bias, (std::vector<std::pair<int32_t, float>>{
+                                       {3, 100.0f}, {5, 1.5f}, {7, -100.0f}, {128255, 0.0f}}));
   EXPECT_TRUE(r.ignored_fields.empty());
   EXPECT_TRUE(
       parse_completion_request(Endpoint::kChat, kChat + R"(,"logit_bias":{}})", kCodec, kFcfs)
-          .logit_bias.empty());
+          .controls.logit_bias.empty());
   struct Case {
     std::string value;
     std::string message;
@@ -306,7 +306,7 @@ TEST(RequestLimits, LogitBiasIsReadAsVllmReadsIt) {
 TEST(RequestLimits, AllowedTokenIdsAreReadWithVllmsMessages) {
   EXPECT_EQ(parse_completion_request(
                 Endpoint::kChat, kChat + R"(,"allowed_token_ids":[9,3,9,128255]})", kCodec, kFcfs)
-                .allowed_token_ids,
+                .controls.allowed_token_ids,
             (std::vector<int32_t>{3, 9, 128255}));
   struct Case {
     std::string value;
@@ -376,7 +376,7 @@ TEST(RequestLimits, MinTokensIsReadUpToMaxTokensWithVllmsMessages) {
     // the templated chat prompt is 14 tokens: 86 left of 100
     const std::string body = kChat + (c.fields.empty() ? "" : "," + c.fields) + "}";
     if (c.message.empty()) {
-      EXPECT_EQ(parse_completion_request(Endpoint::kChat, body, kCodec, kFcfs).min_tokens,
+      EXPECT_EQ(parse_completion_request(Endpoint::kChat, body, kCodec, kFcfs).controls.min_tokens,
                 c.min_tokens)
           << body;
     } else {

@@ -14,20 +14,21 @@ json sampling_params(const CompletionRequest& r, size_t prompt, int64_t max_mode
   p["temperature"] = r.temperature;
   p["top_p"] = r.top_p;
   p["top_k"] = r.top_k;
-  p["min_p"] = r.min_p;
-  p["presence_penalty"] = r.presence_penalty;
-  p["frequency_penalty"] = r.frequency_penalty;
-  p["repetition_penalty"] = r.repetition_penalty;
+  p["min_p"] = r.controls.min_p;
+  p["presence_penalty"] = r.controls.presence_penalty;
+  p["frequency_penalty"] = r.controls.frequency_penalty;
+  p["repetition_penalty"] = r.controls.repetition_penalty;
   json bias = nullptr;  // vLLM's {token id: bias}
-  for (const auto& [id, b] : r.logit_bias) bias[std::to_string(id)] = b;
+  for (const auto& [id, b] : r.controls.logit_bias) bias[std::to_string(id)] = b;
   p["logit_bias"] = bias;
-  p["allowed_token_ids"] = r.allowed_token_ids.empty() ? json(nullptr) : json(r.allowed_token_ids);
+  p["allowed_token_ids"] =
+      r.controls.allowed_token_ids.empty() ? json(nullptr) : json(r.controls.allowed_token_ids);
   p["seed"] = r.seed ? json(*r.seed) : json(nullptr);
   p["stop"] = r.stop;
   p["stop_token_ids"] = r.stop_token_ids;
   p["ignore_eos"] = r.ignore_eos;
   p["max_tokens"] = r.max_tokens.value_or(room);
-  p["min_tokens"] = r.min_tokens;
+  p["min_tokens"] = r.controls.min_tokens;
   p["logprobs"] = r.logprobs ? json(*r.logprobs) : json(nullptr);
   p["prompt_logprobs"] = r.prompt_logprobs ? json(*r.prompt_logprobs) : json(nullptr);
   return p;

@@ -23,9 +23,9 @@ CompletionRequest two_prompts() {
   r.temperature = 0.5;
   r.priority = -1;
   r.cache_salt = "salt";
-  r.min_tokens = 3;
-  r.logit_bias = {{4, -2.5f}};
-  r.repetition_penalty = 1.25;
+  r.controls.min_tokens = 3;
+  r.controls.logit_bias = {{4, -2.5f}};
+  r.controls.repetition_penalty = 1.25;
   return r;
 }
 
