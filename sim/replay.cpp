@@ -1,6 +1,7 @@
 #include "sim/replay.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <stdexcept>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "core/engine_core.h"
 #include "core/rng.h"
 #include "sim/announced_blocks.h"
+#include "sim/api_server/api_frontend.h"
 #include "sim/scraped_gauges.h"
 
 namespace llm {
@@ -71,7 +73,9 @@ class Replayer {
   bool work_remains() const;
   Nanos next_instant() const;
   void complete_steps(Nanos now);
-  void route(size_t index);
+  void arrive(size_t index);
+  void hand_off(Nanos now);
+  void route(size_t index, Nanos frontend_arrival);
   void add(EngineSlot& slot, Arrival arrival);
   void apply_client_aborts(Nanos now);
   bool apply_abort(EngineSlot& slot, const ClientAbort& abort, bool unqueued);
@@ -88,10 +92,15 @@ class Replayer {
   const ReplayConfig& config_;
   const ReplayHooks& hooks_;
   SimClock clock_{0};
+  std::unique_ptr<ApiFrontend> frontend_;  // with config.api_server (outlives the engines)
   std::vector<EngineSlot> slots_;
   Router router_;
   std::vector<EngineLoad> loads_;
-  size_t next_ = 0;  // next trace request to arrive
+  size_t next_ = 0;    // next trace request to arrive
+  size_t routed_ = 0;  // trace requests routed to an engine (in trace order)
+  std::deque<Ingest>
+      handoffs_;  // read by the API server, in engine-arrival order (id: trace index)
+  std::vector<Ingest> ingested_;  // scratch of hand_off
   std::vector<ClientAbort> aborts_;
   size_t next_abort_ = 0;
   std::vector<size_t> engine_of_;   // per trace request, once routed
@@ -128,7 +137,12 @@ Replayer::Replayer(const Trace& trace, const ReplayConfig& config,
       router_gauges_(observers.size(), config.epp.staleness) {
   std::stable_sort(aborts_.begin(), aborts_.end(),
                    [](const ClientAbort& a, const ClientAbort& b) { return a.time < b.time; });
-  for (size_t i = 0; i < slots_.size(); ++i) make_engine(i, observers[i]);
+  if (config.api_server) {
+    frontend_ = std::make_unique<ApiFrontend>(*config.api_server, observers, hooks.on_client_times);
+  }
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    make_engine(i, frontend_ ? frontend_->observer(i) : observers[i]);
+  }
   if (epp_policy_) {
     for (EngineSlot& s : slots_) {
       s.core->enable_kv_events();
@@ -157,7 +171,8 @@ void Replayer::make_engine(size_t i, EngineObserver* observer) {
 }
 
 bool Replayer::work_remains() const {
-  if (next_ < trace_.requests.size()) return true;
+  if (next_ < trace_.requests.size() || !handoffs_.empty()) return true;
+  if (frontend_ && frontend_->next_event() != kNoTime) return true;
   for (const EngineSlot& s : slots_) {
     if (s.busy || s.core->has_unfinished()) return true;
   }
@@ -170,6 +185,8 @@ Nanos Replayer::next_instant() const {
   for (const EngineSlot& s : slots_) {
     if (s.busy) t = std::min(t, s.done_at);
   }
+  if (!handoffs_.empty()) t = std::min(t, handoffs_.front().engine_arrival);
+  if (frontend_ && frontend_->next_event() != kNoTime) t = std::min(t, frontend_->next_event());
   if (next_abort_ < aborts_.size()) t = std::min(t, aborts_[next_abort_].time);
   if (scraping_) t = std::min(t, next_scrape_);
   if (router_scraping_) t = std::min(t, next_router_scrape_);
@@ -184,9 +201,10 @@ ReplayTotals Replayer::run() {
     complete_steps(now);
     scrape_for_router(now);
     while (next_ < requests.size() && requests[next_].arrival_ns <= now) {
-      route(next_);
+      arrive(next_);
       ++next_;
     }
+    hand_off(now);
     apply_client_aborts(now);
     for (EngineSlot& s : slots_) s.note_waiting();
     scrape(now);
@@ -218,8 +236,31 @@ void Replayer::complete_steps(Nanos now) {
   }
 }
 
-void Replayer::route(size_t index) {
+void Replayer::arrive(size_t index) {
+  const TraceRequest& entry = trace_.requests[index];
+  if (!frontend_) {
+    route(index, entry.arrival_ns);
+    return;
+  }
+  frontend_->arrive(entry.arrival_ns, entry.prompt_len, index);
+}
+
+void Replayer::hand_off(Nanos now) {
+  if (!frontend_) return;
+  ingested_.clear();
+  frontend_->advance(now, ingested_);
+  handoffs_.insert(handoffs_.end(), ingested_.begin(), ingested_.end());
+  while (!handoffs_.empty() && handoffs_.front().engine_arrival <= now) {
+    const Ingest h = handoffs_.front();
+    handoffs_.pop_front();
+    route(h.id, h.frontend_arrival);
+  }
+}
+
+void Replayer::route(size_t index, Nanos frontend_arrival) {
   std::unique_ptr<Request> parent = make_request(trace_.requests[index], index);
+  parent->timeline.arrival = frontend_arrival;
+  ++routed_;
   const Nanos now = clock_.now();
   for (size_t i = 0; i < slots_.size(); ++i) {
     loads_[i] = EngineLoad{};
@@ -247,6 +288,7 @@ void Replayer::route(size_t index) {
 
 void Replayer::add(EngineSlot& slot, Arrival a) {
   const bool first = a.seq->child_index == 0;
+  if (frontend_) frontend_->expect(trace_.requests[a.request].arrival_ns);
   const uint64_t id = slot.core->add_request(std::move(a.seq));
   // The sequences of one request are added one after another, so child c has id first + c.
   if (first) first_id_[a.request] = id;
@@ -257,7 +299,7 @@ void Replayer::apply_client_aborts(Nanos now) {
   std::vector<bool> aborted(slots_.size(), false);
   for (; next_abort_ < aborts_.size() && aborts_[next_abort_].time <= now; ++next_abort_) {
     const ClientAbort& abort = aborts_[next_abort_];
-    if (abort.request >= next_) continue;  // not arrived yet: nothing to abort
+    if (abort.request >= routed_) continue;  // not at its engine yet: nothing to abort
     const size_t engine = engine_of_[abort.request];
     EngineSlot& slot = slots_[engine];
     if (slot.busy) {

@@ -8,6 +8,11 @@
 // engine core takes input between steps; an idle engine with a schedulable request always starts a
 // step at once (work conservation).
 //
+// With ReplayConfig::api_server, a trace request reaches the API server at its arrival and its
+// engine when the server has read, tokenized and handed it over (sim/api_server/); at one instant
+// those hand-overs come right after the arrivals. A client abort of a request still in the server
+// does nothing.
+//
 // Faults (ReplayFaults, for `llmsim dst`; none by default, and then nothing above changes): client
 // aborts at given instants, applied at once on an idle engine and, on a busy one, when its step
 // completes (after the requests that arrived during the step are queued, so an abort may find its
@@ -31,10 +36,12 @@
 #include <optional>
 #include <vector>
 
+#include "backends/sim/api_server_costs.h"
 #include "backends/sim/cost_model.h"
 #include "backends/sim/faulty_backend.h"
 #include "core/engine_observer.h"
 #include "core/scheduler_config.h"
+#include "sim/api_server/client_times.h"
 #include "sim/router.h"
 #include "sim/trace.h"
 
@@ -77,6 +84,10 @@ struct ReplayConfig {
   RoutingPolicy routing = RoutingPolicy::kRoundRobin;
   EppView epp;
   ReplayFaults faults;  // none by default
+  // The API server in front of the engines (sim/api_server/api_frontend.h): each request reaches
+  // its engine after the server's queueing, HTTP, tokenization and hop, and the client's view of
+  // its tokens goes to ReplayHooks::on_client_times. None: requests reach the engine on arrival.
+  std::optional<ApiServerCosts> api_server;
 };
 
 // Where an aborted sequence was when its abort was applied.
@@ -126,6 +137,8 @@ struct ReplayHooks {
   // Scrapes at 0, interval, 2 x interval, ... up to the first instant at or after the end.
   Nanos scrape_interval = 0;  // 0: no scrapes
   std::function<void(Nanos time)> on_scrape;
+  // With ReplayConfig::api_server: what the client saw of each sequence, as it finishes.
+  ClientTimesFn on_client_times;
 };
 
 // Builds the engine request for one trace entry (before fan-out for n > 1).

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 
 #include "core/request_metrics.h"
@@ -71,11 +72,18 @@ const char* ReplayReport::outcome(const Request& r) {
   return refused_at_admission(r) ? "rejected" : finish_reason_name(r.finish_reason);
 }
 
+void ReplayReport::note_client_times(const Request& r, const ClientTimes& times) {
+  client_of_ = &r;
+  client_ = times;
+}
+
 void ReplayReport::on_finished(const Request& r) {
   ++num_finished_;
   ++summary_.finish_reasons[outcome(r)];
+  const ClientTimes* client = client_of_ == &r ? &client_ : nullptr;
+  client_of_ = nullptr;
   if (refused_at_admission(r)) {
-    if (out_) write_line(r);
+    if (out_) write_line(r, nullptr);
     return;  // no tokens processed, no latency
   }
   summary_.prompt_tokens += r.prompt_len;
@@ -88,10 +96,16 @@ void ReplayReport::on_finished(const Request& r) {
   add_if(decode_, iv.decode_s);
   add_if(e2e_, iv.e2e_s);
   add_if(tpot_, iv.tpot_s);
-  if (out_) write_line(r);
+  if (client) {
+    if (client->first_token != kNoTime) {
+      client_ttft_.add(nanos_to_seconds(client->first_token - client->server_arrival));
+    }
+    client_e2e_.add(nanos_to_seconds(client->finished - client->server_arrival));
+  }
+  if (out_) write_line(r, client);
 }
 
-void ReplayReport::write_line(const Request& r) {
+void ReplayReport::write_line(const Request& r, const ClientTimes* client) {
   const PerRequestMetrics m = compute_per_request_metrics(r.timeline, r.num_output_tokens);
   std::string& s = line_;
   s.clear();
@@ -100,7 +114,7 @@ void ReplayReport::write_line(const Request& r) {
   s += "\",\"parent_id\":\"";
   append_escaped(s, r.parent_id);
   s += "\",\"arrival_s\":";
-  s += json_number(nanos_to_seconds(r.timeline.arrival));
+  s += json_number(nanos_to_seconds(client ? client->server_arrival : r.timeline.arrival));
   s += ",\"finish_reason\":\"";
   s += outcome(r);
   s += "\",\"prompt_tokens\":";
@@ -116,10 +130,20 @@ void ReplayReport::write_line(const Request& r) {
   append_optional(s, "queue_time_ms", m.queue_time_ms);
   append_optional(s, "mean_itl_ms", m.mean_itl_ms);
   append_optional(s, "tokens_per_second", m.tokens_per_second);
-  // The Prometheus-side figures, computed as the histograms observe them.
+  // Without the API server: the Prometheus-side figures, computed as the histograms observe them;
+  // with it, what the client measures from the moment the request reached the server.
   const RequestIntervals iv = compute_intervals(r.timeline, r.num_output_tokens);
-  append_optional(s, "ttft_from_arrival_s", iv.ttft_s);
-  append_optional(s, "e2e_s", iv.e2e_s);
+  if (client) {
+    append_optional(
+        s, "ttft_from_arrival_s",
+        client->first_token == kNoTime
+            ? std::nullopt
+            : std::optional(nanos_to_seconds(client->first_token - client->server_arrival)));
+    append_optional(s, "e2e_s", nanos_to_seconds(client->finished - client->server_arrival));
+  } else {
+    append_optional(s, "ttft_from_arrival_s", iv.ttft_s);
+    append_optional(s, "e2e_s", iv.e2e_s);
+  }
   char digest[24];
   std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(r.output_digest));
   s += ",\"output_digest\":\"";
@@ -146,6 +170,8 @@ ReplaySummary ReplayReport::finish(Nanos end_time, const EngineTotals& totals,
   s.e2e = e2e_.summarize();
   s.itl = itl_.summarize();
   s.tpot = tpot_.summarize();
+  s.client_ttft = client_ttft_.summarize();
+  s.client_e2e = client_e2e_.summarize();
   s.preemptions = totals.num_preemptions;
   s.prefix_queries = totals.prefix_queries;
   s.prefix_hits = totals.prefix_hits;
@@ -167,7 +193,7 @@ struct NamedDistribution {
 };
 
 std::vector<NamedDistribution> distributions(const ReplaySummary& s) {
-  return {
+  std::vector<NamedDistribution> all = {
       {"ttft_s", "TTFT, arrival to first token (Prometheus)", &s.ttft},
       {"request_ttft_s", "TTFT, scheduled to first token (per-request)", &s.request_ttft},
       {"queue_s", "Queue (queued to first scheduled)", &s.queue},
@@ -177,6 +203,13 @@ std::vector<NamedDistribution> distributions(const ReplaySummary& s) {
       {"itl_s", "ITL (every gap between a request's tokens)", &s.itl},
       {"tpot_s", "TPOT ((last - first) / (N - 1) per request)", &s.tpot},
   };
+  if (s.client_e2e.count > 0) {  // the API server modelled
+    all.push_back(
+        {"client_ttft_s", "TTFT, client (reached the server to first token)", &s.client_ttft});
+    all.push_back(
+        {"client_e2e_s", "E2E, client (reached the server to last chunk)", &s.client_e2e});
+  }
+  return all;
 }
 
 std::string fmt(const char* format, double v) {

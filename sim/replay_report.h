@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/engine_observer.h"
+#include "sim/api_server/client_times.h"
 #include "sim/replay.h"
 #include "sim/sample_stats.h"
 
@@ -29,6 +30,9 @@ struct ReplaySummary {
   double output_tokens_per_s = 0;
   // Seconds. ttft = first token - arrival (Prometheus); request_ttft = first token - scheduled.
   Distribution ttft, request_ttft, queue, prefill, decode, e2e, itl, tpot;
+  // With the API server modelled (ReplayConfig::api_server): what the client measures, from the
+  // request reaching the server to its first token, and to its last chunk. Empty (count 0) without.
+  Distribution client_ttft, client_e2e;
   int64_t preemptions = 0;
   int64_t prefix_queries = 0;
   int64_t prefix_hits = 0;
@@ -52,6 +56,10 @@ class ReplayReport final : public EngineObserver {
 
   int64_t num_finished() const { return num_finished_; }
 
+  // What the client saw of `request`, told just before its on_finished (ReplayHooks::
+  // on_client_times): its line then reads arrival_s, ttft_from_arrival_s and e2e_s from these.
+  void note_client_times(const Request& request, const ClientTimes& times);
+
   // Completes the figures once the replay is over.
   ReplaySummary finish(Nanos end_time, const EngineTotals& totals, int64_t trace_requests);
 
@@ -63,7 +71,7 @@ class ReplayReport final : public EngineObserver {
   const LogSketch& itl_sketch() const { return itl_; }
 
  private:
-  void write_line(const Request& request);
+  void write_line(const Request& request, const ClientTimes* client);
   static const char* outcome(const Request& request);
 
   std::ostream* out_;
@@ -71,6 +79,9 @@ class ReplayReport final : public EngineObserver {
   std::string line_;
   ReplaySummary summary_;
   ExactSamples ttft_, request_ttft_, queue_, prefill_, decode_, e2e_, tpot_;
+  ExactSamples client_ttft_, client_e2e_;
+  const Request* client_of_ = nullptr;  // the request client_ belongs to
+  ClientTimes client_;
   LogSketch itl_;
 };
 

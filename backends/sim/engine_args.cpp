@@ -54,6 +54,7 @@ void resolve_presets(const EngineArgs& a, ResolvedEngine& r) {
   s.max_num_batched_tokens = a.max_num_batched_tokens.value_or(large_gpu ? 8192 : 2048);
   s.block_size = a.block_size.value_or(16);
   r.model_name = a.model;
+  if (!a.gpu.ends_with(".json")) r.api_server = api_server_preset(d.gpu.name);
 }
 
 // The calibrated engine of --profile: its step model, and its facts as the flags' defaults.
@@ -80,6 +81,7 @@ void resolve_profile(const EngineArgs& a, ResolvedEngine& r, EngineProfile& p) {
       a.max_num_batched_tokens.value_or(p.max_num_batched_tokens.value_or(2048));
   s.block_size = a.block_size.value_or(static_cast<int32_t>(p.block_size));
   r.model_name = d.model.name;
+  r.api_server = p.api_server;
 }
 
 // KV capacity: --num-gpu-blocks-override, the profile's measured count (at its block size), or

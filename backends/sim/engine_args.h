@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "backends/sim/api_server_costs.h"
 #include "backends/sim/cost_model.h"
 #include "core/flag_set.h"
 #include "core/scheduler_config.h"
@@ -45,6 +46,9 @@ struct ResolvedEngine {
   Deployment deployment;
   std::string kv_cache_dtype;  // as cache_config_info reports it
   std::string model_name;      // the served name by default: --model, or the profile's model
+  // The API server's costs: the GPU preset host's, or the profile's api_server block (none for a
+  // GPU from a JSON file or a profile measured without one).
+  std::optional<ApiServerCosts> api_server;
 };
 
 // Throws UsageError whose message starts with the offending flag.

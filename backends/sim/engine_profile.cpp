@@ -111,6 +111,9 @@ EngineProfile load_engine_profile(const std::string& path) {
     read_noise(*noise, path + ": step_time_noise", p.step_noise.emplace());
   }
   if (const json* fit = r.object_if("fit")) read_fit(*fit, path + ": fit", p.fit);
+  if (const json* api = r.object_if("api_server")) {
+    p.api_server = read_api_server_costs(*api, path + ": api_server");
+  }
   r.reject_unknown();
   return p;
 }
@@ -141,6 +144,7 @@ std::string engine_profile_json(const EngineProfile& p) {
   fit["median_abs_error"] = p.fit.median_abs_error;
   fit["p90_abs_error"] = p.fit.p90_abs_error;
   fit["max_abs_error"] = p.fit.max_abs_error;
+  if (p.api_server) j["api_server"] = api_server_costs_json(*p.api_server);
   return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 

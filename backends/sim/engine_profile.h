@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "backends/sim/api_server_costs.h"
 #include "backends/sim/step_model.h"
 #include "backends/sim/step_noise.h"
 
@@ -39,6 +40,9 @@ struct EngineProfile {
   std::optional<int64_t> max_num_seqs;  // the limits it was measured with
   std::optional<int64_t> max_num_batched_tokens;
   ProfileFit fit;
+  // The API server's costs as calibrate measured them (absent: not measured; a replay then
+  // models no API server).
+  std::optional<ApiServerCosts> api_server;
 };
 
 // Reads and validates a profile: every required field present with its type, no unknown field,

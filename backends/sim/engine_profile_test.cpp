@@ -70,6 +70,33 @@ TEST(EngineProfile, AProfileWrittenBeforeTheMultiTokenTermAndTheNoiseStillReads)
   EXPECT_EQ(engine_profile_json(q).find("step_time_noise"), std::string::npos);
 }
 
+// The API server's block (calibrate measures it) reads back, reaches the resolved engine, and a
+// profile without one (every profile written before it) resolves to none: a replay with it is
+// as before.
+TEST(EngineProfile, TheApiServerBlockReadsBackAndReachesTheEngine) {
+  EngineProfile p = example();
+  ApiServerCosts api;
+  api.hop_ns = 2.5e6;
+  api.per_prompt_token_ns = 120;
+  api.response_ns = 0.8e6;
+  api.source = "probe";
+  p.api_server = api;
+  const std::string path = write("api", engine_profile_json(p));
+  const EngineProfile q = load_engine_profile(path);
+  ASSERT_TRUE(q.api_server.has_value());
+  EXPECT_EQ(*q.api_server, api);
+  EngineArgs a;
+  a.profile = path;
+  EXPECT_EQ(resolve_engine_args(a).api_server, api);
+  a.profile = write("no_api", engine_profile_json(example()));
+  EXPECT_FALSE(resolve_engine_args(a).api_server.has_value());
+  nlohmann::json bad = nlohmann::json::parse(engine_profile_json(p));
+  bad["api_server"]["hop_ns"] = -1;
+  EXPECT_NE(error_of(bad.dump()).find(": api_server: field 'hop_ns': must be a finite number"),
+            std::string::npos)
+      << error_of(bad.dump());
+}
+
 TEST(EngineProfile, EveryBadFileIsRefusedNamingTheField) {
   const nlohmann::json good = nlohmann::json::parse(engine_profile_json(example()));
   auto with = [&](const std::function<void(nlohmann::json&)>& edit) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <thread>
 
@@ -15,11 +16,13 @@
 #include "backends/sim/engine_args.h"
 #include "backends/sim/engine_profile.h"
 #include "backends/sim/step_record.h"
+#include "calibrate/api_probe.h"
 #include "calibrate/backend_probe.h"
 #include "calibrate/http_probe.h"
 #include "calibrate/step_log_samples.h"
 #include "core/flag_set.h"
 #include "loadgen/cli.h"
+#include "sim/cli/llmserve_child.h"
 #include "sim/cli/pending_file.h"
 #include "sim/step_pricing.h"
 #include "ui/progress_bar.h"
@@ -50,6 +53,10 @@ prefills joining running decodes), times each step on the steady clock and fits 
   --repeats N                      runs of each probe; each step keeps its median (3)
   --quick                          a few small probes only (seconds; for tests)
   --out FILE.json                  the profile (written under FILE.json.partial, then renamed)
+  --llmserve PATH                  the llmserve whose API server the profile's api_server block
+                                   measures: started on a free loopback port with this backend,
+                                   model and engine arguments once the steps are measured
+                                   (default: the llmserve beside llmsim; none there: no block)
   --steps-out FILE.jsonl           also the measured steps, as a step log (llmserve --step-log's
                                    format, no gaps): for llmsim price-steps, or for a later
                                    calibrate --step-log that fits them with a server's own steps
@@ -64,6 +71,13 @@ is assumed and printed.
   --api-key KEY                    sent as "Authorization: Bearer KEY"
   --max-num-seqs N, --max-num-batched-tokens N   the server's limits (assumed 256 and 2048)
   --num-gpu-blocks-override N      the KV block count when /metrics does not report it
+
+Both measure the API server too (calibrate/api_probe.h): single streaming requests of three
+prompt lengths, the engine idle, give the time from the body read to the engine's queue (the
+server's TTFT less its queue and prefill time, from /metrics) and the client's TTFT beyond the
+server's; the profile keeps them as its api_server block, which a replay with the profile adds
+in front of the engine (llmsim replay --no-api-server leaves it out).
+  --no-api-server-probe            measure no API server (the profile then has no api_server)
 
 From a step log (--step-log): fits the step model to the steps a server logged while it served
 real traffic (llmserve --step-log FILE), so the profile prices steps as they ran there, with the
@@ -104,6 +118,8 @@ struct CalibrateOptions {
   int64_t kv_cache_memory_bytes = int64_t{1} << 30;
   int32_t repeats = 3;
   bool quick = false;
+  bool api_probe = true;
+  std::string llmserve;  // --llmserve: its API server is measured for --backend
   EngineArgs engine;
   bool model_given = false;
 };
@@ -121,6 +137,8 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
       .integer({"--kv-cache-memory-bytes"}, o.kv_cache_memory_bytes, 1)
       .integer({"--repeats"}, o.repeats, 1, 99)
       .boolean({"--quick"}, o.quick)
+      .boolean({"--no-api-server-probe"}, o.api_probe, false)
+      .nonempty({"--llmserve"}, o.llmserve)
       .nonempty({"--step-log"}, o.step_log)
       .nonempty({"--facts"}, o.facts)
       .integer({"--engine"}, o.engine_index, 0)
@@ -153,7 +171,31 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
   if (o.engine.gpu != EngineArgs{}.gpu) throw UsageError("--gpu: calibrate measures a real engine");
   if (!o.backend.empty() && !o.model_given) throw UsageError("--model: required with --backend");
   if (!o.url.empty() && o.model_given) o.target.model = o.engine.model;
+  if (!o.llmserve.empty() && o.backend.empty()) throw UsageError("--llmserve: only with --backend");
+  if (!o.step_log.empty() && !o.api_probe) {
+    throw UsageError("--no-api-server-probe: --step-log measures no API server");
+  }
   return o;
+}
+
+// The API server's costs, measured through `target`; prints what it measured.
+ApiServerCosts measure_api_server(const loadgen::BenchConfig& target, int64_t max_model_len,
+                                  bool quick, std::ostream& err) {
+  ApiProbeOptions probe;
+  probe.target = target;
+  probe.requests_per_length = quick ? 2 : 5;
+  probe.max_prompt_len =
+      std::min<int64_t>(quick ? 256 : 1024, std::max<int64_t>(max_model_len / 2, 16));
+  const ApiProbeResult r = probe_api_server(probe);
+  for (const ApiProbeLength& l : r.lengths) {
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "llmsim calibrate: API server, prompt %lld: body read to queue %.3f ms, client "
+                  "TTFT beyond the server's %.3f ms\n",
+                  static_cast<long long>(l.prompt_len), l.hop_ms, l.response_ms);
+    err << line;
+  }
+  return r.costs;
 }
 
 std::string format_ns(double ns) {
@@ -179,6 +221,43 @@ struct Calibration {
   EngineProfile profile;
   std::vector<StepSample> samples;
 };
+
+// The API server of an llmserve with this backend, model and engine arguments (started for the
+// purpose), or none when there is no llmserve to start.
+std::optional<ApiServerCosts> measure_llmserve_api(const CalibrateOptions& o,
+                                                   const SchedulerConfig& config, int threads,
+                                                   std::ostream& err) {
+  const std::string binary = o.llmserve.empty() ? llmserve_beside_self() : o.llmserve;
+  if (binary.empty()) {
+    err << "llmsim calibrate: no llmserve beside llmsim (give --llmserve PATH): the profile gets "
+           "no api_server block\n";
+    return std::nullopt;
+  }
+  const std::vector<std::string> args = {"--backend",
+                                         o.backend,
+                                         "--model",
+                                         o.engine.model,
+                                         "--cpu-threads",
+                                         std::to_string(threads),
+                                         "--max-num-seqs",
+                                         std::to_string(config.max_num_seqs),
+                                         "--max-num-batched-tokens",
+                                         std::to_string(config.max_num_batched_tokens),
+                                         "--max-model-len",
+                                         std::to_string(config.max_model_len),
+                                         "--num-gpu-blocks-override",
+                                         std::to_string(config.num_gpu_blocks),
+                                         "--block-size",
+                                         std::to_string(config.block_size)};
+  err << "llmsim calibrate: measuring the API server of " << binary << "\n";
+  LlmserveChild server(binary, args);
+  loadgen::BenchConfig target;
+  target.host = "127.0.0.1";
+  target.port = server.port();
+  ApiServerCosts costs = measure_api_server(target, config.max_model_len, o.quick, err);
+  costs.source = "llmserve --backend " + o.backend + " on this machine, " + costs.source;
+  return costs;
+}
 
 // Measures the CPU or CUDA backend in-process.
 Calibration calibrate_cpu(const CalibrateOptions& o, std::ostream& err) {
@@ -250,6 +329,7 @@ Calibration calibrate_cpu(const CalibrateOptions& o, std::ostream& err) {
   p.max_num_batched_tokens = config.max_num_batched_tokens;
   p.fit = fit.quality;
   if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit, samples);
+  if (o.api_probe && !cuda) p.api_server = measure_llmserve_api(o, config, cpu.threads, err);
   return {p, samples};
 }
 
@@ -272,6 +352,12 @@ Calibration calibrate_url(const CalibrateOptions& o, std::ostream& out) {
   p.step = fit.model;
   p.fit = fit.quality;
   if (!o.engine.no_step_noise) p.step_noise = step_noise_of_fit(fit, measured.samples);
+  if (o.api_probe) {
+    loadgen::BenchConfig target = o.target;
+    target.model = p.model;
+    p.api_server = measure_api_server(target, p.max_model_len, o.quick, out);
+    p.api_server->source = o.url + ": " + p.api_server->source;
+  }
   return {p, measured.samples};
 }
 
@@ -381,6 +467,11 @@ int run_calibrate_command(const std::vector<std::string>& args, std::ostream& ou
     fit.quality = c.profile.fit;
     out << describe_fit(fit);
     if (c.profile.step_noise) out << describe_step_noise(*c.profile.step_noise);
+    if (const auto& api = c.profile.api_server) {
+      out << "API server: " << format_ns(api->hop_ns) << " from the body read to the engine's "
+          << "queue + " << format_ns(api->per_prompt_token_ns) << " per prompt token, "
+          << format_ns(api->response_ns) << " more at the client (kept as api_server)\n";
+    }
     file.stream() << engine_profile_json(c.profile);
     file.commit();
     out << "wrote " << o.out << "\n";

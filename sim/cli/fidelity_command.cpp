@@ -21,6 +21,7 @@
 #include "loadgen/bench.h"
 #include "loadgen/cli.h"
 #include "loadgen/http_get.h"
+#include "sim/cli/fidelity_recorded.h"
 #include "sim/cli/pending_file.h"
 #include "sim/cli/replay_command.h"
 #include "sim/replay_report.h"
@@ -48,6 +49,9 @@ predicted and the signed error for TTFT, TPOT, ITL and E2E (p50, p90, p99) and t
   --sim-runs K                     replays in llmsim, with seeds 0 to K-1 (the step-time scatter's
                                    draws differ): the prediction is their mean, printed next to
                                    their spread (5; a profile without a scatter replays alike)
+  --no-api-server                  predict without the API server the profile measured
+                                   (calibrate's api_server block): requests reach the engine on
+                                   arrival
   --result-json FILE               the table as JSON (with several profiles, an array of them)
   --check-p50 PCT                  exit 1 when a p50 error exceeds PCT percent (for tests)
   --check-p50-as-run PCT           the same for the prediction with the step costs as run (needs
@@ -71,6 +75,7 @@ struct FidelityOptions {
   std::string api_key;
   int32_t real_runs = 2;
   int32_t sim_runs = 5;
+  bool api_server = true;
   std::string result_json;
   std::string server_step_log;
   double check_p50 = -1;
@@ -87,6 +92,7 @@ FidelityOptions parse_fidelity_args(const std::vector<std::string>& args) {
       .text({"--api-key"}, o.api_key)
       .integer({"--real-runs"}, o.real_runs, 1, 50)
       .integer({"--sim-runs"}, o.sim_runs, 1, 100)
+      .boolean({"--no-api-server"}, o.api_server, false)
       .nonempty({"--result-json"}, o.result_json)
       .nonempty({"--server-step-log"}, o.server_step_log)
       .number({"--check-p50"}, o.check_p50, 0)
@@ -127,10 +133,11 @@ struct StepCosts {
 // profile's step-time scatter makes one replay one draw of the engine's noise (TTFT p90 moved by
 // a standard deviation of 6-10% between seeds on the chat trace of docs/fidelity.md), so the
 // prediction is their mean.
-std::vector<ReplaySummary> predict(const Trace& trace, const EngineArgs& engine, int32_t runs,
-                                   const StepCosts* costs = nullptr) {
+std::vector<ReplaySummary> predict(const Trace& trace, const EngineArgs& engine, bool api_server,
+                                   int32_t runs, const StepCosts* costs = nullptr) {
   ReplayOptions replay;
   replay.engine = engine;
+  replay.api_server = api_server;
   ReplayConfig config = make_replay_config(replay);  // the profile read once
   if (costs) {
     config.deployment.fitted = costs->model;
@@ -141,7 +148,9 @@ std::vector<ReplaySummary> predict(const Trace& trace, const EngineArgs& engine,
     config.seed = static_cast<uint64_t>(seed);
     ReplayReport report(nullptr);
     std::vector<EngineObserver*> observers = {&report};
-    const ReplayTotals totals = run_replay(trace, config, observers, {});
+    ReplayHooks hooks;
+    hooks.on_client_times = client_times_to(report, {});
+    const ReplayTotals totals = run_replay(trace, config, observers, hooks);
     replays.push_back(
         report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size())));
   }
@@ -152,6 +161,15 @@ double mean_preemptions(const std::vector<ReplaySummary>& replays) {
   std::vector<double> preemptions;
   for (const ReplaySummary& r : replays) preemptions.push_back(static_cast<double>(r.preemptions));
   return mean_of_runs(preemptions);
+}
+
+// A client measured TTFT and E2E from the moment its request reached the server: with the API
+// server modelled, the replay's client view of them.
+const Distribution& client_view(const ReplaySummary& sim, Distribution ReplaySummary::*figure) {
+  if (sim.client_e2e.count == 0) return sim.*figure;
+  if (figure == &ReplaySummary::ttft) return sim.client_ttft;
+  if (figure == &ReplaySummary::e2e) return sim.client_e2e;
+  return sim.*figure;
 }
 
 std::vector<FidelityRow> table_of(const std::vector<loadgen::BenchReport>& real,
@@ -176,7 +194,7 @@ std::vector<FidelityRow> table_of(const std::vector<loadgen::BenchReport>& real,
         row.real.push_back(q == 0 ? s.median : q == 1 ? s.p90 : s.p99);
       }
       for (const ReplaySummary& sim : sims) {
-        const Distribution& d = sim.*(f.sim);
+        const Distribution& d = client_view(sim, f.sim);
         row.predicted_runs.push_back(1e3 * (q == 0 ? d.p50 : q == 1 ? d.p90 : d.p99));
       }
       row.predicted = mean_of_runs(row.predicted_runs);
@@ -313,8 +331,11 @@ std::string format_fidelity_table(const std::vector<FidelityRow>& rows) {
 
 int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out,
                          std::ostream& err) {
+  if (wants_recorded_fidelity(args)) return run_fidelity_recorded(args, out, err);
   if (wants_help(args)) {
-    out << kFidelityUsage;
+    out << kFidelityUsage
+        << "\nOffline, on runs recorded by others: llmsim fidelity --recorded "
+           "PATH (llmsim fidelity --recorded x --help)\n";
     return 0;
   }
   FidelityOptions o;
@@ -392,7 +413,7 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
     bool p50_exceeded = false;
     for (const EngineArgs& engine : o.engines) {
       const std::string& profile = engine.profile;
-      const std::vector<ReplaySummary> predicted = predict(trace, engine, o.sim_runs);
+      const std::vector<ReplaySummary> predicted = predict(trace, engine, o.api_server, o.sim_runs);
       const std::vector<FidelityRow> rows = table_of(real, predicted, start_s);
       out << "fidelity of " << profile << " against " << o.url << " on " << trace.source << " ("
           << trace.requests.size() << " requests, " << o.real_runs << " real runs, " << o.sim_runs
@@ -425,7 +446,7 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
         const double error = took > 0 ? modelled / took - 1 : 0;
         const StepLogFit& refit = refit_of(scatter);
         const StepCosts as_ran{refit.fit.model, refit.noise};
-        as_run = table_of(real, predict(trace, engine, o.sim_runs, &as_ran), start_s);
+        as_run = table_of(real, predict(trace, engine, o.api_server, o.sim_runs, &as_ran), start_s);
         const ProfileFit& q = refit.fit.quality;
         out << "the server's " << run_steps.size() << " steps during the real runs took " << took
             << " s (" << priced.all.measured_total_s << " s in execute(), "

@@ -42,6 +42,10 @@ TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl, or 
   --epp-metrics-staleness D        llm-d policies: it routes on samples at least this old (0)
   --epp-scorer-weights W           llm-d policies: the profile, queue=W,kv-cache=W,prefix-cache=W
 Simulation:
+  --no-api-server                  requests reach the engine on arrival: no API server (HTTP,
+                                   tokenization, streaming) in front of it (it is modelled
+                                   where the GPU preset or the profile has its costs;
+                                   docs/api-server.md)
   --seed N                         output-token and step-noise seed (0)
   --arrival-rate-scale F           multiply the arrival rate (2 = twice the load) (1)
   --output-dir DIR                 write DIR/requests.jsonl and DIR/summary.json
@@ -168,6 +172,7 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
       .nonempty({"--output-dir"}, o.output_dir)
       .value({"--slo"}, [&o](const std::string&, const std::string& v) { o.slo = parse_slo(v); })
       .boolean({"--fail-on-slo"}, o.fail_on_slo)
+      .boolean({"--no-api-server"}, o.api_server, false)
       .boolean({"--quiet"}, o.quiet)
       .boolean({"--no-progress"}, o.progress, false)
       .positional([&](const std::string& arg) {
@@ -199,7 +204,15 @@ ReplayConfig make_replay_config(const ReplayOptions& o, ResolvedEngine* resolved
   if (o.epp_scrape_interval_ns) c.epp.scrape_interval = *o.epp_scrape_interval_ns;
   if (o.epp_staleness_ns) c.epp.staleness = *o.epp_staleness_ns;
   c.epp.weights = o.epp_weights;
+  if (o.api_server) c.api_server = engine.api_server;
   return c;
+}
+
+ClientTimesFn client_times_to(ReplayReport& report, std::vector<ReplayReport*> engine_reports) {
+  return [&report, engine_reports](size_t engine, const Request& r, const ClientTimes& t) {
+    report.note_client_times(r, t);
+    if (engine < engine_reports.size()) engine_reports[engine]->note_client_times(r, t);
+  };
 }
 
 namespace fs = std::filesystem;
@@ -308,6 +321,9 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     int64_t total = 0;
     for (const auto& r : trace.requests) total += r.n;
     ReplayHooks hooks;
+    std::vector<ReplayReport*> per_engine;
+    for (auto& r : engine_reports) per_engine.push_back(r.get());
+    hooks.on_client_times = client_times_to(report, per_engine);
     if (progress) {
       hooks.on_step = [&](size_t, const EngineCore&) { progress(report.num_finished(), total); };
     }

@@ -14,6 +14,7 @@
 #include "backends/sim/engine_args.h"
 #include "core/flag_values.h"
 #include "sim/replay.h"
+#include "sim/replay_report.h"
 #include "sim/report/html_report.h"
 #include "sim/slo.h"
 
@@ -22,6 +23,9 @@ namespace llm {
 struct ReplayOptions {
   std::string trace_path;
   EngineArgs engine;  // the engine arguments shared with llmserve
+  // Model the API server in front of the engine where the GPU preset or profile has its costs
+  // (--no-api-server: requests reach the engine on arrival, as before).
+  bool api_server = true;
   uint64_t seed = 0;
   double arrival_rate_scale = 1.0;
   int32_t data_parallel_size = 1;
@@ -54,6 +58,10 @@ std::string replay_usage();
 // Resolves presets and defaults into an engine configuration. Throws UsageError.
 // `resolved` (optional) receives the resolved engine arguments (KV dtype, model name).
 ReplayConfig make_replay_config(const ReplayOptions& options, ResolvedEngine* resolved = nullptr);
+
+// The hook that hands each sequence's client view to `report` (the whole run's) and, with several
+// engines, to engine_reports[i] (may be empty).
+ClientTimesFn client_times_to(ReplayReport& report, std::vector<ReplayReport*> engine_reports);
 
 // Called now and then during a run with (finished sequences, all sequences so far).
 using ProgressFn = std::function<void(int64_t done, int64_t total)>;

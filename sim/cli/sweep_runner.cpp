@@ -50,6 +50,9 @@ ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace,
     tees.push_back(std::move(tee));
   }
   ReplayHooks hooks;
+  std::vector<ReplayReport*> per_engine;
+  for (auto& r : engine_reports) per_engine.push_back(r.get());
+  hooks.on_client_times = client_times_to(report, per_engine);
   if (progress) {
     const int64_t total = sequences_of(*replayed);
     // total by value: it goes out of scope before the replay calls the hook.

@@ -1,0 +1,74 @@
+// The API server's costs: their JSON form (a profile's api_server block) and the presets' table.
+#include "backends/sim/api_server_costs.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace llm {
+namespace {
+
+nlohmann::json good() {
+  return {{"request_ns", 1.5e6},         {"per_prompt_token_ns", 400}, {"hop_ns", 2e6},
+          {"per_output_token_ns", 30e3}, {"response_ns", 0.5e6},       {"source", "test"}};
+}
+
+TEST(ApiServerCosts, ReadsAndWritesTheSameFigures) {
+  const ApiServerCosts c = read_api_server_costs(good(), "p.json: api_server");
+  EXPECT_EQ(c.request_ns, 1.5e6);
+  EXPECT_EQ(c.per_prompt_token_ns, 400);
+  EXPECT_EQ(c.hop_ns, 2e6);
+  EXPECT_EQ(c.per_output_token_ns, 30e3);
+  EXPECT_EQ(c.response_ns, 0.5e6);
+  EXPECT_EQ(c.source, "test");
+  const nlohmann::json back = nlohmann::json::parse(api_server_costs_json(c).dump());
+  EXPECT_EQ(read_api_server_costs(back, "again"), c);
+}
+
+// Each bad object is refused naming the field.
+TEST(ApiServerCosts, RefusesBadFieldsNamingThem) {
+  struct Row {
+    const char* key;
+    nlohmann::json value;  // null: remove the key
+    const char* message;
+  };
+  const std::vector<Row> rows = {
+      {"hop_ns", nullptr, "missing required field 'hop_ns'"},
+      {"hop_ns", -1, "field 'hop_ns': must be a finite number >= 0"},
+      {"request_ns", "1ms", "field 'request_ns': expected a number"},
+      {"per_output_token_ns", 1e12, "field 'per_output_token_ns': over a minute"},
+      {"tokens_ns", 1, "unknown field 'tokens_ns'"},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.key);
+    nlohmann::json j = good();
+    if (row.value.is_null()) {
+      j.erase(row.key);
+    } else {
+      j[row.key] = row.value;
+    }
+    try {
+      read_api_server_costs(j, "p.json: api_server");
+      FAIL() << "accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(row.message), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("p.json: api_server"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ApiServerCosts, PresetsHaveValidFiguresAndUnknownCardsNone) {
+  for (const char* gpu : {"H100-SXM"}) {
+    SCOPED_TRACE(gpu);
+    const auto c = api_server_preset(gpu);
+    ASSERT_TRUE(c.has_value());
+    EXPECT_EQ(api_server_costs_problem(*c), "");
+    EXPECT_GT(c->request_ns + c->hop_ns + c->response_ns, 0);
+    EXPECT_FALSE(c->source.empty());
+  }
+  EXPECT_FALSE(api_server_preset("my-gpu").has_value());
+}
+
+}  // namespace
+}  // namespace llm

@@ -1,0 +1,74 @@
+#include "sim/api_server/api_frontend.h"
+
+#include <algorithm>
+
+namespace llm {
+
+// Engine i's events: noted for the client's view, then passed on unchanged.
+class ApiFrontend::EngineTap final : public EngineObserver {
+ public:
+  EngineTap(ApiFrontend& frontend, size_t engine, EngineObserver* inner)
+      : frontend_(frontend), engine_(engine), inner_(inner) {}
+
+  void on_queued(const Request& r) override {
+    open_[r.id] = ClientTimes{frontend_.expected_arrival_, kNoTime, kNoTime};
+    if (inner_) inner_->on_queued(r);
+  }
+  void on_scheduled(const SchedulerOutput& batch, const Scheduler& scheduler) override {
+    if (inner_) inner_->on_scheduled(batch, scheduler);
+  }
+  void on_token(const Request& r, Nanos time, Nanos itl_ns) override {
+    const Nanos delivered = frontend_.process_.deliver(time);
+    auto it = open_.find(r.id);
+    if (it != open_.end()) {
+      if (it->second.first_token == kNoTime) it->second.first_token = delivered;
+      it->second.finished = delivered;
+    }
+    if (inner_) inner_->on_token(r, time, itl_ns);
+  }
+  void on_preempted(const Request& r) override {
+    if (inner_) inner_->on_preempted(r);
+  }
+  void on_preemptions_reported(const Request& r, int32_t count) override {
+    if (inner_) inner_->on_preemptions_reported(r, count);
+  }
+  void on_finished(const Request& r) override {
+    auto it = open_.find(r.id);
+    if (it != open_.end()) {
+      ClientTimes& t = it->second;
+      // The stream's end goes out with its last token, or on its own after an abort.
+      const Nanos closed = frontend_.process_.close(r.timeline.finished);
+      t.finished = t.finished == kNoTime ? closed : std::max(t.finished, closed);
+      if (frontend_.on_client_times_) frontend_.on_client_times_(engine_, r, t);
+      open_.erase(it);
+    }
+    if (inner_) inner_->on_finished(r);
+  }
+  void on_step(const StepStats& stats) override {
+    if (inner_) inner_->on_step(stats);
+  }
+  void on_state(const StepStats& state) override {
+    if (inner_) inner_->on_state(state);
+  }
+
+ private:
+  ApiFrontend& frontend_;
+  size_t engine_;
+  EngineObserver* inner_;
+  std::unordered_map<uint64_t, ClientTimes> open_;  // by engine request id, queued to finished
+};
+
+ApiFrontend::ApiFrontend(const ApiServerCosts& costs,
+                         const std::vector<EngineObserver*>& engine_observers,
+                         ClientTimesFn on_client_times)
+    : process_(costs), on_client_times_(std::move(on_client_times)) {
+  for (size_t i = 0; i < engine_observers.size(); ++i) {
+    taps_.push_back(std::make_unique<EngineTap>(*this, i, engine_observers[i]));
+  }
+}
+
+ApiFrontend::~ApiFrontend() = default;
+
+EngineObserver* ApiFrontend::observer(size_t engine) { return taps_.at(engine).get(); }
+
+}  // namespace llm
