@@ -64,13 +64,13 @@ void check_step_inputs(const Deployment& d, const BatchCost& b) {
   check_batch(b);
 }
 
-// Parameters of the per-layer matmuls (QKV, attention output, gate/up/down), all layers.
+// Parameters of the per-layer matmuls one token runs through (QKV, attention output, gate/up/down
+// of the dense MLP or of its top-k experts and the shared expert), all layers.
 double layer_matmul_params(const ModelShape& m) {
-  const double h = as_double(m.hidden);
-  const double qkv = h * as_double(m.heads + 2 * m.kv_heads) * as_double(m.head_dim);
-  const double out = as_double(m.heads) * as_double(m.head_dim) * h;
-  const double mlp = 3.0 * h * as_double(m.ffn);
-  return as_double(m.layers) * (qkv + out + mlp);
+  const LayerMatrices x = layer_matrices(m);
+  const double moe = as_double(m.experts_per_token) * x.expert + x.shared_expert;
+  return as_double(m.layers) * (x.qkv + x.attn_out) + as_double(dense_layers(m)) * x.dense_mlp +
+         as_double(m.moe_layers) * moe;
 }
 
 // KV bytes one token takes on one tensor-parallel rank.
@@ -81,8 +81,7 @@ double kv_bytes_per_token_per_gpu(const Deployment& d) {
 }
 
 double weight_bytes_per_gpu(const Deployment& d) {
-  return as_double(d.model.params) * as_double(d.model.weight_bytes_per_param) /
-         as_double(d.tensor_parallel_size);
+  return model_weight_bytes(d.model) / as_double(d.tensor_parallel_size);
 }
 
 // Peak activation of a profiling forward pass over `tokens` tokens on one rank: the gate/up

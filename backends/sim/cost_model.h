@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "backends/sim/model_shape.h"
 #include "backends/sim/step_model.h"
 #include "backends/sim/step_noise.h"
 #include "core/clock.h"
@@ -28,29 +29,18 @@ struct GpuProfile {
   Nanos allreduce_latency_ns = 0;      // fixed latency of one all-reduce when tp > 1
 };
 
-struct ModelShape {
-  std::string name;
-  int64_t layers = 0;
-  int64_t hidden = 0;
-  int64_t heads = 0;
-  int64_t kv_heads = 0;
-  int64_t head_dim = 0;
-  int64_t ffn = 0;
-  int64_t vocab = 0;
-  bool tied_embeddings = false;
-  int64_t params = 0;                  // total parameter count (for the weight bytes)
-  int64_t weight_bytes_per_param = 2;  // bf16
-  int64_t max_context = 0;             // the model's max_position_embeddings: default max_model_len
-};
-
 // Aggregate of one step's batch. All cost terms are sums over the sequences, so the engine can
-// accumulate them without building a list. For sequence i: c_i tokens already cached, n_i new.
+// accumulate them without building a list (O(1) per sequence). For sequence i: c_i tokens already
+// cached, n_i new. A sequence computing one new token is a decode (the decode-attention kernel
+// reads its c_i cached tokens); the rest are prefill chunks.
 struct BatchCost {
   int64_t num_sequences = 0;
-  int64_t new_tokens = 0;          // N = sum n_i
-  int64_t context_tokens = 0;      // sum c_i (KV read)
-  double attention_pairs = 0;      // sum n_i * (c_i + n_i / 2) (causal attention work)
-  int64_t sampling_sequences = 0;  // sequences whose last position is sampled this step
+  int64_t new_tokens = 0;             // N = sum n_i
+  int64_t context_tokens = 0;         // sum c_i (KV read)
+  double attention_pairs = 0;         // sum n_i * (c_i + n_i / 2) (causal attention work)
+  int64_t sampling_sequences = 0;     // sequences whose last position is sampled this step
+  int64_t decode_sequences = 0;       // sequences with n_i == 1
+  int64_t decode_context_tokens = 0;  // sum c_i over those
 
   void add(int64_t cached, int64_t fresh, bool samples) {
     num_sequences += 1;
@@ -58,6 +48,10 @@ struct BatchCost {
     context_tokens += cached;
     attention_pairs += static_cast<double>(fresh) * (static_cast<double>(cached) + fresh * 0.5);
     sampling_sequences += samples ? 1 : 0;
+    if (fresh == 1) {
+      decode_sequences += 1;
+      decode_context_tokens += cached;
+    }
   }
 };
 

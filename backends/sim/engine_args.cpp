@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "backends/sim/engine_profile.h"
+#include "backends/sim/hf_model_config.h"
 #include "backends/sim/presets.h"
 #include "core/flag_values.h"
 
@@ -37,6 +38,9 @@ void resolve_presets(const EngineArgs& a, ResolvedEngine& r) {
   Deployment& d = r.deployment;
   d.gpu = for_flag("--gpu", [&] { return load_gpu_profile(a.gpu); });
   d.model = for_flag("--model", [&] { return load_model_shape(a.model); });
+  for_flag(!a.quantization.empty() ? "--quantization" : "--dtype", [&] {
+    apply_weight_format(d.model, WeightFormat{a.dtype, a.quantization});
+  });
   r.kv_cache_dtype = a.kv_cache_dtype.value_or("auto");
   d.kv_cache_dtype_bytes =
       for_flag("--kv-cache-dtype", [&] { return kv_cache_dtype_bytes(r.kv_cache_dtype); });
@@ -65,6 +69,10 @@ void resolve_profile(const EngineArgs& a, ResolvedEngine& r, EngineProfile& p) {
   }
   if (a.tensor_parallel_size != 1) {
     throw UsageError("--tensor-parallel-size: a profile was measured as it is; it cannot be split");
+  }
+  if (a.dtype != "auto" || !a.quantization.empty()) {
+    throw UsageError(std::string(a.dtype != "auto" ? "--dtype" : "--quantization") +
+                     ": a profile was measured with its own weights; drop it");
   }
   p = for_flag("--profile", [&] { return load_engine_profile(a.profile); });
   Deployment& d = r.deployment;
@@ -200,6 +208,8 @@ void EngineFlagParser::add_to(FlagSet& flags) {
                (flag == "--gpu" ? a.gpu : a.model) = v;
                a.gpu_or_model_given = true;
              })
+      .nonempty({"--dtype"}, a.dtype)
+      .nonempty({"--quantization"}, a.quantization)
       .nonempty({"--profile"}, a.profile)
       .boolean({"--no-step-noise"}, a.no_step_noise);
 }
@@ -221,7 +231,10 @@ std::string engine_flags_usage() {
   --scheduling-policy fcfs|priority
   --tensor-parallel-size N         GPUs per engine (1)
   --gpu NAME|FILE.json             GPU preset or profile of the simulated backend (H200)
-  --model NAME|FILE.json           model preset or shape of the simulated backend (Llama-3.1-8B)
+  --model NAME|FILE.json|DIR       model preset, shape, or Hugging Face config.json (or a folder
+                                   holding one) of the simulated backend (Llama-3.1-8B)
+  --dtype auto|bfloat16|float16|float32  the weights' dtype (auto: the checkpoint's, 16-bit)
+  --quantization fp8               FP8 weights for the attention and MLP matrices
   --profile FILE.json              a calibrated engine (llmsim calibrate) instead of --gpu and
                                    --model; its KV blocks, block size and limits are the defaults
   --no-step-noise                  with --profile: every step at the model's time, without the

@@ -17,7 +17,9 @@ namespace llm {
 
 struct EngineArgs {
   std::string gpu = "H200";            // --gpu: preset name or JSON file
-  std::string model = "Llama-3.1-8B";  // --model: preset name or JSON file
+  std::string model = "Llama-3.1-8B";  // --model: preset name, JSON file or HF config.json
+  std::string dtype = "auto";          // --dtype: the weights' dtype (vLLM's)
+  std::string quantization;            // --quantization: "" (as the checkpoint) or fp8
   bool gpu_or_model_given = false;     // --gpu or --model was on the command line
   // --profile: a calibrated engine (engine_profile.h) in place of --gpu and --model; its facts
   // (KV blocks, block size, dtype, context, batch limits) are the defaults of the flags below.

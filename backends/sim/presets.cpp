@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/sim/hf_model_config.h"
 #include "backends/sim/json_fields.h"
 
 namespace llm {
@@ -202,21 +203,24 @@ ModelShape model_from_json(const json& obj, const std::string& file) {
   r.read("params", m.params, false);
   r.read("weight_bytes_per_param", m.weight_bytes_per_param, false);
   r.read("max_context", m.max_context, true);
+  // Optional: mixture of experts and the widths of quantized matrices (model_shape.h).
+  r.read("moe_layers", m.moe_layers, false);
+  r.read("num_experts", m.num_experts, false);
+  r.read("experts_per_token", m.experts_per_token, false);
+  r.read("expert_ffn", m.expert_ffn, false);
+  r.read("shared_expert_ffn", m.shared_expert_ffn, false);
+  r.read("attention_weight_bytes", m.attention_weight_bytes, false);
+  r.read("mlp_weight_bytes", m.mlp_weight_bytes, false);
   r.reject_unknown();
-  const std::pair<const char*, int64_t> counts[] = {
-      {"layers", m.layers},
-      {"hidden", m.hidden},
-      {"heads", m.heads},
-      {"kv_heads", m.kv_heads},
-      {"head_dim", m.head_dim},
-      {"ffn", m.ffn},
-      {"vocab", m.vocab},
-      {"weight_bytes_per_param", m.weight_bytes_per_param},
-      {"max_context", m.max_context}};
-  for (const auto& [key, value] : counts) require_positive(r, key, static_cast<double>(value));
-  if (m.kv_heads > m.heads) r.fail("kv_heads", "must not exceed heads");
-  if (!r.has("params")) m.params = params_from_shape(m);
-  require_positive(r, "params", static_cast<double>(m.params));
+  const bool count_params = !r.has("params");
+  if (count_params) m.params = 1;  // checked before it is counted, so that it cannot overflow
+  for (int pass = 0; pass < (count_params ? 2 : 1); ++pass) {
+    if (const std::string problem = model_shape_problem(m); !problem.empty()) {
+      const size_t colon = problem.find(':');
+      r.fail(problem.substr(0, colon), problem.substr(colon + 2));
+    }
+    if (count_params) m.params = params_from_shape(m);
+  }
   return m;
 }
 
@@ -242,12 +246,15 @@ GpuProfile load_gpu_profile(const std::string& name_or_json_path) {
 }
 
 ModelShape load_model_shape(const std::string& name_or_json_path) {
+  if (is_hf_model_config(name_or_json_path)) return load_hf_model_config(name_or_json_path);
   if (is_json_path(name_or_json_path)) {
     return model_from_json(read_json_object(name_or_json_path), name_or_json_path);
   }
   if (const ModelShape* m = find_model_preset(name_or_json_path)) return *m;
-  throw std::invalid_argument("unknown model preset '" + name_or_json_path + "' (known: " +
-                              join(model_preset_names()) + "; or a path ending in .json)");
+  throw std::invalid_argument("unknown model preset '" + name_or_json_path +
+                              "' (known: " + join(model_preset_names()) +
+                              "; or a path ending in .json: llmsim's model schema or a Hugging "
+                              "Face config.json, or a folder holding a config.json)");
 }
 
 int64_t kv_cache_dtype_bytes(std::string_view dtype) {
@@ -255,16 +262,6 @@ int64_t kv_cache_dtype_bytes(std::string_view dtype) {
   if (dtype == "fp8" || dtype == "fp8_e4m3" || dtype == "fp8_e5m2") return 1;
   throw std::invalid_argument("unknown kv cache dtype '" + std::string(dtype) +
                               "' (accepted: auto, bfloat16, float16, fp8, fp8_e4m3, fp8_e5m2)");
-}
-
-int64_t params_from_shape(const ModelShape& m) {
-  const int64_t h = m.hidden;
-  const int64_t attention = h * (m.heads + 2 * m.kv_heads) * m.head_dim + m.heads * m.head_dim * h;
-  const int64_t mlp = 3 * h * m.ffn;
-  const int64_t norms = 2 * h;
-  const int64_t embeddings = m.vocab * h;
-  const int64_t lm_head = m.tied_embeddings ? 0 : m.vocab * h;
-  return embeddings + m.layers * (attention + mlp + norms) + h + lm_head;
 }
 
 }  // namespace llm

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/sim/cost_model.h"
+#include "backends/sim/model_shape.h"
 
 namespace llm {
 
@@ -24,22 +25,20 @@ std::vector<std::string> gpu_preset_names();
 std::vector<std::string> model_preset_names();
 
 // `name_or_json_path` is a preset name, or a path ending in ".json" whose object holds the
-// struct's fields under their member names. Throws std::invalid_argument naming the file and the
+// struct's fields under their member names; for a model also a Hugging Face config.json or a folder
+// holding one (hf_model_config.h). Throws std::invalid_argument naming the file and the
 // field (unknown key, missing required key, wrong type, out-of-range value, unreadable or
 // malformed file), or listing the known presets for an unknown name.
 // GPU JSON: every field is required except fp8_flops (default 0).
 // Model JSON: every field is required except tied_embeddings (default false),
-// weight_bytes_per_param (default 2) and params (default params_from_shape()).
+// weight_bytes_per_param (default 2), params (default params_from_shape()) and the MoE and
+// quantized-width fields of model_shape.h (default 0: dense, every matrix at
+// weight_bytes_per_param).
 GpuProfile load_gpu_profile(const std::string& name_or_json_path);
 ModelShape load_model_shape(const std::string& name_or_json_path);
 
 // Bytes per KV element for a --kv-cache-dtype value: "auto", "bfloat16", "float16" -> 2;
 // "fp8", "fp8_e4m3", "fp8_e5m2" -> 1. Throws std::invalid_argument listing them otherwise.
 int64_t kv_cache_dtype_bytes(std::string_view dtype);
-
-// Parameter count of a Llama-style decoder: embeddings, per layer QKV + output projection + gated
-// MLP + two RMSNorm weights, the final norm, and a separate LM head unless tied. Exact for the
-// Llama and Mistral presets; Qwen2.5 also has QKV biases and Qwen3 q/k norms, which it omits.
-int64_t params_from_shape(const ModelShape& m);
 
 }  // namespace llm

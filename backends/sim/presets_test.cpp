@@ -11,20 +11,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "backends/testing/error_message.h"
+
 namespace llm {
 namespace {
 
-constexpr double kBytesPerMiB = 1024.0 * 1024.0;
+using testing::invalid_argument_message;
 
-// Returns the std::invalid_argument message `f` throws, or "" if it does not throw.
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "";
-}
+constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 std::string write_fixture(const std::string& name, const std::string& text) {
   const std::string path = ::testing::TempDir() + "presets_test_" + name;
@@ -134,12 +128,12 @@ TEST(Presets, NamesAndLookup) {
 TEST(Presets, LoadByNameAndUnknownNameListsPresets) {
   EXPECT_EQ(load_gpu_profile("H100-SXM").hbm_bytes_per_s, 3.35e12);
   EXPECT_EQ(load_model_shape("qwen3-8b").name, "Qwen3-8B");
-  const std::string gpu_error = error_of([] { load_gpu_profile("H300"); });
+  const std::string gpu_error = invalid_argument_message([] { load_gpu_profile("H300"); });
   EXPECT_NE(gpu_error.find("H300"), std::string::npos) << gpu_error;
   for (const std::string& name : gpu_preset_names()) {
     EXPECT_NE(gpu_error.find(name), std::string::npos) << gpu_error;
   }
-  const std::string model_error = error_of([] { load_model_shape("GPT-5"); });
+  const std::string model_error = invalid_argument_message([] { load_model_shape("GPT-5"); });
   for (const std::string& name : model_preset_names()) {
     EXPECT_NE(model_error.find(name), std::string::npos) << model_error;
   }
@@ -172,21 +166,21 @@ TEST(PresetsJson, UnknownKeyNamesFileAndKey) {
   std::string text = kGpuJson;
   text.insert(text.find('{') + 1, R"("sparse_flops": 1, )");
   const std::string path = write_fixture("gpu_unknown.json", text);
-  const std::string error = error_of([&] { load_gpu_profile(path); });
+  const std::string error = invalid_argument_message([&] { load_gpu_profile(path); });
   EXPECT_NE(error.find(path), std::string::npos) << error;
   EXPECT_NE(error.find("sparse_flops"), std::string::npos) << error;
 }
 
 TEST(PresetsJson, MissingKeyNamesFileAndKey) {
   const std::string path = write_fixture("gpu_missing.json", R"({"name": "X"})");
-  const std::string error = error_of([&] { load_gpu_profile(path); });
+  const std::string error = invalid_argument_message([&] { load_gpu_profile(path); });
   EXPECT_NE(error.find(path), std::string::npos) << error;
   EXPECT_NE(error.find("memory_bytes"), std::string::npos) << error;
 
   std::string text = kModelJson;
   text.replace(text.find("\"max_context\""), std::string("\"max_context\"").size(), "\"ctx\"");
   const std::string model_path = write_fixture("model_missing.json", text);
-  const std::string model_error = error_of([&] { load_model_shape(model_path); });
+  const std::string model_error = invalid_argument_message([&] { load_model_shape(model_path); });
   EXPECT_NE(model_error.find("max_context"), std::string::npos) << model_error;
 }
 
@@ -194,20 +188,20 @@ TEST(PresetsJson, BadTypeNamesFileAndKey) {
   std::string text = kModelJson;
   text.replace(text.find("32,"), 3, "\"32\",");
   const std::string path = write_fixture("model_bad_type.json", text);
-  const std::string error = error_of([&] { load_model_shape(path); });
+  const std::string error = invalid_argument_message([&] { load_model_shape(path); });
   EXPECT_NE(error.find(path), std::string::npos) << error;
   EXPECT_NE(error.find("layers"), std::string::npos) << error;
 
   std::string fractional = kModelJson;
   fractional.replace(fractional.find("128,"), 4, "128.5,");
-  const std::string error2 =
-      error_of([&] { load_model_shape(write_fixture("model_fraction.json", fractional)); });
+  const std::string error2 = invalid_argument_message(
+      [&] { load_model_shape(write_fixture("model_fraction.json", fractional)); });
   EXPECT_NE(error2.find("head_dim"), std::string::npos) << error2;
 
   std::string gpu = kGpuJson;
   gpu.replace(gpu.find("0.87"), 4, "true");
   const std::string error3 =
-      error_of([&] { load_gpu_profile(write_fixture("gpu_bool.json", gpu)); });
+      invalid_argument_message([&] { load_gpu_profile(write_fixture("gpu_bool.json", gpu)); });
   EXPECT_NE(error3.find("compute_efficiency"), std::string::npos) << error3;
 }
 
@@ -215,23 +209,26 @@ TEST(PresetsJson, OutOfRangeValueNamesKey) {
   std::string text = kGpuJson;
   text.replace(text.find("0.87"), 4, "1.5");
   const std::string error =
-      error_of([&] { load_gpu_profile(write_fixture("gpu_eff.json", text)); });
+      invalid_argument_message([&] { load_gpu_profile(write_fixture("gpu_eff.json", text)); });
   EXPECT_NE(error.find("compute_efficiency"), std::string::npos) << error;
 
   std::string model = kModelJson;
   model.replace(model.find("\"kv_heads\": 8"), 13, "\"kv_heads\": 0");
   const std::string error2 =
-      error_of([&] { load_model_shape(write_fixture("model_zero.json", model)); });
+      invalid_argument_message([&] { load_model_shape(write_fixture("model_zero.json", model)); });
   EXPECT_NE(error2.find("kv_heads"), std::string::npos) << error2;
 }
 
 TEST(PresetsJson, UnreadableOrMalformedFilesNameTheFile) {
   const std::string missing = ::testing::TempDir() + "presets_test_does_not_exist.json";
-  EXPECT_NE(error_of([&] { load_gpu_profile(missing); }).find(missing), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { load_gpu_profile(missing); }).find(missing),
+            std::string::npos);
   const std::string broken = write_fixture("broken.json", "{\"name\": ");
-  EXPECT_NE(error_of([&] { load_model_shape(broken); }).find(broken), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { load_model_shape(broken); }).find(broken),
+            std::string::npos);
   const std::string array = write_fixture("array.json", "[1, 2]");
-  EXPECT_NE(error_of([&] { load_model_shape(array); }).find(array), std::string::npos);
+  EXPECT_NE(invalid_argument_message([&] { load_model_shape(array); }).find(array),
+            std::string::npos);
 }
 
 TEST(Presets, KvCacheDtypeBytes) {
@@ -241,7 +238,7 @@ TEST(Presets, KvCacheDtypeBytes) {
   for (const char* dtype : {"fp8", "fp8_e4m3", "fp8_e5m2"}) {
     EXPECT_EQ(kv_cache_dtype_bytes(dtype), 1) << dtype;
   }
-  const std::string error = error_of([] { kv_cache_dtype_bytes("int4"); });
+  const std::string error = invalid_argument_message([] { kv_cache_dtype_bytes("int4"); });
   EXPECT_NE(error.find("int4"), std::string::npos) << error;
   for (const char* dtype : {"auto", "bfloat16", "float16", "fp8", "fp8_e4m3", "fp8_e5m2"}) {
     EXPECT_NE(error.find(dtype), std::string::npos) << error;

@@ -79,6 +79,12 @@ StepRecord parse_step_record(const std::string& line) {
   if (r.batch.sampling_sequences > r.batch.num_sequences) {
     throw std::invalid_argument("field 'sampled': more than 'seqs'");
   }
+  // The log does not say which sequences decoded; a step of one new token per sequence is all
+  // decodes, another is priced as prefill chunks only.
+  if (r.batch.new_tokens == r.batch.num_sequences) {
+    r.batch.decode_sequences = r.batch.num_sequences;
+    r.batch.decode_context_tokens = r.batch.context_tokens;
+  }
   return r;
 }
 
