@@ -24,6 +24,7 @@ figure missing, the other simulators' columns not joined), never for the numbers
 """
 import argparse
 import csv
+import importlib.util
 import json
 import pathlib
 import statistics
@@ -40,6 +41,14 @@ PER_REQUEST_GOAL = {"ttft_mean": 0.03, "tpot_mean": 0.03, "e2e_mean": 0.03,
                     "ttft_p90": 0.08, "tpot_p90": 0.08, "e2e_p90": 0.08}
 OTHERS = ["blis-evolved", "blis-roofline", "vidur", "aiconfigurator-estimate",
           "llm-optimizer-estimate"]
+
+
+def fit_module():
+    path = pathlib.Path(__file__).with_name("fit-api-server.py")
+    spec = importlib.util.spec_from_file_location("fit_api_server", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def model_family(model):
@@ -77,7 +86,8 @@ def blis_columns(truth):
     by_id = {e["id"]: e for e in config["experiments"]}
     with open(blis / "experiments.csv") as f:
         for row in csv.DictReader(f):
-            exp = by_id.get(row["exp_id"])
+            exp = by_id.get(row["exp_id"]) or next(
+                (e for i, e in by_id.items() if row["folder"].startswith(i + "-")), None)
             m = measured.get(row["folder"], {})
             if not exp:
                 continue
@@ -115,35 +125,60 @@ def main():
     ap.add_argument("--check-machinery", action="store_true")
     ap.add_argument("--markdown", action="store_true")
     a = ap.parse_args()
+    if not (pathlib.Path(a.truth) / "blis" / "experiments.csv").exists():
+        print(f"SKIP: {a.truth} has no recorded runs (blis/experiments.csv)")
+        return 77
     out = pathlib.Path(a.out or tempfile.mkdtemp(prefix="fidelity-xval-"))
     out.mkdir(parents=True, exist_ok=True)
     extra = ["--no-api-server"] if a.no_api_server else []
     if a.runs:
         extra += ["--run", a.runs]
 
-    # Every run, predicted with the presets, to learn the runs and their models.
-    everything = run_fidelity(a.llmsim, a.truth, extra, out / "all.json")
-    fitted = has_runs_fit(a.llmsim)
-    results = {r["run"]: r for r in everything["runs"]}
-    if fitted:
-        # Leave one model out: fit on the others' runs, predict the model's own.
-        families = sorted({model_family(r["model"]) for r in everything["runs"]})
-        for fam in families:
-            held = [r["run"] for r in everything["runs"] if model_family(r["model"]) == fam]
-            train = [r["source"] for r in everything["runs"] if model_family(r["model"]) != fam]
-            fold = out / f"fold-{fam}"
-            fold.mkdir(exist_ok=True)
-            subprocess.run([a.llmsim, "calibrate", "--runs", *train, "--out",
-                            str(fold / "gpu.json")], check=True, capture_output=True)
-            j = run_fidelity(a.llmsim, a.truth, extra + ["--run", ",".join(held), "--gpu",
-                                                          str(fold / "gpu.json")],
-                             out / f"fold-{fam}.json")
-            for r in j["runs"]:
+    # Every run, engine only, with the presets: the runs, their models, and the API server's
+    # low-load gaps each fold fits its hop to.
+    fit = fit_module()
+    base = run_fidelity(a.llmsim, a.truth, ["--no-api-server"] + extra, out / "noapi.json")
+    runs_fit = has_runs_fit(a.llmsim)
+    ingest = fit.rtx_ingest(a.truth)
+    families = sorted({model_family(r["model"]) for r in base["runs"]})
+    results = {}
+    for fam in families:
+        held = [r["run"] for r in base["runs"] if model_family(r["model"]) == fam]
+        train = [r for r in base["runs"] if model_family(r["model"]) != fam]
+        fold = out / f"fold-{fam}"
+        fold.mkdir(exist_ok=True)
+        gpu_args = []
+        engine_only = base
+        if runs_fit:
+            # The GPU coefficients fitted to the other models' runs, and the gaps under that fit.
+            subprocess.run([a.llmsim, "calibrate", "--runs", *[r["source"] for r in train],
+                            "--out", str(fold / "gpu.json")], check=True, capture_output=True)
+            gpu_args = ["--gpu", str(fold / "gpu.json")]
+            engine_only = run_fidelity(a.llmsim, a.truth, ["--no-api-server", "--run",
+                                       ",".join(r["run"] for r in train)] + gpu_args,
+                                       fold / "noapi-train.json")
+        if a.no_api_server:
+            args = ["--no-api-server"]
+        else:
+            gaps = [g for card, run, g in fit.low_load_gaps(engine_only)
+                    if run in {r["run"] for r in train}]
+            costs = fit.costs_from(statistics.median(gaps), ingest) if gaps else None
+            args = []
+            if costs:
+                (fold / "api.json").write_text(json.dumps(costs))
+                args = ["--api-server-costs", str(fold / "api.json")]
+        j = run_fidelity(a.llmsim, a.truth, ["--run", ",".join(held)] + args + gpu_args,
+                         fold / "held.json")
+        for r in j["runs"]:
+            if r["run"] in held:
                 results[r["run"]] = r
-    fit_note = ("leave-one-model-out: each model's runs predicted by a fit to the other models' "
-                "runs (llmsim calibrate --runs)" if fitted else
-                "no fit yet (llmsim calibrate --runs does not exist in this build): every run "
-                "predicted with llmsim's built-in presets, so every run is unseen")
+    everything = base
+    fit_note = ("leave-one-model-out: each model's runs predicted with the GPU coefficients "
+                "(llmsim calibrate --runs) and the API server's hop fitted to the other models' "
+                "runs" if runs_fit else
+                "leave-one-model-out for the API server's hop (ci/fit-api-server.py's fit on the "
+                "other models' runs); the GPU step model is llmsim's built-in presets (no "
+                "`llmsim calibrate --runs` in this build), fitted to none of these runs")
 
     others = blis_columns(a.truth)
     rows = []

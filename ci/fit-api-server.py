@@ -13,8 +13,8 @@ What each figure comes from (docs/api-server.md):
   needed beyond the wire);
 - the total the client sees at low load (request + tokenization + hop + one token's detokenize
   and SSE + the response's way back), per host, from the H100 runs (vLLM 0.15.1, inference-perf
-  at the client): the median over runs of measured TTFT mean less llmsim's engine-only
-  prediction (fidelity --recorded --no-api-server); hop_ns is that total less the parts above
+  at the client): the median over runs of the first (lowest-rate) stage's measured TTFT mean less
+  llmsim's engine-only prediction of it (fidelity --recorded --no-api-server); hop_ns is that total less the parts above
   and less response_ns and per_output_token_ns, which the data cannot separate from it (their
   values are stated, not fitted: see the docs).
 """
@@ -58,24 +58,40 @@ def rtx_ingest(truth):
             "median_ns": statistics.median(ys), "p90_ns": sorted(ys)[int(0.9 * len(ys))]}
 
 
-def low_load_total(llmsim, truth):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = pathlib.Path(tmp) / "noapi.json"
-        proc = subprocess.run([llmsim, "fidelity", "--recorded", str(truth), "--no-api-server",
-                               "--result-json", str(out)], capture_output=True, text=True)
-        if not out.exists():
-            sys.exit(f"fit-api-server: llmsim fidelity failed:\n{proc.stderr}")
-        result = json.loads(out.read_text())
+def low_load_gaps(result):
+    """(card, run, ns): each client-measured run's first-stage TTFT mean, measured less llmsim's
+    engine-only prediction, from a `fidelity --recorded --no-api-server --result-json` result."""
     rows = []
     for r in result["runs"]:
         if r["view"] != "client" or r["failed_recorded"] > 0:
             continue
-        fig = {f["figure"]: f for f in r["figures"]}
-        if "ttft_mean" not in fig:
-            continue
-        gap = (fig["ttft_mean"]["measured_ms"] - fig["ttft_mean"]["predicted_ms"]) * 1e6
-        rows.append((r["card"], r["run"], gap))
-    return rows, result["not_predicted"]
+        # The lowest load: the first stage (the runs' stages raise the rate).
+        figures = r["stages"][0]["figures"] if r["stages"] else r["figures"]
+        fig = {f["figure"]: f for f in figures}
+        if "ttft_mean" in fig:
+            gap = (fig["ttft_mean"]["measured_ms"] - fig["ttft_mean"]["predicted_ms"]) * 1e6
+            rows.append((r["card"], r["run"], gap))
+    return rows
+
+
+def costs_from(total_ns, ingest):
+    """The five figures: the reads from the RTX run, the hop what is left of the low-load total."""
+    request = max(0.0, ingest["intercept_ns"] + ingest["min_residual_ns"])
+    per_token = max(0.0, ingest["slope_ns_per_token"])
+    hop = max(0.0, total_ns - request - per_token * 550 - PER_OUTPUT_TOKEN_NS - RESPONSE_NS)
+    return {"request_ns": round(request, -3), "per_prompt_token_ns": round(per_token, 1),
+            "hop_ns": round(hop, -3), "per_output_token_ns": PER_OUTPUT_TOKEN_NS,
+            "response_ns": RESPONSE_NS}
+
+
+def no_api_result(llmsim, truth, extra=()):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = pathlib.Path(tmp) / "noapi.json"
+        proc = subprocess.run([llmsim, "fidelity", "--recorded", str(truth), "--no-api-server",
+                               "--result-json", str(out), *extra], capture_output=True, text=True)
+        if not out.exists():
+            sys.exit(f"fit-api-server: llmsim fidelity failed:\n{proc.stderr}")
+        return json.loads(out.read_text())
 
 
 def main():
@@ -90,9 +106,8 @@ def main():
           f"{ingest['slope_ns_per_token']:.0f} ns per prompt token (median "
           f"{ingest['median_ns'] / 1e6:.3f} ms, p90 {ingest['p90_ns'] / 1e6:.3f} ms; the quickest "
           f"{-ingest['min_residual_ns'] / 1e6:.3f} ms under the line)")
-    per_token = max(0.0, ingest["slope_ns_per_token"])
-    request = max(0.0, ingest["intercept_ns"] + ingest["min_residual_ns"])
-    rows, refused = low_load_total(a.llmsim, a.truth)
+    result = no_api_result(a.llmsim, a.truth)
+    rows, refused = low_load_gaps(result), result["not_predicted"]
     for nr in refused:
         print(f"not predicted: {nr['run']}: {nr['reason']}")
     by_card = {}
@@ -102,13 +117,10 @@ def main():
     for card, gaps in sorted(by_card.items()):
         total = statistics.median(gaps)
         q = statistics.quantiles(gaps, n=4) if len(gaps) > 1 else [total, total, total]
-        hop = max(0.0, total - request - per_token * 550 - PER_OUTPUT_TOKEN_NS - RESPONSE_NS)
         print(f"{card}: the client's total at low load, median over {len(gaps)} runs "
               f"{total / 1e6:.3f} ms (quartiles {q[0] / 1e6:.3f} / {q[2] / 1e6:.3f} ms)")
-        print(f"  -> request_ns {request:.4g}, per_prompt_token_ns {per_token:.4g}, hop_ns "
-              f"{hop:.4g}, per_output_token_ns {PER_OUTPUT_TOKEN_NS:.4g}, response_ns "
-              f"{RESPONSE_NS:.4g} (hop = total - request - 550 prompt tokens - one output token "
-              f"- response)")
+        print(f"  -> {json.dumps(costs_from(total, ingest))} (hop = total - request - 550 "
+              f"prompt tokens - one output token - response)")
     return 0
 
 

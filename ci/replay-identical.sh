@@ -9,6 +9,8 @@
 # the samples in traces/, a synthetic spec, and flag variants (data parallel with each routing
 # policy, fp8 KV, a squeezed KV cache with preemptions, priority scheduling, no chunked prefill).
 # Exit code 0 when every file matches, 1 otherwise (each difference is named).
+# NEW_ARGS (environment) is appended to the new binary's arguments only, for a change that is
+# byte-identical behind a flag: NEW_ARGS=--no-api-server ci/replay-identical.sh OLD NEW.
 set -u
 old=${1:?usage: ci/replay-identical.sh OLD_LLMSIM NEW_LLMSIM}
 new=${2:?usage: ci/replay-identical.sh OLD_LLMSIM NEW_LLMSIM}
@@ -47,10 +49,14 @@ for run in "${runs[@]}"; do
   read -r -a args <<<"${run#*|}"
   for side in old new; do
     bin=$old
-    [[ $side == new ]] && bin=$new
+    extra=()
+    if [[ $side == new ]]; then
+      bin=$new
+      read -r -a extra <<<"${NEW_ARGS:-}"
+    fi
     dir="$work/$side/$name"
     mkdir -p "$dir"
-    if ! "$bin" replay "${args[@]}" --no-progress --output-dir "$dir" \
+    if ! "$bin" replay "${args[@]}" "${extra[@]}" --no-progress --output-dir "$dir" \
       --metrics-out "$dir/metrics.om" --promtool-series "$dir/series.yml" \
       --metrics-snapshot "$dir/metrics.prom" >"$dir/stdout" 2>"$dir/stderr"; then
       echo "FAIL $name: $side llmsim exited non-zero: $(head -c 300 "$dir/stderr")"

@@ -163,10 +163,14 @@ assert 'vllm:num_requests_running{engine="1",model_name="Llama-3.1-8B"}' in text
 PY
 if [[ -d $shared ]]; then
   # Routing by cached prefix must find more of the Mooncake trace's shared prefixes than
-  # round-robin, which scatters each conversation's turns over the engines.
+  # round-robin, which scatters each conversation's turns over the engines. Without the API
+  # server: with it, the requests reach the router one read at a time, the first one's blocks
+  # (every request's first block is the trace's hash id 0) are cached on engine 0 before the next
+  # is routed, and this policy, which balances load only between equal hits, sends all 12,031
+  # there (hit rate 0.18 against round-robin's 0.15).
   for policy in round-robin prefix-affinity; do
     "$llmsim" replay "$shared/mooncake_conversation_trace.jsonl" --output-dir "$work/$policy" \
-      --quiet --data-parallel-size 4 --model Llama-3.2-1B --routing-policy "$policy"
+      --quiet --data-parallel-size 4 --model Llama-3.2-1B --routing-policy "$policy" --no-api-server
   done
   python3 - "$work/round-robin" "$work/prefix-affinity" <<'PY' && ok || fail "prefix-affinity routing"
 import json, sys
@@ -235,6 +239,51 @@ assert b["ttft_s"]["p99"] > 2.0 or b["tpot_s"]["p99"] > 0.1
 PY
 "$llmsim" capacity "$root/traces/tiny.json" --slo ttft_p99=2s --data-parallel-size 2 >/dev/null 2>"$work/stderr"
 [[ $? -eq 2 ]] && grep -q -- "--data-parallel-size: capacity searches" "$work/stderr" && ok || fail "capacity --data-parallel-size: $(cat "$work/stderr")"
+
+# --- the API server (issue 32): on with a GPU preset, client-side figures in requests.jsonl; --no-api-server
+# gives the engine-side ones; the Prometheus TTFT keeps vLLM's definition ------------------------
+"$llmsim" replay "$root/traces/tiny.json" --gpu H100-SXM --output-dir "$work/api" --quiet --no-progress \
+  && "$llmsim" replay "$root/traces/tiny.json" --gpu H100-SXM --no-api-server --output-dir "$work/noapi" --quiet --no-progress \
+  && ok || fail "replay with and without the API server"
+python3 - "$work/api" "$work/noapi" <<'PY' && ok || fail "the API server's client-side figures"
+import json, sys
+api = {r["id"]: r for r in map(json.loads, open(sys.argv[1] + "/requests.jsonl"))}
+plain = {r["id"]: r for r in map(json.loads, open(sys.argv[2] + "/requests.jsonl"))}
+for k, r in api.items():
+    for f in ("ttft_from_arrival_s", "e2e_s", "prompt_tokens", "completion_tokens"):
+        assert f in r, (k, f)
+    assert r["arrival_s"] == plain[k]["arrival_s"], k  # the request reaching the server
+    if r["ttft_from_arrival_s"] is not None:
+        assert r["ttft_from_arrival_s"] > plain[k]["ttft_from_arrival_s"] + 0.005, (k, r, plain[k])
+        assert r["e2e_s"] > plain[k]["e2e_s"] + 0.005, k
+s = json.load(open(sys.argv[1] + "/summary.json"))
+assert s["client_ttft_s"]["count"] > 0 and s["client_ttft_s"]["mean"] > s["ttft_s"]["mean"]
+assert "client_ttft_s" not in json.load(open(sys.argv[2] + "/summary.json"))
+PY
+# --- fidelity --recorded (issue 32): the samples, a table and its JSON; bad input exits 2 naming file and field
+samples="$root/sim/recorded/testdata"
+"$llmsim" fidelity --recorded "$samples/vllm-bench-result.json" --gpu H100-SXM --model Llama-3.1-8B \
+  --max-model-len 4096 --result-json "$work/recorded.json" >"$work/recorded.txt" 2>"$work/stderr" \
+  && grep -q "^  ttft_mean " "$work/recorded.txt" && grep -q "median over 1 runs" "$work/recorded.txt" \
+  && ok || fail "fidelity --recorded: $(cat "$work/recorded.txt" "$work/stderr")"
+python3 - "$work/recorded.json" <<'PY' && ok || fail "fidelity --recorded --result-json content"
+import json, sys
+j = json.load(open(sys.argv[1]))
+run = j["runs"][0]
+assert run["kind"] == "vllm-bench" and run["completed"] == 5 and run["api_server"] is True, run
+figs = {f["figure"]: f for f in run["figures"]}
+assert abs(figs["ttft_mean"]["measured_ms"] - 33.8) < 1e-9, figs["ttft_mean"]
+e = figs["e2e_mean"]
+assert abs(e["error"] - (e["predicted_ms"] - e["measured_ms"]) / e["measured_ms"]) < 1e-12
+assert [m["figure"] for m in j["medians"]][:2] == ["ttft_mean", "ttft_p50"], j["medians"]
+PY
+cp -r "$samples/inference-perf-run" "$work/bad-run"
+echo "max_num_seq: 64" >>"$work/bad-run/exp-config.yaml"
+"$llmsim" fidelity --recorded "$work/bad-run" --model Llama-3.1-8B >/dev/null 2>"$work/stderr"
+[[ $? -eq 2 ]] && grep -qF "exp-config.yaml: max_num_seq: not a field" "$work/stderr" && ok \
+  || fail "fidelity --recorded on a bad run: $(cat "$work/stderr")"
+"$llmsim" fidelity --recorded "$work/nowhere" >/dev/null 2>"$work/stderr"
+[[ $? -eq 2 ]] && grep -qF "no such file or folder" "$work/stderr" && ok || fail "fidelity --recorded on no path: $(cat "$work/stderr")"
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

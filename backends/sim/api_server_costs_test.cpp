@@ -59,7 +59,7 @@ TEST(ApiServerCosts, RefusesBadFieldsNamingThem) {
 }
 
 TEST(ApiServerCosts, PresetsHaveValidFiguresAndUnknownCardsNone) {
-  for (const char* gpu : {"H100-SXM"}) {
+  for (const char* gpu : {"H100-SXM", "H200", "A100-80GB", "L40S", "RTX-PRO-6000"}) {
     SCOPED_TRACE(gpu);
     const auto c = api_server_preset(gpu);
     ASSERT_TRUE(c.has_value());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -33,6 +34,9 @@ of them (../shared/gpu-truth). docs/fidelity.md says how each is rebuilt.
   --model NAME|FILE        the model for every run (default: the run's config.json)
   --run NAME[,NAME...]     only the runs whose name contains one of these
   --no-api-server          requests reach the engine on arrival (no API-server time)
+  --api-server-costs FILE  the API server's costs for every run instead of the card's preset
+                           (a JSON object: request_ns, per_prompt_token_ns, hop_ns,
+                           per_output_token_ns, response_ns; docs/api-server.md)
   --seed N                 arrivals of regenerated loads (42, inference-perf's)
   --result-json FILE       the tables as JSON
 Engine arguments that replace every run's: --tensor-parallel-size, --max-num-seqs,
@@ -44,6 +48,7 @@ struct Options {
   RecordedOptions recorded;
   std::vector<std::string> only;
   bool api_server = true;
+  std::optional<ApiServerCosts> api_costs;  // --api-server-costs
   std::string result_json;
   // Engine arguments given on the command line, over every run's.
   std::optional<int64_t> tp, max_num_seqs, max_num_batched_tokens, max_model_len, blocks;
@@ -68,6 +73,14 @@ Options parse(const std::vector<std::string>& args) {
       .value({"--seed"}, [&o](const std::string& f,
                               const std::string& v) { o.recorded.seed = parse_uint_flag(f, v); })
       .nonempty({"--result-json"}, o.result_json)
+      .value({"--api-server-costs"},
+             [&o](const std::string& f, const std::string& v) {
+               std::ifstream in(v);
+               if (!in) throw UsageError(f + ": cannot open " + v);
+               const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+               if (j.is_discarded()) throw UsageError(f + ": " + v + ": invalid JSON");
+               o.api_costs = read_api_server_costs(j, v);
+             })
       .value({"--tensor-parallel-size"}, count(o.tp, 1))
       .value({"--max-num-seqs"}, count(o.max_num_seqs, 1))
       .value({"--max-num-batched-tokens"}, count(o.max_num_batched_tokens, 1))
@@ -80,6 +93,9 @@ Options parse(const std::vector<std::string>& args) {
       });
   flags.parse(args);
   if (o.path.empty()) throw UsageError("--recorded: required");
+  if (o.api_costs && !o.api_server) {
+    throw UsageError("--api-server-costs: contradicts --no-api-server");
+  }
   return o;
 }
 
@@ -201,6 +217,7 @@ int run_fidelity_recorded(const std::vector<std::string>& args, std::ostream& ou
         refused.push_back({{"run", run.name}, {"reason", e.what()}});
         continue;
       }
+      if (o.api_costs) config.api_server = o.api_costs;
       const RecordedPrediction p = predict_recorded_run(run, config);
       const std::vector<RecordedFigure> figures = compare_figures(run.measured, p.whole);
       compared.push_back(figures);

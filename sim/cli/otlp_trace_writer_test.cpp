@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "backends/sim/api_server_costs.h"
 #include "sim/cli/replay_command.h"
 
 namespace llm {
@@ -75,9 +76,12 @@ TEST(OtlpTraceWriter, OneRequestSpanPerTraceRequestOnTheStartTimeClock) {
     EXPECT_GE(t1, t0);
     by_id[attributes(s).at("gen_ai.request.id").at("stringValue")] = s;
   }
-  // chat-0 arrives at 0 s, chat-1 at 0.05 s.
-  EXPECT_EQ(by_id.at("chat-0").at("startTimeUnixNano"), std::to_string(start));
-  EXPECT_EQ(by_id.at("chat-1").at("startTimeUnixNano"), std::to_string(start + 50'000'000));
+  // chat-0 arrives at 0 s, chat-1 at 0.05 s; the span starts at vLLM's arrival, when the API
+  // server (modelled with the default GPU preset, H200) has read the body: request_ns later.
+  const auto read = static_cast<uint64_t>(api_server_preset("H200")->request_ns);
+  EXPECT_EQ(by_id.at("chat-0").at("startTimeUnixNano"), std::to_string(start + read));
+  EXPECT_EQ(by_id.at("chat-1").at("startTimeUnixNano"),
+            std::to_string(start + 50'000'000 + read));
   // chat-4 asks for n=2: one span, both sequences' finish reasons.
   const auto n2 = attributes(by_id.at("chat-4"));
   EXPECT_EQ(n2.at("gen_ai.request.n").at("intValue"), "2");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "backends/sim/presets.h"
 #include "sim/recorded/recorded_files.h"
 
 namespace llm {
@@ -59,6 +60,22 @@ EngineArgs recorded_engine_args(const RecordedServer& s, const std::string& run_
   a.max_num_batched_tokens = s.max_num_batched_tokens;
   a.max_model_len = s.max_model_len;
   a.num_gpu_blocks_override = s.num_gpu_blocks;
+  if (!a.max_model_len && s.num_gpu_blocks) {
+    // vLLM refuses to start when the KV cache cannot hold one max_model_len sequence, so a run
+    // with a logged block count but no recorded context length ran with one that fits.
+    const int64_t fits = (*s.num_gpu_blocks - 1) * 16;  // one block is the null block
+    try {
+      const ModelShape shape = load_model_shape(a.model);
+      if (shape.max_context > fits) {
+        a.max_model_len = fits;
+        notes.push_back("max_model_len not recorded: " + std::to_string(fits) +
+                        ", what the logged KV blocks hold (the model's is " +
+                        std::to_string(shape.max_context) + ")");
+      }
+    } catch (const std::exception&) {
+      // An unreadable model is reported when the run is configured.
+    }
+  }
   a.gpu_memory_utilization = s.gpu_memory_utilization.value_or(0.9);
   if (!s.gpu_memory_utilization) notes.push_back("gpu_memory_utilization 0.9 (vLLM's default)");
   a.async_scheduling = true;

@@ -132,13 +132,25 @@ double json_number_at(const nlohmann::json& o, const std::string& key, const std
 std::optional<std::string> find_model_config(const std::string& configs_dir,
                                              const std::string& model_id) {
   if (configs_dir.empty()) return std::nullopt;
-  std::string name = model_id.substr(model_id.find_last_of('/') + 1);
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  };
+  const std::string name = lower(model_id.substr(model_id.find_last_of('/') + 1));
+  // Folder names differ in case between sources ("Llama-2-70b-hf", "llama-2-7b-hf").
+  std::vector<fs::path> folders;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(configs_dir, ec)) {
+    if (e.is_directory(ec)) folders.push_back(e.path());
+  }
+  std::sort(folders.begin(), folders.end());
   for (const std::string& candidate : {name, name + "-instruct"}) {
-    const fs::path p = fs::path(configs_dir) / candidate / "config.json";
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return p.string();
+    for (const fs::path& folder : folders) {
+      if (lower(folder.filename().string()) != candidate) continue;
+      const fs::path p = folder / "config.json";
+      if (fs::is_regular_file(p, ec)) return p.string();
+    }
   }
   return std::nullopt;
 }

@@ -41,7 +41,7 @@ double json_number_at(const nlohmann::json& object, const std::string& key,
                       const std::string& label);
 
 // The config.json of a model id ("meta-llama/Llama-2-7b-hf") in `configs_dir`: the folder named
-// as its last path part, lower-cased ("llama-2-7b-hf/config.json"), or that name with
+// as its last path part, in any case ("llama-2-7b-hf/config.json"), or that name with
 // "-instruct" added (a base model and its instruct variant share the architecture).
 std::optional<std::string> find_model_config(const std::string& configs_dir,
                                              const std::string& model_id);
