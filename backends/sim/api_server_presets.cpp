@@ -1,5 +1,5 @@
 // The API server's costs on the hosts of the GPU presets (ApiServerCosts), fitted from the
-// recorded vLLM runs in ../shared/gpu-truth by ci/fit-api-server.py; docs/api-server.md gives the
+// recorded vLLM runs in ../shared/gpu-truth by tools/fit-api-server.py; docs/api-server.md gives the
 // fit, its data and its residuals. The API server is host CPU work: a card's figures are its
 // host's, and only two hosts were measured, so every other card borrows the H100 host's (said
 // per row).
@@ -39,7 +39,7 @@ const std::vector<HostRow>& host_table() {
   static const std::vector<HostRow> table = {
       {"H100-SXM", host(kH100HopNs,
                         "fitted: the H100 runs' client TTFT at their lowest load (vLLM 0.15.1), "
-                        "the RTX PRO 6000 run's reads (vLLM 0.19); ci/fit-api-server.py")},
+                        "the RTX PRO 6000 run's reads (vLLM 0.19); tools/fit-api-server.py")},
       {"RTX-PRO-6000",
        host(kH100HopNs, "its run's reads (vLLM 0.19); the hop borrowed from the H100 host")},
       {"H200", host(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},

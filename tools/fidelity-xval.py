@@ -4,7 +4,7 @@ in ../shared/gpu-truth, leaving each model out of the fit, beside BLIS's and the
 errors on the same runs, and the medians next to the goals of issue 32.
 
 Usage:
-  ci/fidelity-xval.py LLMSIM [GPU_TRUTH] [--runs SUBSTR,...] [--no-api-server] [--out DIR]
+  tools/fidelity-xval.py LLMSIM [GPU_TRUTH] [--runs SUBSTR,...] [--no-api-server] [--out DIR]
                       [--check-machinery] [--markdown]
 
 For each model of the runs (the leave-one-model-out folds): when `LLMSIM calibrate --runs` exists
@@ -66,6 +66,43 @@ def run_fidelity(llmsim, path, args, out_json):
     if proc.returncode not in (0, 2) or not out_json.exists():
         sys.exit(f"fidelity-xval: {' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr}")
     return json.loads(out_json.read_text())
+
+
+def family_token(text):
+    """A name reduced for matching a model family in file and folder names."""
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def truth_without(truth, family, dest):
+    """A copy of the gpu-truth folder (symlinks) without one model family: its run folders, its
+    rows of BLIS's CSV and JSON files, and the profiles named after it."""
+    truth, dest = pathlib.Path(truth), pathlib.Path(dest)
+    token = family_token(family)
+
+    def mine(text):
+        return token in family_token(text)
+
+    for path in sorted(truth.rglob("*")):
+        rel = path.relative_to(truth)
+        target = dest / rel
+        # The models' config.json are facts every fold may read; the rest goes with the model.
+        if "model-configs" not in rel.parts and any(mine(part) for part in rel.parts):
+            continue
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif path.suffix == ".csv" and rel.parts[0] == "blis":
+            with open(path) as f:
+                rows = list(csv.reader(f))
+            with open(target, "w", newline="") as f:
+                csv.writer(f).writerows([r for i, r in enumerate(rows)
+                                         if i == 0 or not any(mine(c) for c in r)])
+        elif path.name == "trainval-exact-config.json":
+            j = json.loads(path.read_text())
+            j["experiments"] = [e for e in j["experiments"] if not mine(e["model"])]
+            target.write_text(json.dumps(j))
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.symlink_to(path.resolve())
 
 
 def has_runs_fit(llmsim):
@@ -150,10 +187,14 @@ def main():
         gpu_args = []
         engine_only = base
         if runs_fit:
-            # The GPU coefficients fitted to the other models' runs, and the gaps under that fit.
-            subprocess.run([a.llmsim, "calibrate", "--runs", *[r["source"] for r in train],
-                            "--out", str(fold / "gpu.json")], check=True, capture_output=True)
-            gpu_args = ["--gpu", str(fold / "gpu.json")]
+            # The GPU coefficients fitted to the other models' runs and profiles (a copy of the
+            # folder without this model), and the API server's gaps under that fit.
+            truth_without(a.truth, fam, fold / "truth")
+            subprocess.run([a.llmsim, "calibrate", "--runs", str(fold / "truth"), "--out-dir",
+                            str(fold / "gpus")], check=True, capture_output=True)
+            card = next(r["gpu"] for r in base["runs"] if r["run"] in held)
+            preset = fold / "gpus" / f"{card}.json"
+            gpu_args = ["--gpu", str(preset)] if preset.exists() else []
             engine_only = run_fidelity(a.llmsim, a.truth, ["--no-api-server", "--run",
                                        ",".join(r["run"] for r in train)] + gpu_args,
                                        fold / "noapi-train.json")
@@ -176,7 +217,7 @@ def main():
     fit_note = ("leave-one-model-out: each model's runs predicted with the GPU coefficients "
                 "(llmsim calibrate --runs) and the API server's hop fitted to the other models' "
                 "runs" if runs_fit else
-                "leave-one-model-out for the API server's hop (ci/fit-api-server.py's fit on the "
+                "leave-one-model-out for the API server's hop (tools/fit-api-server.py's fit on the "
                 "other models' runs); the GPU step model is llmsim's built-in presets (no "
                 "`llmsim calibrate --runs` in this build), fitted to none of these runs")
 
@@ -207,14 +248,19 @@ def main():
     overloaded = [row[0] for row in rows if row[1]["failed_recorded"] > 0]
     print()
     print(f"Medians of |error| over the {len(client)} client-measured runs without client "
-          f"time-outs (left out, overloaded: {', '.join(overloaded) or 'none'}):")
-    print("| figure | llmsim | goal | met | " + " | ".join(sims) + " |")
-    print("|" + " --- |" * (4 + len(sims)))
+          f"time-outs (left out, overloaded: {', '.join(overloaded) or 'none'}); the other "
+          f"simulators' over the runs they predicted (count in brackets), and ours over the "
+          f"same runs as BLIS's:")
+    blis_runs = [row for row in client if row[3]]
+    print("| figure | llmsim | goal | met | llmsim on BLIS's runs | " + " | ".join(sims) + " |")
+    print("|" + " --- |" * (5 + len(sims)))
     machinery_ok = bool(rows) and not everything["not_predicted"]
     for f in FIGURES:
         ours = median_abs([row[2].get(f) for row in client])
         cells = [f, pct(ours).lstrip("+") if ours is not None else "n/a", f"{100 * GOALS[f]:.0f}%",
                  "yes" if ours is not None and ours <= GOALS[f] else "NO"]
+        on_blis = median_abs([row[2].get(f) for row in blis_runs])
+        cells.append(f"{100 * on_blis:.1f}% ({len(blis_runs)})" if on_blis is not None else "")
         for s in sims:
             vals = [row[3].get(f, {}).get(s) for row in client if row[3].get(f, {}).get(s) is not None]
             m = median_abs(vals)

@@ -2,7 +2,7 @@
 """Fits the API server's costs of the GPU presets' hosts (backends/sim/api_server_presets.cpp)
 from the recorded vLLM runs in ../shared/gpu-truth, and prints them with the data behind them.
 
-Usage: ci/fit-api-server.py LLMSIM [GPU_TRUTH]
+Usage: tools/fit-api-server.py LLMSIM [GPU_TRUTH]
 
 What each figure comes from (docs/api-server.md):
 - per_prompt_token_ns and request_ns, from the RTX PRO 6000 run (vLLM 0.19): vLLM's arrival_time
