@@ -36,6 +36,30 @@ Sums read_sums(const loadgen::BenchConfig& target) {
 
 }  // namespace
 
+ApiServerCosts fit_api_costs(const std::vector<ApiProbeLength>& lengths) {
+  if (lengths.empty()) throw std::invalid_argument("fit_api_costs: no measured lengths");
+  double mx = 0, my = 0, response = 0;
+  for (const ApiProbeLength& l : lengths) {
+    mx += static_cast<double>(l.prompt_len);
+    my += l.hop_ms * 1e6;
+    response += l.response_ms * 1e6;
+  }
+  const double k = static_cast<double>(lengths.size());
+  mx /= k;
+  my /= k;
+  double sxy = 0, sxx = 0;
+  for (const ApiProbeLength& l : lengths) {
+    const double dx = static_cast<double>(l.prompt_len) - mx;
+    sxy += dx * (l.hop_ms * 1e6 - my);
+    sxx += dx * dx;
+  }
+  ApiServerCosts c;
+  c.per_prompt_token_ns = std::max(0.0, sxx > 0 ? sxy / sxx : 0.0);
+  c.hop_ns = std::max(0.0, my - c.per_prompt_token_ns * mx);
+  c.response_ns = std::max(0.0, response / k);
+  return c;
+}
+
 ApiProbeResult probe_api_server(const ApiProbeOptions& o) {
   std::vector<int64_t> lengths = {16, 256, o.max_prompt_len};
   lengths.erase(std::remove_if(lengths.begin(), lengths.end(),
@@ -83,26 +107,8 @@ ApiProbeResult probe_api_server(const ApiProbeOptions& o) {
     ++done;
   }
   if (o.progress) o.progress(done, total);
-  // hop(L) = hop_ns + per_prompt_token_ns x L, least squares, both kept >= 0.
-  double mx = 0, my = 0, response = 0;
-  for (const ApiProbeLength& l : result.lengths) {
-    mx += static_cast<double>(l.prompt_len);
-    my += l.hop_ms * 1e6;
-    response += l.response_ms * 1e6;
-  }
-  const double k = static_cast<double>(result.lengths.size());
-  mx /= k;
-  my /= k;
-  double sxy = 0, sxx = 0;
-  for (const ApiProbeLength& l : result.lengths) {
-    const double dx = static_cast<double>(l.prompt_len) - mx;
-    sxy += dx * (l.hop_ms * 1e6 - my);
-    sxx += dx * dx;
-  }
+  result.costs = fit_api_costs(result.lengths);
   ApiServerCosts& c = result.costs;
-  c.per_prompt_token_ns = std::max(0.0, sxx > 0 ? sxy / sxx : 0.0);
-  c.hop_ns = std::max(0.0, my - c.per_prompt_token_ns * mx);
-  c.response_ns = std::max(0.0, response / k);
   c.source = "calibrate API-server probe: " + std::to_string(o.requests_per_length) +
              " single requests at each of " + std::to_string(result.lengths.size()) +
              " prompt lengths, from /metrics and the client";

@@ -42,6 +42,11 @@ struct ApiProbeResult {
   std::vector<ApiProbeLength> lengths;
 };
 
+// The costs of the measured lengths: the hop's least-squares line against the prompt length
+// (hop_ns its value at no tokens, per_prompt_token_ns its slope, both kept >= 0) and the mean
+// response. Throws std::invalid_argument for no lengths.
+ApiServerCosts fit_api_costs(const std::vector<ApiProbeLength>& lengths);
+
 // Throws std::runtime_error when the server is unreachable, fails a request, or has no vLLM
 // histograms in /metrics (the probe needs vllm:time_to_first_token_seconds,
 // vllm:request_queue_time_seconds and vllm:request_prefill_time_seconds).
