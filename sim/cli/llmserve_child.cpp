@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -35,6 +36,8 @@ LlmserveChild::LlmserveChild(const std::string& binary, const std::vector<std::s
     throw std::runtime_error("llmserve: fork failed");
   }
   if (pid_ == 0) {
+    // A calibrate that dies (killed, or a timeout) takes its server with it.
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
     dup2(log_fd, STDERR_FILENO);
     const int null_fd = open("/dev/null", O_WRONLY);
     if (null_fd >= 0) dup2(null_fd, STDOUT_FILENO);
