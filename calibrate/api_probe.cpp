@@ -9,12 +9,12 @@
 namespace llm {
 namespace {
 
-struct Sums {
+struct ProbeSums {
   double ttft = 0, queue = 0, prefill = 0, count = 0;
   std::string text;  // the /metrics text they came from
 };
 
-Sums read_sums(const loadgen::BenchConfig& target) {
+ProbeSums read_probe_sums(const loadgen::BenchConfig& target) {
   const loadgen::HttpGetResult r = loadgen::http_get(target, "/metrics");
   if (r.status != 200) {
     throw std::runtime_error("GET /metrics answered HTTP " + std::to_string(r.status) +
@@ -86,10 +86,10 @@ ApiProbeResult probe_api_server(const ApiProbeOptions& o) {
       r.output_len = o.output_tokens;
       trace.requests.push_back(r);
     }
-    const Sums before = read_sums(config);
+    const ProbeSums before = read_probe_sums(config);
     config.prompt_salt = fresh_prompt_salt(before.text, static_cast<uint64_t>(length));
     const loadgen::BenchRun run = loadgen::run_benchmark(trace, config);
-    const Sums after = read_sums(config);
+    const ProbeSums after = read_probe_sums(config);
     double client_ttft = 0;
     for (const loadgen::RequestResult& r : run.results) {
       if (!r.success) throw std::runtime_error("an API-server probe request failed: " + r.error);

@@ -26,7 +26,7 @@ constexpr double kResponseNs = 0.5e6;
 // parts above for a 550-token prompt.
 constexpr double kH100HopNs = 6.845e6;
 
-ApiServerCosts host(double hop_ns, const char* source) {
+ApiServerCosts host_costs(double hop_ns, const char* source) {
   return {kRequestNs, kPerPromptTokenNs, hop_ns, kPerOutputTokenNs, kResponseNs, source};
 }
 
@@ -37,18 +37,19 @@ struct HostRow {
 
 const std::vector<HostRow>& host_table() {
   static const std::vector<HostRow> table = {
-      {"H100-SXM", host(kH100HopNs,
-                        "fitted: the H100 runs' client TTFT at their lowest load (vLLM 0.15.1), "
-                        "the RTX PRO 6000 run's reads (vLLM 0.19); tools/fit-api-server.py")},
+      {"H100-SXM",
+       host_costs(kH100HopNs,
+                  "fitted: the H100 runs' client TTFT at their lowest load (vLLM 0.15.1), "
+                  "the RTX PRO 6000 run's reads (vLLM 0.19); tools/fit-api-server.py")},
       {"RTX-PRO-6000",
-       host(kH100HopNs, "its run's reads (vLLM 0.19); the hop borrowed from the H100 host")},
-      {"H200", host(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
-      {"H100-PCIe", host(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
-      {"A100-80GB", host(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
-      {"A100-40GB", host(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
-      {"L40S", host(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
-      {"B200", host(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
-      {"RTX-4090", host(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
+       host_costs(kH100HopNs, "its run's reads (vLLM 0.19); the hop borrowed from the H100 host")},
+      {"H200", host_costs(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
+      {"H100-PCIe", host_costs(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
+      {"A100-80GB", host_costs(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
+      {"A100-40GB", host_costs(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
+      {"L40S", host_costs(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
+      {"B200", host_costs(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
+      {"RTX-4090", host_costs(kH100HopNs, "borrowed from the H100 host (no runs on this card)")},
   };
   return table;
 }

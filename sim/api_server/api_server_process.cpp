@@ -6,20 +6,20 @@
 namespace llm {
 namespace {
 
-Nanos whole_ns(double ns) { return static_cast<Nanos>(std::llround(ns)); }
+Nanos round_to_ns(double ns) { return static_cast<Nanos>(std::llround(ns)); }
 
 }  // namespace
 
 ApiServerProcess::ApiServerProcess(const ApiServerCosts& costs)
-    : request_ns_(whole_ns(costs.request_ns)),
-      hop_ns_(whole_ns(costs.hop_ns)),
-      per_output_token_ns_(whole_ns(costs.per_output_token_ns)),
-      response_ns_(whole_ns(costs.response_ns)),
+    : request_ns_(round_to_ns(costs.request_ns)),
+      hop_ns_(round_to_ns(costs.hop_ns)),
+      per_output_token_ns_(round_to_ns(costs.per_output_token_ns)),
+      response_ns_(round_to_ns(costs.response_ns)),
       per_prompt_token_ns_(costs.per_prompt_token_ns) {}
 
 void ApiServerProcess::arrive(Nanos arrival, int64_t prompt_tokens, size_t id) {
   const Nanos work =
-      request_ns_ + whole_ns(per_prompt_token_ns_ * static_cast<double>(prompt_tokens));
+      request_ns_ + round_to_ns(per_prompt_token_ns_ * static_cast<double>(prompt_tokens));
   waiting_.push_back({arrival, work, id});
   busy_total_ += work;
 }

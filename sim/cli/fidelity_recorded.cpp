@@ -19,7 +19,7 @@
 namespace llm {
 namespace {
 
-constexpr const char* kUsage =
+constexpr const char* kRecordedUsage =
     R"(usage: llmsim fidelity --recorded PATH [flags]
 
 Replays real runs recorded by others and prints, per run, the measured figures, llmsim's
@@ -43,7 +43,7 @@ Engine arguments that replace every run's: --tensor-parallel-size, --max-num-seq
 --max-num-batched-tokens, --max-model-len, --gpu-memory-utilization, --num-gpu-blocks-override.
 )";
 
-struct Options {
+struct RecordedFidelityOptions {
   std::string path;
   RecordedOptions recorded;
   std::vector<std::string> only;
@@ -55,8 +55,8 @@ struct Options {
   std::optional<double> gpu_memory_utilization;
 };
 
-Options parse(const std::vector<std::string>& args) {
-  Options o;
+RecordedFidelityOptions parse_recorded_args(const std::vector<std::string>& args) {
+  RecordedFidelityOptions o;
   FlagSet flags("llmsim fidelity");
   auto count = [](std::optional<int64_t>& out, int64_t min) {
     return [&out, min](const std::string& f, const std::string& v) {
@@ -99,7 +99,7 @@ Options parse(const std::vector<std::string>& args) {
   return o;
 }
 
-void apply_overrides(const Options& o, EngineArgs& e) {
+void apply_engine_overrides(const RecordedFidelityOptions& o, EngineArgs& e) {
   if (o.tp) e.tensor_parallel_size = *o.tp;
   if (o.max_num_seqs) e.max_num_seqs = static_cast<int32_t>(*o.max_num_seqs);
   if (o.max_num_batched_tokens) e.max_num_batched_tokens = o.max_num_batched_tokens;
@@ -108,19 +108,19 @@ void apply_overrides(const Options& o, EngineArgs& e) {
   if (o.gpu_memory_utilization) e.gpu_memory_utilization = *o.gpu_memory_utilization;
 }
 
-bool selected(const Options& o, const std::string& name) {
+bool run_selected(const RecordedFidelityOptions& o, const std::string& name) {
   if (o.only.empty()) return true;
   return std::any_of(o.only.begin(), o.only.end(),
                      [&name](const std::string& s) { return name.find(s) != std::string::npos; });
 }
 
-std::string pct(double fraction) {
+std::string signed_pct(double fraction) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * fraction);
   return buf;
 }
 
-std::string figure_table(const std::vector<RecordedFigure>& figures) {
+std::string recorded_figure_table(const std::vector<RecordedFigure>& figures) {
   std::string t;
   char line[160];
   std::snprintf(line, sizeof line, "  %-11s %12s %12s %9s\n", "figure", "measured", "predicted",
@@ -128,13 +128,13 @@ std::string figure_table(const std::vector<RecordedFigure>& figures) {
   t += line;
   for (const RecordedFigure& f : figures) {
     std::snprintf(line, sizeof line, "  %-11s %12.2f %12.2f %9s\n", f.figure.c_str(), f.measured,
-                  f.predicted, pct(f.error()).c_str());
+                  f.predicted, signed_pct(f.error()).c_str());
     t += line;
   }
   return t;
 }
 
-nlohmann::ordered_json figures_json(const std::vector<RecordedFigure>& figures) {
+nlohmann::ordered_json recorded_figures_json(const std::vector<RecordedFigure>& figures) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
   for (const RecordedFigure& f : figures) {
     a.push_back({{"figure", f.figure},
@@ -143,6 +143,90 @@ nlohmann::ordered_json figures_json(const std::vector<RecordedFigure>& figures) 
                  {"error", f.error()}});
   }
   return a;
+}
+
+// The run's engine as a replay configuration, or none (told on err and kept in `refused`) when
+// llmsim cannot configure it (a card or model it does not know, a context that does not fit).
+std::optional<ReplayConfig> configure_recorded_run(const RecordedFidelityOptions& o,
+                                                   RecordedRun& run, std::ostream& err,
+                                                   nlohmann::ordered_json& refused) {
+  apply_engine_overrides(o, run.engine);
+  ReplayOptions replay;
+  replay.engine = run.engine;
+  replay.api_server = o.api_server;
+  try {
+    ReplayConfig config = make_replay_config(replay);
+    if (o.api_costs) config.api_server = o.api_costs;
+    return config;
+  } catch (const std::invalid_argument& e) {
+    err << "llmsim fidelity: " << run.name << ": not predicted: " << e.what() << "\n";
+    refused.push_back({{"run", run.name}, {"reason", e.what()}});
+    return std::nullopt;
+  }
+}
+
+std::string recorded_run_heading(const RecordedRun& run, const RecordedPrediction& p) {
+  std::string h = "run " + run.name + " (" + run.kind + ": " + run.model + " on " + run.gpu +
+                  " as --gpu " + run.engine.gpu + ", TP " +
+                  std::to_string(run.engine.tensor_parallel_size) + "; " +
+                  std::to_string(run.trace.requests.size()) + " requests, " +
+                  std::to_string(p.completed) + " completed";
+  if (p.aborted) h += ", " + std::to_string(p.aborted) + " aborted at the client's timeout";
+  h += std::string("; measured at the ") + measured_view_name(run.view) +
+       (p.api_server ? ", API server modelled" : ", no API server") + ")\n";
+  return h;
+}
+
+nlohmann::ordered_json recorded_run_json(const RecordedRun& run, const RecordedPrediction& p,
+                                         const std::vector<RecordedFigure>& figures) {
+  nlohmann::ordered_json j;
+  j["run"] = run.name;
+  j["kind"] = run.kind;
+  j["source"] = run.source;
+  j["model"] = run.model;
+  j["card"] = run.gpu;
+  j["gpu"] = run.engine.gpu;
+  j["model_config"] = run.engine.model;
+  j["tensor_parallel_size"] = run.engine.tensor_parallel_size;
+  j["view"] = measured_view_name(run.view);
+  j["api_server"] = p.api_server;
+  j["requests"] = run.trace.requests.size();
+  j["completed"] = p.completed;
+  j["aborted"] = p.aborted;
+  j["failed_recorded"] = run.failed;
+  j["preemptions"] = p.preemptions;
+  j["notes"] = run.notes;
+  j["figures"] = recorded_figures_json(figures);
+  nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < run.stages.size() && i < p.stages.size(); ++i) {
+    stages.push_back(
+        {{"stage", run.stages[i].name},
+         {"requests", run.stages[i].end - run.stages[i].first},
+         {"figures", recorded_figures_json(compare_figures(run.stages[i].measured, p.stages[i]))}});
+  }
+  j["stages"] = stages;
+  return j;
+}
+
+// Prints the medians over runs and returns them as JSON.
+nlohmann::ordered_json print_recorded_medians(const std::vector<FigureMedian>& medians,
+                                              std::ostream& out) {
+  int64_t runs = 0;
+  for (const FigureMedian& m : medians) runs = std::max(runs, m.runs);
+  out << "median over " << runs << " runs (|error|, signed):\n";
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const FigureMedian& m : medians) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-11s %3lld runs  %7.1f%%  %8s\n", m.figure.c_str(),
+                  static_cast<long long>(m.runs), 100 * m.median_abs_error,
+                  signed_pct(m.median_error).c_str());
+    out << line;
+    j.push_back({{"figure", m.figure},
+                 {"runs", m.runs},
+                 {"median_abs_error", m.median_abs_error},
+                 {"median_error", m.median_error}});
+  }
+  return j;
 }
 
 }  // namespace
@@ -184,15 +268,15 @@ std::vector<FigureMedian> median_errors(const std::vector<std::vector<RecordedFi
 int run_fidelity_recorded(const std::vector<std::string>& args, std::ostream& out,
                           std::ostream& err) {
   if (wants_help(args)) {
-    out << kUsage;
+    out << kRecordedUsage;
     return 0;
   }
-  Options o;
+  RecordedFidelityOptions o;
   std::vector<RecordedRun> runs;
   try {
-    o = parse(args);
+    o = parse_recorded_args(args);
     for (RecordedRun& run : read_recorded_runs(o.path, o.recorded)) {
-      if (selected(o, run.name)) runs.push_back(std::move(run));
+      if (run_selected(o, run.name)) runs.push_back(std::move(run));
     }
     if (runs.empty()) throw UsageError("--run: no run of " + o.path + " matches");
   } catch (const std::invalid_argument& e) {  // UsageError included
@@ -205,78 +289,21 @@ int run_fidelity_recorded(const std::vector<std::string>& args, std::ostream& ou
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     nlohmann::ordered_json refused = nlohmann::ordered_json::array();
     for (RecordedRun& run : runs) {
-      apply_overrides(o, run.engine);
-      ReplayOptions replay;
-      replay.engine = run.engine;
-      replay.api_server = o.api_server;
-      ReplayConfig config;
-      try {
-        config = make_replay_config(replay);
-      } catch (const std::invalid_argument& e) {  // a model or card llmsim cannot configure
-        err << "llmsim fidelity: " << run.name << ": not predicted: " << e.what() << "\n";
-        refused.push_back({{"run", run.name}, {"reason", e.what()}});
-        continue;
-      }
-      if (o.api_costs) config.api_server = o.api_costs;
-      const RecordedPrediction p = predict_recorded_run(run, config);
+      std::optional<ReplayConfig> config = configure_recorded_run(o, run, err, refused);
+      if (!config) continue;
+      const RecordedPrediction p = predict_recorded_run(run, *config);
       const std::vector<RecordedFigure> figures = compare_figures(run.measured, p.whole);
       compared.push_back(figures);
-      out << "run " << run.name << " (" << run.kind << ": " << run.model << " on " << run.gpu
-          << " as --gpu " << run.engine.gpu << ", TP " << run.engine.tensor_parallel_size << "; "
-          << run.trace.requests.size() << " requests, " << p.completed << " completed"
-          << (p.aborted ? ", " + std::to_string(p.aborted) + " aborted at the client's timeout"
-                        : "")
-          << "; measured at the " << measured_view_name(run.view)
-          << (p.api_server ? ", API server modelled" : ", no API server") << ")\n"
-          << figure_table(figures);
-      nlohmann::ordered_json j;
-      j["run"] = run.name;
-      j["kind"] = run.kind;
-      j["source"] = run.source;
-      j["model"] = run.model;
-      j["card"] = run.gpu;
-      j["gpu"] = run.engine.gpu;
-      j["model_config"] = run.engine.model;
-      j["tensor_parallel_size"] = run.engine.tensor_parallel_size;
-      j["view"] = measured_view_name(run.view);
-      j["api_server"] = p.api_server;
-      j["requests"] = run.trace.requests.size();
-      j["completed"] = p.completed;
-      j["aborted"] = p.aborted;
-      j["failed_recorded"] = run.failed;
-      j["preemptions"] = p.preemptions;
-      j["notes"] = run.notes;
-      j["figures"] = figures_json(figures);
-      nlohmann::ordered_json stages = nlohmann::ordered_json::array();
-      for (size_t i = 0; i < run.stages.size() && i < p.stages.size(); ++i) {
-        stages.push_back(
-            {{"stage", run.stages[i].name},
-             {"requests", run.stages[i].end - run.stages[i].first},
-             {"figures", figures_json(compare_figures(run.stages[i].measured, p.stages[i]))}});
-      }
-      j["stages"] = stages;
-      results.push_back(std::move(j));
+      out << recorded_run_heading(run, p) << recorded_figure_table(figures);
+      results.push_back(recorded_run_json(run, p, figures));
     }
-    const std::vector<FigureMedian> medians = median_errors(compared);
-    out << "median over " << compared.size() << " runs (|error|, signed):\n";
-    nlohmann::ordered_json medians_json = nlohmann::ordered_json::array();
-    for (const FigureMedian& m : medians) {
-      char line[160];
-      std::snprintf(line, sizeof line, "  %-11s %3lld runs  %7.1f%%  %8s\n", m.figure.c_str(),
-                    static_cast<long long>(m.runs), 100 * m.median_abs_error,
-                    pct(m.median_error).c_str());
-      out << line;
-      medians_json.push_back({{"figure", m.figure},
-                              {"runs", m.runs},
-                              {"median_abs_error", m.median_abs_error},
-                              {"median_error", m.median_error}});
-    }
+    const nlohmann::ordered_json medians = print_recorded_medians(median_errors(compared), out);
     if (!o.result_json.empty()) {
       nlohmann::ordered_json j;
       j["recorded"] = o.path;
       j["api_server"] = o.api_server;
       j["runs"] = results;
-      j["medians"] = medians_json;
+      j["medians"] = medians;
       j["not_predicted"] = refused;
       PendingFile file("--result-json", o.result_json);
       file.stream() << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)

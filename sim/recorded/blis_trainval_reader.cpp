@@ -13,7 +13,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // measured.csv's metric names and the figures they are.
-const std::map<std::string, std::string>& metric_figures() {
+const std::map<std::string, std::string>& measured_csv_figures() {
   static const std::map<std::string, std::string> m = {
       {"ttft_mean", "ttft_mean"}, {"ttft_p90", "ttft_p90"}, {"ttft_p99", "ttft_p99"},
       {"e2e_mean", "e2e_mean"},   {"e2e_p90", "e2e_p90"},   {"e2e_p99", "e2e_p99"},
@@ -23,7 +23,7 @@ const std::map<std::string, std::string>& metric_figures() {
 }
 
 // measured.csv: folder -> stage (-1: whole run) -> figures.
-std::map<std::string, std::map<int64_t, RunFigures>> read_measured(const std::string& path) {
+std::map<std::string, std::map<int64_t, RunFigures>> read_measured_csv(const std::string& path) {
   std::map<std::string, std::map<int64_t, RunFigures>> out;
   for (const CsvRow& row : read_csv_rows(path)) {
     const std::string at = path + ":" + std::to_string(row.line);
@@ -32,8 +32,8 @@ std::map<std::string, std::map<int64_t, RunFigures>> read_measured(const std::st
     const int64_t stage =
         stage_text == "-1" ? -1 : parse_count_field(at, "stage_index", stage_text);
     const std::string& metric = csv_field(path, row, "metric(ms)");
-    auto figure = metric_figures().find(metric);
-    if (figure == metric_figures().end()) {
+    auto figure = measured_csv_figures().find(metric);
+    if (figure == measured_csv_figures().end()) {
       throw TraceError(at + ": metric(ms): unknown metric '" + metric + "'");
     }
     const double ms = parse_number_field(at, "actual_ms", csv_field(path, row, "actual_ms"));
@@ -58,7 +58,7 @@ std::vector<RecordedRun> read_blis_trainval(const std::string& dir,
   const fs::path d(dir);
   const std::string experiments = (d / "experiments.csv").string();
   const std::string config_path = (d / "trainval-exact-config.json").string();
-  const auto measured = read_measured((d / "measured.csv").string());
+  const auto measured = read_measured_csv((d / "measured.csv").string());
   const nlohmann::json config = read_json_file(config_path);
   if (!config.contains("experiments") || !config.at("experiments").is_array()) {
     throw TraceError(config_path + ": experiments: expected an array");

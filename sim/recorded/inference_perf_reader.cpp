@@ -11,16 +11,16 @@ namespace llm {
 namespace fs = std::filesystem;
 namespace {
 
-const nlohmann::json& member(const nlohmann::json& o, const std::string& key,
-                             const std::string& label) {
+const nlohmann::json& json_member(const nlohmann::json& o, const std::string& key,
+                                  const std::string& label) {
   if (!o.is_object() || !o.contains(key)) throw TraceError(label + ": " + key + ": missing");
   return o.at(key);
 }
 
 // mean, median, p90, p99 of a latency object (seconds), in milliseconds.
-void latency_figures(const nlohmann::json& o, const std::string& label, std::optional<double>* mean,
-                     std::optional<double>* p50, std::optional<double>* p90,
-                     std::optional<double>* p99) {
+void lifecycle_latency_figures(const nlohmann::json& o, const std::string& label,
+                               std::optional<double>* mean, std::optional<double>* p50,
+                               std::optional<double>* p90, std::optional<double>* p99) {
   if (mean) *mean = 1e3 * json_number_at(o, "mean", label);
   if (p50) *p50 = 1e3 * json_number_at(o, "median", label);
   if (p90) *p90 = 1e3 * json_number_at(o, "p90", label);
@@ -38,28 +38,31 @@ bool is_inference_perf_run(const std::string& dir) {
 LifecycleFigures read_lifecycle_metrics(const std::string& path) {
   const nlohmann::json j = read_json_file(path);
   LifecycleFigures out;
-  const nlohmann::json& ok = member(j, "successes", path);
+  const nlohmann::json& ok = json_member(j, "successes", path);
   out.successes = static_cast<int64_t>(json_number_at(ok, "count", path + ": successes"));
   if (out.successes > 0) {
     const std::string at = path + ": successes.latency";
-    const nlohmann::json& lat = member(ok, "latency", path + ": successes");
+    const nlohmann::json& lat = json_member(ok, "latency", path + ": successes");
     RunFigures& f = out.figures;
-    latency_figures(member(lat, "time_to_first_token", at), at + ".time_to_first_token",
-                    &f.ttft_mean, &f.ttft_p50, &f.ttft_p90, &f.ttft_p99);
-    const nlohmann::json& e2e = member(lat, "request_latency", at);
-    latency_figures(e2e, at + ".request_latency", &f.e2e_mean, &f.e2e_p50, &f.e2e_p90, &f.e2e_p99);
+    lifecycle_latency_figures(json_member(lat, "time_to_first_token", at),
+                              at + ".time_to_first_token", &f.ttft_mean, &f.ttft_p50, &f.ttft_p90,
+                              &f.ttft_p99);
+    const nlohmann::json& e2e = json_member(lat, "request_latency", at);
+    lifecycle_latency_figures(e2e, at + ".request_latency", &f.e2e_mean, &f.e2e_p50, &f.e2e_p90,
+                              &f.e2e_p99);
     out.e2e_max_s = json_number_at(e2e, "max", at + ".request_latency");
-    latency_figures(member(lat, "time_per_output_token", at), at + ".time_per_output_token",
-                    &f.tpot_mean, &f.tpot_p50, &f.tpot_p90, nullptr);
-    latency_figures(member(lat, "inter_token_latency", at), at + ".inter_token_latency",
-                    &f.itl_mean, nullptr, nullptr, nullptr);
+    lifecycle_latency_figures(json_member(lat, "time_per_output_token", at),
+                              at + ".time_per_output_token", &f.tpot_mean, &f.tpot_p50, &f.tpot_p90,
+                              nullptr);
+    lifecycle_latency_figures(json_member(lat, "inter_token_latency", at),
+                              at + ".inter_token_latency", &f.itl_mean, nullptr, nullptr, nullptr);
   }
   if (j.contains("failures")) {
     const nlohmann::json& bad = j.at("failures");
     out.failures = static_cast<int64_t>(json_number_at(bad, "count", path + ": failures"));
     if (out.failures > 0) {
       out.failure_latency_min_s =
-          json_number_at(member(bad, "request_latency", path + ": failures"), "min",
+          json_number_at(json_member(bad, "request_latency", path + ": failures"), "min",
                          path + ": failures.request_latency");
     }
   }
@@ -79,21 +82,21 @@ RecordedRun read_inference_perf_run(const std::string& dir, const RecordedOption
 
   // The client's load.
   const nlohmann::json profile = read_json_file(profile_path);
-  const nlohmann::json& data = member(profile, "data", profile_path);
-  const nlohmann::json& load = member(profile, "load", profile_path);
-  const std::string data_type = member(data, "type", profile_path + ": data").dump();
+  const nlohmann::json& data = json_member(profile, "data", profile_path);
+  const nlohmann::json& load = json_member(profile, "load", profile_path);
+  const std::string data_type = json_member(data, "type", profile_path + ": data").dump();
   if (data_type != "\"shared_prefix\"") {
     throw TraceError(profile_path + ": data.type: only shared_prefix is rebuilt, got " + data_type);
   }
-  if (member(load, "type", profile_path + ": load").dump() != "\"constant\"") {
+  if (json_member(load, "type", profile_path + ": load").dump() != "\"constant\"") {
     throw TraceError(profile_path + ": load.type: only constant is rebuilt, got " +
                      load.at("type").dump());
   }
   const SharedPrefixData shared =
-      parse_shared_prefix(member(data, "shared_prefix", profile_path + ": data"),
+      parse_shared_prefix(json_member(data, "shared_prefix", profile_path + ": data"),
                           profile_path + ": data.shared_prefix");
   const std::vector<ConstantStage> stages = parse_constant_stages(
-      member(load, "stages", profile_path + ": load"), profile_path + ": load.stages");
+      json_member(load, "stages", profile_path + ": load"), profile_path + ": load.stages");
 
   // The server.
   const auto server = read_flat_yaml(server_path);

@@ -14,24 +14,24 @@ namespace llm {
 namespace fs = std::filesystem;
 namespace {
 
-std::string trim(const std::string& s) {
+std::string trim_field(const std::string& s) {
   const size_t a = s.find_first_not_of(" \t\r");
   if (a == std::string::npos) return "";
   const size_t b = s.find_last_not_of(" \t\r");
   return s.substr(a, b - a + 1);
 }
 
-std::ifstream open_or_throw(const std::string& path) {
+std::ifstream open_recorded_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw TraceError(path + ": cannot open file");
   return in;
 }
 
-std::vector<std::string> split(const std::string& line, char sep) {
+std::vector<std::string> split_csv_line(const std::string& line, char sep) {
   std::vector<std::string> out;
   std::string field;
   std::istringstream in(line);
-  while (std::getline(in, field, sep)) out.push_back(trim(field));
+  while (std::getline(in, field, sep)) out.push_back(trim_field(field));
   if (!line.empty() && line.back() == sep) out.push_back("");
   return out;
 }
@@ -39,7 +39,7 @@ std::vector<std::string> split(const std::string& line, char sep) {
 }  // namespace
 
 nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in = open_or_throw(path);
+  std::ifstream in = open_recorded_file(path);
   try {
     return nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& e) {
@@ -48,19 +48,19 @@ nlohmann::json read_json_file(const std::string& path) {
 }
 
 std::map<std::string, std::string> read_flat_yaml(const std::string& path) {
-  std::ifstream in = open_or_throw(path);
+  std::ifstream in = open_recorded_file(path);
   std::map<std::string, std::string> out;
   std::string line;
   for (int64_t n = 1; std::getline(in, line); ++n) {
     const std::string at = path + ":" + std::to_string(n);
-    const std::string text = trim(line.substr(0, line.find('#')));
+    const std::string text = trim_field(line.substr(0, line.find('#')));
     if (text.empty()) continue;
     const size_t colon = text.find(':');
     if (colon == std::string::npos || colon == 0 || line[0] == ' ' || text[0] == '-') {
       throw TraceError(at + ": expected a flat 'key: value' line, got '" + text + "'");
     }
-    const std::string key = trim(text.substr(0, colon));
-    std::string value = trim(text.substr(colon + 1));
+    const std::string key = trim_field(text.substr(0, colon));
+    std::string value = trim_field(text.substr(colon + 1));
     if (value.empty()) throw TraceError(at + ": " + key + ": no value (nested YAML is not read)");
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
         value.back() == value.front()) {
@@ -72,14 +72,14 @@ std::map<std::string, std::string> read_flat_yaml(const std::string& path) {
 }
 
 std::vector<CsvRow> read_csv_rows(const std::string& path) {
-  std::ifstream in = open_or_throw(path);
+  std::ifstream in = open_recorded_file(path);
   std::string line;
   if (!std::getline(in, line)) throw TraceError(path + ":1: empty file (expected a header)");
-  const std::vector<std::string> header = split(line, ',');
+  const std::vector<std::string> header = split_csv_line(line, ',');
   std::vector<CsvRow> rows;
   for (int64_t n = 2; std::getline(in, line); ++n) {
-    if (trim(line).empty()) continue;
-    const std::vector<std::string> fields = split(line, ',');
+    if (trim_field(line).empty()) continue;
+    const std::vector<std::string> fields = split_csv_line(line, ',');
     if (fields.size() != header.size()) {
       throw TraceError(path + ":" + std::to_string(n) + ": " + std::to_string(fields.size()) +
                        " fields, the header has " + std::to_string(header.size()));

@@ -9,16 +9,17 @@ namespace llm {
 namespace {
 
 // Each trace request's measured span, in milliseconds, once it finished with its tokens.
-struct Sample {
+struct RequestSample {
   bool done = false;
   double ttft = 0, e2e = 0, tpot = -1;  // tpot < 0: one token only
   double span = 0;                      // last - first token
   int64_t gaps = 0;                     // output tokens - 1
 };
 
-class Collector final : public EngineObserver {
+class RecordedCollector final : public EngineObserver {
  public:
-  Collector(const RecordedRun& run, std::vector<Sample>& samples) : run_(run), samples_(samples) {
+  RecordedCollector(const RecordedRun& run, std::vector<RequestSample>& samples)
+      : run_(run), samples_(samples) {
     for (size_t i = 0; i < run.trace.requests.size(); ++i) index_[run.trace.requests[i].id] = i;
   }
 
@@ -38,7 +39,7 @@ class Collector final : public EngineObserver {
     }
     const Timeline& tl = r.timeline;
     if (tl.first_token == kNoTime) return;
-    Sample& s = samples_[it->second];
+    RequestSample& s = samples_[it->second];
     Nanos start = tl.arrival, first = tl.first_token, last = tl.last_token;
     if (run_.view == MeasuredView::kEngine) {
       start = tl.queued;
@@ -59,18 +60,18 @@ class Collector final : public EngineObserver {
 
  private:
   const RecordedRun& run_;
-  std::vector<Sample>& samples_;
+  std::vector<RequestSample>& samples_;
   std::unordered_map<std::string, size_t> index_;
   const Request* client_of_ = nullptr;
   ClientTimes client_;
 };
 
-RunFigures figures_of(const std::vector<Sample>& samples, size_t first, size_t end) {
+RunFigures figures_of_range(const std::vector<RequestSample>& samples, size_t first, size_t end) {
   std::vector<double> ttft, e2e, tpot;
   double span = 0;
   int64_t gaps = 0;
   for (size_t i = first; i < end && i < samples.size(); ++i) {
-    const Sample& s = samples[i];
+    const RequestSample& s = samples[i];
     if (!s.done) continue;
     ttft.push_back(s.ttft);
     e2e.push_back(s.e2e);
@@ -93,8 +94,8 @@ RecordedPrediction predict_recorded_run(const RecordedRun& run, ReplayConfig con
           {run.trace.requests[i].arrival_ns + *run.client_timeout_ns, i, -1});
     }
   }
-  std::vector<Sample> samples(run.trace.requests.size());
-  Collector collector(run, samples);
+  std::vector<RequestSample> samples(run.trace.requests.size());
+  RecordedCollector collector(run, samples);
   ReplayHooks hooks;
   hooks.on_client_times = [&collector](size_t, const Request& r, const ClientTimes& t) {
     collector.note_client(r, t);
@@ -102,11 +103,11 @@ RecordedPrediction predict_recorded_run(const RecordedRun& run, ReplayConfig con
   const ReplayTotals totals = run_replay(run.trace, config, {&collector}, hooks);
   RecordedPrediction p;
   p.api_server = config.api_server.has_value();
-  p.whole = figures_of(samples, 0, samples.size());
+  p.whole = figures_of_range(samples, 0, samples.size());
   for (const RecordedStage& stage : run.stages) {
-    p.stages.push_back(figures_of(samples, stage.first, stage.end));
+    p.stages.push_back(figures_of_range(samples, stage.first, stage.end));
   }
-  for (const Sample& s : samples) p.completed += s.done ? 1 : 0;
+  for (const RequestSample& s : samples) p.completed += s.done ? 1 : 0;
   p.aborted = collector.aborted;
   p.preemptions = totals.sum().num_preemptions;
   return p;

@@ -5,11 +5,11 @@
 namespace llm {
 namespace {
 
-struct FigureMember {
+struct RunFigureMember {
   const char* name;
   std::optional<double> RunFigures::*member;
 };
-constexpr FigureMember kFigures[] = {
+constexpr RunFigureMember kRunFigureMembers[] = {
     {"ttft_mean", &RunFigures::ttft_mean}, {"ttft_p50", &RunFigures::ttft_p50},
     {"ttft_p90", &RunFigures::ttft_p90},   {"ttft_p99", &RunFigures::ttft_p99},
     {"e2e_mean", &RunFigures::e2e_mean},   {"e2e_p50", &RunFigures::e2e_p50},
@@ -18,8 +18,8 @@ constexpr FigureMember kFigures[] = {
     {"tpot_p90", &RunFigures::tpot_p90},   {"itl_mean", &RunFigures::itl_mean},
 };
 
-std::optional<double> RunFigures::*member_of(const std::string& name) {
-  for (const FigureMember& f : kFigures) {
+std::optional<double> RunFigures::*run_figure_member(const std::string& name) {
+  for (const RunFigureMember& f : kRunFigureMembers) {
     if (name == f.name) return f.member;
   }
   throw std::invalid_argument("no run figure named '" + name + "'");
@@ -34,18 +34,18 @@ const char* measured_view_name(MeasuredView view) {
 const std::vector<std::string>& run_figure_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
-    for (const FigureMember& f : kFigures) out.push_back(f.name);
+    for (const RunFigureMember& f : kRunFigureMembers) out.push_back(f.name);
     return out;
   }();
   return names;
 }
 
 std::optional<double> run_figure(const RunFigures& figures, const std::string& name) {
-  return figures.*member_of(name);
+  return figures.*run_figure_member(name);
 }
 
 std::optional<double>& run_figure(RunFigures& figures, const std::string& name) {
-  return figures.*member_of(name);
+  return figures.*run_figure_member(name);
 }
 
 }  // namespace llm

@@ -13,8 +13,8 @@ namespace llm {
 namespace fs = std::filesystem;
 namespace {
 
-void collect(const fs::path& dir, const RecordedOptions& options, std::vector<RecordedRun>& runs,
-             std::set<std::string>& names, int depth) {
+void collect_runs(const fs::path& dir, const RecordedOptions& options,
+                  std::vector<RecordedRun>& runs, std::set<std::string>& names, int depth) {
   auto add = [&](RecordedRun run) {
     if (names.insert(run.name).second) runs.push_back(std::move(run));
   };
@@ -31,7 +31,7 @@ void collect(const fs::path& dir, const RecordedOptions& options, std::vector<Re
     if (e.is_directory(ec)) children.push_back(e.path());
   }
   std::sort(children.begin(), children.end());
-  for (const fs::path& child : children) collect(child, options, runs, names, depth + 1);
+  for (const fs::path& child : children) collect_runs(child, options, runs, names, depth + 1);
 }
 
 }  // namespace
@@ -50,7 +50,7 @@ std::vector<RecordedRun> read_recorded_runs(const std::string& path,
   if (!fs::is_directory(path, ec)) throw TraceError(path + ": no such file or folder");
   std::vector<RecordedRun> runs;
   std::set<std::string> names;
-  collect(fs::path(path), options, runs, names, 0);
+  collect_runs(fs::path(path), options, runs, names, 0);
   if (runs.empty()) {
     throw TraceError(path +
                      ": no recorded run found (expected an inference-perf run: profile.yaml and "

@@ -11,7 +11,7 @@ namespace {
 constexpr int32_t kHashBlock = 16;
 constexpr uint64_t kGroupSpace = 1ULL << 40, kSlotSpace = 2ULL << 40;
 
-int64_t positive_integer(const nlohmann::json& obj, const char* key, const std::string& label) {
+int64_t positive_integer_at(const nlohmann::json& obj, const char* key, const std::string& label) {
   if (!obj.contains(key)) throw TraceError(label + ": " + key + ": missing");
   const nlohmann::json& v = obj.at(key);
   if (!v.is_number_integer() || v.get<int64_t>() < 1) {
@@ -20,7 +20,7 @@ int64_t positive_integer(const nlohmann::json& obj, const char* key, const std::
   return v.get<int64_t>();
 }
 
-double positive_number(const nlohmann::json& obj, const char* key, const std::string& label) {
+double positive_number_at(const nlohmann::json& obj, const char* key, const std::string& label) {
   if (!obj.contains(key)) throw TraceError(label + ": " + key + ": missing");
   const nlohmann::json& v = obj.at(key);
   if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>())) {
@@ -34,11 +34,11 @@ double positive_number(const nlohmann::json& obj, const char* key, const std::st
 SharedPrefixData parse_shared_prefix(const nlohmann::json& o, const std::string& label) {
   if (!o.is_object()) throw TraceError(label + ": expected an object");
   SharedPrefixData d;
-  d.groups = positive_integer(o, "num_unique_system_prompts", label);
-  d.users_per_group = positive_integer(o, "num_users_per_system_prompt", label);
-  d.system_prompt_len = positive_integer(o, "system_prompt_len", label);
-  d.question_len = positive_integer(o, "question_len", label);
-  d.output_len = positive_integer(o, "output_len", label);
+  d.groups = positive_integer_at(o, "num_unique_system_prompts", label);
+  d.users_per_group = positive_integer_at(o, "num_users_per_system_prompt", label);
+  d.system_prompt_len = positive_integer_at(o, "system_prompt_len", label);
+  d.question_len = positive_integer_at(o, "question_len", label);
+  d.output_len = positive_integer_at(o, "output_len", label);
   return d;
 }
 
@@ -49,7 +49,7 @@ std::vector<ConstantStage> parse_constant_stages(const nlohmann::json& a,
   for (size_t i = 0; i < a.size(); ++i) {
     const std::string at = label + "[" + std::to_string(i) + "]";
     if (!a[i].is_object()) throw TraceError(at + ": expected an object");
-    ConstantStage s{positive_number(a[i], "rate", at), positive_number(a[i], "duration", at)};
+    ConstantStage s{positive_number_at(a[i], "rate", at), positive_number_at(a[i], "duration", at)};
     if (s.rate * s.duration_s > 1e7) throw TraceError(at + ": over 10 million requests");
     stages.push_back(s);
   }

@@ -14,8 +14,8 @@ namespace llm {
 namespace fs = std::filesystem;
 namespace {
 
-const nlohmann::json& array_at(const nlohmann::json& j, const char* key, const std::string& path,
-                               size_t size) {
+const nlohmann::json& bench_array_at(const nlohmann::json& j, const char* key,
+                                     const std::string& path, size_t size) {
   if (!j.contains(key) || !j.at(key).is_array()) {
     throw TraceError(path + ": " + key + ": missing (save the result with --save-detailed)");
   }
@@ -27,7 +27,8 @@ const nlohmann::json& array_at(const nlohmann::json& j, const char* key, const s
   return a;
 }
 
-double number_in(const nlohmann::json& a, size_t i, const char* key, const std::string& path) {
+double bench_number_at(const nlohmann::json& a, size_t i, const char* key,
+                       const std::string& path) {
   if (!a[i].is_number() || !std::isfinite(a[i].get<double>())) {
     throw TraceError(path + ": " + key + "[" + std::to_string(i) + "]: expected a number, got " +
                      a[i].dump());
@@ -73,15 +74,16 @@ RecordedRun read_vllm_bench_result(const std::string& path, const RecordedOption
   run.name = fs::path(path).stem().string();
   run.source = path;
   run.view = MeasuredView::kClient;
-  const nlohmann::json& inputs = array_at(j, "input_lens", path, SIZE_MAX);
+  const nlohmann::json& inputs = bench_array_at(j, "input_lens", path, SIZE_MAX);
   const size_t n = inputs.size();
   if (n == 0) throw TraceError(path + ": input_lens: no requests");
-  const nlohmann::json& outputs = array_at(j, "output_lens", path, n);
-  const nlohmann::json& ttfts = array_at(j, "ttfts", path, n);
-  const nlohmann::json& latencies = array_at(j, "latencies", path, n);
-  const nlohmann::json* errors = j.contains("errors") ? &array_at(j, "errors", path, n) : nullptr;
+  const nlohmann::json& outputs = bench_array_at(j, "output_lens", path, n);
+  const nlohmann::json& ttfts = bench_array_at(j, "ttfts", path, n);
+  const nlohmann::json& latencies = bench_array_at(j, "latencies", path, n);
+  const nlohmann::json* errors =
+      j.contains("errors") ? &bench_array_at(j, "errors", path, n) : nullptr;
   const nlohmann::json* starts =
-      j.contains("start_times") ? &array_at(j, "start_times", path, n) : nullptr;
+      j.contains("start_times") ? &bench_array_at(j, "start_times", path, n) : nullptr;
 
   // The load, when the send times were not kept.
   double rate = INFINITY, burstiness = 1;
@@ -107,7 +109,8 @@ RecordedRun read_vllm_bench_result(const std::string& path, const RecordedOption
 
   double t0 = INFINITY;
   if (starts) {
-    for (size_t i = 0; i < n; ++i) t0 = std::min(t0, number_in(*starts, i, "start_times", path));
+    for (size_t i = 0; i < n; ++i)
+      t0 = std::min(t0, bench_number_at(*starts, i, "start_times", path));
   }
   Rng rng(options.seed);
   double t = 0;
@@ -122,21 +125,21 @@ RecordedRun read_vllm_bench_result(const std::string& path, const RecordedOption
       ++run.failed;
       continue;
     }
-    const double in = number_in(inputs, i, "input_lens", path);
-    const double out = number_in(outputs, i, "output_lens", path);
+    const double in = bench_number_at(inputs, i, "input_lens", path);
+    const double out = bench_number_at(outputs, i, "output_lens", path);
     if (in < 1 || out < 1 || in != std::floor(in) || out != std::floor(out)) {
       throw TraceError(path + ": input_lens" + at + "/output_lens" + at +
                        ": expected whole token counts >= 1");
     }
-    const double ttft = number_in(ttfts, i, "ttfts", path);
-    const double latency = number_in(latencies, i, "latencies", path);
+    const double ttft = bench_number_at(ttfts, i, "ttfts", path);
+    const double latency = bench_number_at(latencies, i, "latencies", path);
     if (ttft <= 0 || latency < ttft) {
       throw TraceError(path + ": ttfts" + at + ": expected 0 < ttft <= latency");
     }
     TraceRequest r;
     r.id = std::to_string(i);
     r.arrival_ns =
-        std::llround(1e9 * (starts ? number_in(*starts, i, "start_times", path) - t0 : t));
+        std::llround(1e9 * (starts ? bench_number_at(*starts, i, "start_times", path) - t0 : t));
     r.prompt_len = static_cast<int64_t>(in);
     r.output_len = static_cast<int64_t>(out);
     r.max_tokens = r.output_len;

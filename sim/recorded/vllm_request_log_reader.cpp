@@ -18,7 +18,7 @@ struct LoggedRequest {
   double queued = 0, first = 0, last = 0;
 };
 
-std::vector<LoggedRequest> read_requests(const std::string& path) {
+std::vector<LoggedRequest> read_logged_requests(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw TraceError(path + ": cannot open file");
   std::vector<LoggedRequest> out;
@@ -106,7 +106,7 @@ Trace read_trace_csv(const std::string& path) {
 }
 
 // The card named in LLMServingSim's cluster config.json, if there is one.
-std::string card_of(const fs::path& dir) {
+std::string card_in_cluster_config(const fs::path& dir) {
   std::error_code ec;
   const fs::path p = dir / "config.json";
   if (!fs::is_regular_file(p, ec)) return "";
@@ -121,8 +121,8 @@ std::string card_of(const fs::path& dir) {
   return "";
 }
 
-std::optional<int64_t> optional_count(const nlohmann::json& o, const char* key,
-                                      const std::string& label) {
+std::optional<int64_t> optional_engine_count(const nlohmann::json& o, const char* key,
+                                             const std::string& label) {
   if (!o.contains(key) || o.at(key).is_null()) return std::nullopt;
   const double v = json_number_at(o, key, label);
   if (v < 1 || v != std::floor(v))
@@ -159,20 +159,20 @@ RecordedRun read_vllm_request_log(const std::string& dir, const RecordedOptions&
   const std::string label = meta_path + ": engine_kwargs";
   if (!kw.contains("model") || !kw.at("model").is_string())
     throw TraceError(label + ": model: missing");
-  if (optional_count(kw, "data_parallel_size", label).value_or(1) != 1) {
+  if (optional_engine_count(kw, "data_parallel_size", label).value_or(1) != 1) {
     throw TraceError(label + ": data_parallel_size: only 1 is replayed");
   }
   RecordedServer s;
   s.label = label;
   s.model = kw.at("model").get<std::string>();
-  s.card = card_of(d);
+  s.card = card_in_cluster_config(d);
   if (s.card.empty() && options.gpu.empty()) {
     throw TraceError(dir + ": the card is not recorded (no config.json naming it): give --gpu");
   }
-  s.tensor_parallel_size = optional_count(kw, "tensor_parallel_size", label).value_or(1);
-  s.max_num_seqs = optional_count(kw, "max_num_seqs", label);
-  s.max_num_batched_tokens = optional_count(kw, "max_num_batched_tokens", label);
-  s.max_model_len = optional_count(kw, "max_model_len", label);
+  s.tensor_parallel_size = optional_engine_count(kw, "tensor_parallel_size", label).value_or(1);
+  s.max_num_seqs = optional_engine_count(kw, "max_num_seqs", label);
+  s.max_num_batched_tokens = optional_engine_count(kw, "max_num_batched_tokens", label);
+  s.max_model_len = optional_engine_count(kw, "max_model_len", label);
   if (kw.contains("kv_cache_dtype") && kw.at("kv_cache_dtype") != "auto") {
     throw TraceError(label + ": kv_cache_dtype: only auto is replayed, got " +
                      kw.at("kv_cache_dtype").dump());
@@ -181,7 +181,7 @@ RecordedRun read_vllm_request_log(const std::string& dir, const RecordedOptions&
   run.gpu = s.card.empty() ? options.gpu : s.card;
   run.engine = recorded_engine_args(s, dir, options, run.notes);
 
-  const std::vector<LoggedRequest> logged = read_requests(log_path);
+  const std::vector<LoggedRequest> logged = read_logged_requests(log_path);
   if (logged.size() != run.trace.requests.size()) {
     throw TraceError(log_path + ": " + std::to_string(logged.size()) + " requests, trace.csv has " +
                      std::to_string(run.trace.requests.size()));
