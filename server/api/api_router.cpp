@@ -7,6 +7,8 @@
 #include <random>
 
 #include "core/exposition.h"
+#include "server/api/api_error.h"
+#include "server/api/completion_job.h"
 #include "server/api/json_text.h"
 #include "server/api/openai_response.h"
 #include "server/api/render_api.h"
@@ -68,17 +70,9 @@ void log_ignored_fields(const std::string& request_id, const std::vector<std::st
   }
 }
 
-ModelInfo model_info(const ServerContext& context) {
-  return ModelInfo{context.setup.served_model_name, context.setup.scheduler.max_model_len,
-                   context.setup.scheduler.policy == SchedulingPolicy::kPriority,
-                   context.setup.served_model_aliases,
-                   // the cuda sampler has no min_tokens, penalties or min_p yet
-                   context.options.backend != "cuda"};
-}
-
 // llm-d's model-server response headers (as llm-d-inference-sim sets them): the pod and the port
 // the request came in on when POD_NAME is set, the namespace when POD_NAMESPACE is.
-void add_pod_headers(const ServerContext& context, const HttpRequest& req,
+void add_pod_headers(const ApiContext& context, const HttpRequest& req,
                      std::vector<std::pair<std::string, std::string>>& headers) {
   if (!context.pod_name.empty()) {
     headers.emplace_back("x-inference-pod", context.pod_name);
@@ -124,8 +118,17 @@ std::string random_request_id() {
   return id;
 }
 
+HttpResponse ApiRouter::error_response(int status, std::string message) const {
+  return llm::error_response(status, std::move(message));
+}
+
+HttpFailure ApiRouter::failure(const std::exception_ptr& error) const {
+  const ApiError e = error_of_exception(error);
+  return HttpFailure{e.status, e.message, build_error_frame(e) + kDoneFrame};
+}
+
 RouteResult ApiRouter::route(const HttpRequest& req) {
-  const ServerOptions& o = context_.options;
+  const ApiOptions& o = context_.options;
   const std::string& path = req.path;
   RouteResult result;
   HttpResponse& r = result.response;
@@ -175,10 +178,10 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
   }
   if (path == "/v1/models") {
     if (!need("GET")) return finish(std::move(r));
-    const EngineSetup& setup = context_.setup;
-    std::vector<std::string> names{setup.served_model_name};
-    names.insert(names.end(), setup.served_model_aliases.begin(), setup.served_model_aliases.end());
-    r.body = build_models_body(names, setup.model_root, setup.scheduler.max_model_len,
+    const ModelInfo& model = context_.model;
+    std::vector<std::string> names{model.served_name};
+    names.insert(names.end(), model.aliases.begin(), model.aliases.end());
+    r.body = build_models_body(names, context_.model_root, model.max_model_len,
                                static_cast<int64_t>(std::time(nullptr)), random_request_id);
     return finish(std::move(r));
   }
@@ -192,7 +195,7 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
     if (!need("POST")) return finish(std::move(r));
     if (!is_json_media_type(req.content_type)) return finish(not_json(req.content_type));
     try {
-      const ModelInfo model = model_info(context_);
+      const ModelInfo& model = context_.model;
       std::vector<std::string> ignored;
       r.body = path == "/tokenize"
                    ? tokenize_response(req.body, *context_.codec, model, &ignored)
@@ -212,9 +215,9 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
     try {
       CompletionRequest parsed =
           parse_completion_request(render_chat ? Endpoint::kChat : Endpoint::kCompletions, req.body,
-                                   *context_.codec, model_info(context_));
+                                   *context_.codec, context_.model);
       log_ignored_fields(request_id, parsed.ignored_fields);
-      r.body = render_response(parsed, request_id, context_.setup.scheduler.max_model_len);
+      r.body = render_response(parsed, request_id, context_.model.max_model_len);
     } catch (const ApiException& e) {
       r.status = e.error().status;
       r.body = error_body(e.error());
@@ -241,22 +244,23 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
       return finish(admission_rejected(context_.admission_metrics));
     }
     try {
-      const ModelInfo model = model_info(context_);
+      const ModelInfo& model = context_.model;
       CompletionRequest parsed =
           responses ? parse_responses_request(req.body, *context_.codec, model)
                     : parse_completion_request(chat ? Endpoint::kChat : Endpoint::kCompletions,
                                                req.body, *context_.codec, model);
       log_ignored_fields(request_id, parsed.ignored_fields);
+      std::optional<WaitingReservation> place;
       if (limit >= 0) {
         const int64_t sequences = static_cast<int64_t>(parsed.prompts.size()) * parsed.n;
-        std::optional<WaitingReservation> place =
-            context_.engines.reserve_waiting(sequences, limit);
+        place = context_.engines.reserve_waiting(sequences, limit);
         if (!place) return finish(admission_rejected(context_.admission_metrics));
-        result.admission = std::move(*place);
       }
       add_pod_headers(context_, req, extra);
-      result.job = std::make_shared<CompletionJob>(context_, std::move(parsed), req, request_id,
-                                                   std::move(extra));
+      auto job = std::make_shared<CompletionJob>(context_, std::move(parsed), req, request_id,
+                                                 std::move(extra));
+      if (place) job->hold_place(std::move(*place));
+      result.job = std::move(job);
       return result;
     } catch (const ApiException& e) {
       HttpResponse er;

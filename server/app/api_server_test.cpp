@@ -1,5 +1,6 @@
 // Integration tests over loopback: an in-process llmserve on port 0 with zero-cost (or scaled)
-// steps, driven by a raw-socket client that sees the bytes on the wire.
+// steps, driven by a raw-socket client that sees the bytes on the wire. (The transport's own
+// behaviour, keep-alive, limits and timeouts, is tested in server/http/http_server_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,7 +10,7 @@
 #include "backends/sim/sim_backend.h"
 #include "backends/sim/sim_tokenizer.h"
 #include "core/rng.h"
-#include "server/testing/test_http_client.h"
+#include "server/app/testing/test_server.h"
 
 namespace llm {
 namespace {
@@ -599,76 +600,6 @@ TEST(ApiServer, RequestLogHasALineForAbortedRequests) {
   EXPECT_EQ(log_lines(path).size(), 2u);  // written once each
 }
 
-TEST(ApiServer, KeepAliveServesSeveralRequestsOnOneConnection) {
-  auto server = start_server(test_options());
-  Connection c(server->port());
-  for (int i = 0; i < 3; ++i) {
-    c.send_request("POST", "/v1/completions", R"({"prompt":"a","max_tokens":2,"stream":true})");
-    auto r = c.read_response();
-    EXPECT_EQ(r.status, 200);
-    EXPECT_NE(r.body.find("[DONE]"), std::string::npos);
-    c.send_request("GET", "/health", "");
-    EXPECT_EQ(c.read_response().status, 200);
-  }
-}
-
-TEST(ApiServer, LimitsBodyHeaderAndConnections) {
-  ServerOptions o = test_options();
-  o.max_request_body_bytes = 1000;
-  o.max_header_bytes = 1024;
-  o.max_connections = 3;
-  auto server = start_server(o);
-  const uint16_t port = server->port();
-  auto r =
-      request(port, "POST", "/v1/completions", R"({"prompt":")" + std::string(5000, 'a') + R"("})");
-  EXPECT_EQ(r.status, 413);
-  EXPECT_NE(parse(r.body)["error"]["message"].get<std::string>().find("--max-request-body-bytes"),
-            std::string::npos);
-  r = request(port, "GET", "/health", "", {{"X-Big", std::string(2000, 'b')}});
-  EXPECT_EQ(r.status, 431);
-  // Three idle keep-alive connections fill the limit; the fourth is refused with 503.
-  Connection a(port), b(port), c(port);
-  ASSERT_TRUE(eventually([&] { return server->http().open_connections() == 3; }));
-  r = request(port, "GET", "/health");
-  EXPECT_EQ(r.status, 503);
-  EXPECT_NE(parse(r.body)["error"]["message"].get<std::string>().find("--max-connections"),
-            std::string::npos);
-  a.close();
-  ASSERT_TRUE(eventually([&] { return server->http().open_connections() == 2; }));
-  EXPECT_EQ(request(port, "GET", "/health").status, 200);
-}
-
-TEST(ApiServer, ReadTimeoutClosesSlowClients) {
-  ServerOptions o = test_options();
-  o.read_timeout_s = 0.2;
-  auto server = start_server(o);
-  Connection c(server->port());
-  c.send("GET /health HTTP/1.1\r\nHost: x\r\n");  // never finishes its headers
-  auto r = c.read_response();
-  EXPECT_EQ(r.status, 408);
-  EXPECT_EQ(r.header("connection"), "close");
-  EXPECT_EQ(parse(r.body)["error"]["code"], 408);
-  EXPECT_NE(parse(r.body)["error"]["message"].get<std::string>().find("--read-timeout"),
-            std::string::npos);
-  EXPECT_TRUE(c.closed_by_peer(3000));
-  // A body that stops short of its Content-Length: 408 too.
-  Connection b(server->port());
-  b.send(
-      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-      "Content-Length: 100\r\n\r\n{\"prompt\":");
-  EXPECT_EQ(b.read_response().status, 408);
-  EXPECT_TRUE(b.closed_by_peer(3000));
-  // An idle keep-alive connection (a request answered, nothing pending) is closed, no response.
-  Connection k(server->port());
-  k.send_request("GET", "/health", "");
-  EXPECT_EQ(k.read_response().status, 200);
-  EXPECT_TRUE(k.closed_by_peer(3000));
-  EXPECT_EQ(k.raw(), "");
-  // Nothing ever sent: closed too.
-  Connection idle(server->port());
-  EXPECT_TRUE(idle.closed_by_peer(3000));
-}
-
 TEST(ApiServer, ClientDisconnectMidStreamAbortsTheRequest) {
   ServerOptions o = test_options();
   o.step_time_scale = 1.0;  // a few ms per step: the request is still running when we leave
@@ -716,7 +647,7 @@ TEST(ApiServer, GracefulShutdownFinishesInFlightRequests) {
                  R"({"prompt":"go","max_tokens":40,"ignore_eos":true,"stream":true})");
   ASSERT_TRUE(c.read_until("\"finish_reason\":null"));
   std::thread stopper([&] { server->shutdown(); });
-  ASSERT_TRUE(eventually([&] { return server->context().draining.load(); }));
+  ASSERT_TRUE(eventually([&] { return server->api().draining.load(); }));
   EXPECT_EQ(request(port, "GET", "/health").status, 503);
   EXPECT_EQ(request(port, "POST", "/v1/completions", R"({"prompt":"a"})").status, 503);
   const auto r = c.read_response();

@@ -21,10 +21,8 @@
 #include <utility>  // before Asio: Boost 1.74 under C++20
 #include <vector>
 
-#include "server/api/api_error.h"
-#include "server/api/api_router.h"
-#include "server/api/openai_response.h"
 #include "server/http/handler_errors.h"
+#include "server/http/http_handler.h"
 #include "server/http/http_metrics.h"
 
 namespace llm {
@@ -35,13 +33,13 @@ namespace http = beast::http;
 using tcp = net::ip::tcp;
 
 struct HttpServer::Impl {
-  Impl(ApiRouter& r, HttpServerConfig c)
-      : router(r), config(std::move(c)), acceptor(net::make_strand(ioc)) {}
+  Impl(HttpHandler& h, HttpServerConfig c)
+      : handler(h), config(std::move(c)), acceptor(net::make_strand(ioc)) {}
 
   void do_accept();
   void accept_backlog_and_close();  // on an I/O thread, at stop()
 
-  ApiRouter& router;
+  HttpHandler& handler;
   HttpServerConfig config;
   // Declared before the io_context: sessions destroyed with it still update these.
   std::atomic<size_t> open{0};
@@ -176,10 +174,8 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void fail(int status, std::string message) {
-    HttpResponse r;
-    r.status = status;
-    r.body = error_body(ApiError{status, std::move(message), "", ""});
-    note_response(status, r.body.size());
+    const HttpResponse r = server_.handler.error_response(status, std::move(message));
+    note_response(r.status, r.body.size());
     keep_alive_ = false;
     response_complete_ = true;
     queue_write(serialize_response(r, false));
@@ -193,20 +189,21 @@ class Session : public std::enable_shared_from_this<Session> {
     try {
       fn();
     } catch (...) {
-      handler_failed(where, error_of_exception(std::current_exception()));
+      handler_failed(where, std::current_exception());
     }
   }
 
-  void handler_failed(const char* where, ApiError error) {
-    if (error.status >= 500) log_handler_error(where, method_, path_, error.message);
-    // A stream ends in its endpoint's error shape; the chat frame when the job cannot say.
+  void handler_failed(const char* where, const std::exception_ptr& error) {
+    HttpFailure failure = server_.handler.failure(error);
+    if (failure.status >= 500) log_handler_error(where, method_, path_, failure.message);
+    // A stream ends in its job's error shape; the handler's when the job cannot say.
     std::string error_tail;
     if (stream_head_sent_) {
       try {
         if (job_) error_tail = job_->stream_error_tail(error);
       } catch (...) {
       }
-      if (error_tail.empty()) error_tail = build_error_frame(error) + kDoneFrame;
+      if (error_tail.empty()) error_tail = std::move(failure.stream_tail);
     }
     if (job_) {
       try {
@@ -227,7 +224,7 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!writing_) do_write();
       return;
     }
-    fail(error.status, std::move(error.message));
+    fail(failure.status, std::move(failure.message));
   }
 
   void handle(http::request<http::string_body>&& req) {
@@ -259,7 +256,7 @@ class Session : public std::enable_shared_from_this<Session> {
     r.local_port = stream_.socket().local_endpoint(ignored).port();
     r.body = std::move(req.body());
 
-    RouteResult result = server_.router.route(r);
+    RouteResult result = server_.handler.route(r);
     if (!result.job) {
       response_complete_ = true;
       note_response(result.response.status, result.response.body.size());
@@ -485,7 +482,7 @@ class Session : public std::enable_shared_from_this<Session> {
   HttpServer::Impl& server_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
-  std::shared_ptr<CompletionJob> job_;
+  std::shared_ptr<HttpJob> job_;
   static constexpr size_t kKeepBufferBytes = 16384;
   std::string pending_;  // bytes waiting for the write in flight
   std::string current_;  // the write in flight
@@ -539,11 +536,8 @@ void HttpServer::Impl::accept_backlog_and_close() {
     acceptor.accept(socket, ec);
     if (ec) break;  // would block: the backlog is empty
     auto session = std::make_shared<Session>(std::move(socket), *this);
-    HttpResponse r;
-    r.status = 503;
-    r.body = error_body(
-        ApiError{503, "The server is shutting down and accepts no new requests.", "", ""});
-    session->reject(std::move(r));
+    session->reject(
+        handler.error_response(503, "The server is shutting down and accepts no new requests."));
   }
   acceptor.close(ec);
 }
@@ -561,14 +555,9 @@ void HttpServer::Impl::do_accept() {
     socket.set_option(tcp::no_delay(true), ignored);
     auto session = std::make_shared<Session>(std::move(socket), *this);
     if (open.load() > static_cast<size_t>(config.max_connections)) {
-      HttpResponse r;
-      r.status = 503;
-      r.body =
-          error_body(ApiError{503,
-                              "Too many open connections (limit " +
-                                  std::to_string(config.max_connections) + ", --max-connections).",
-                              "", ""});
-      session->reject(std::move(r));
+      session->reject(handler.error_response(503, "Too many open connections (limit " +
+                                                      std::to_string(config.max_connections) +
+                                                      ", --max-connections)."));
     } else {
       session->run();
     }
@@ -576,8 +565,8 @@ void HttpServer::Impl::do_accept() {
   });
 }
 
-HttpServer::HttpServer(ApiRouter& router, HttpServerConfig config)
-    : impl_(std::make_unique<Impl>(router, std::move(config))) {}
+HttpServer::HttpServer(HttpHandler& handler, HttpServerConfig config)
+    : impl_(std::make_unique<Impl>(handler, std::move(config))) {}
 
 HttpServer::~HttpServer() { stop(); }
 
