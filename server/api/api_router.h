@@ -1,14 +1,16 @@
 // Routing of one parsed HTTP request: auth (API key under /v1, /v2, /inference, /cohere and on
-// /tokenize, /detokenize; the optional metrics key on /metrics), request ids, the simple routes
-// (/health, /version, /v1/models, /metrics, /tokenize, /detokenize, and the render endpoints
-// /v1/completions/render and /v1/chat/completions/render) answered at once, and the
-// generation routes (/v1/chat/completions, /v1/completions, /v1/responses) turned into a
-// CompletionJob for the session to run. Unknown routes 404 and wrong methods 405, in the error
-// envelope; a POST to a JSON route whose Content-Type is not application/json is a 400, as in
-// vLLM. Fields a request carried that the parser does not know go to stderr, one line per
-// request, names only. With --max-waiting-requests, a completion that would
-// make more sequences wait than the limit is refused with 503, Retry-After and vLLM's message, and
-// counted in vllm:admission_rejections_total; /health is not affected.
+// /tokenize, /detokenize; the optional metrics key on /metrics), request ids, then one table of
+// routes (path, method, JSON body or not, handler): the simple routes (/health, /version,
+// /v1/models, /metrics, /tokenize, /detokenize, and the render endpoints /v1/completions/render
+// and /v1/chat/completions/render) answered at once, and the generation routes
+// (/v1/chat/completions, /v1/completions, /v1/responses) turned into a CompletionJob for the
+// session to run. Unknown routes 404 and wrong methods 405, in the error envelope; a POST to a
+// JSON route whose Content-Type is not application/json is a 400, as in vLLM. The client's errors
+// a handler throws (ApiException) become their error response at one boundary in route(). Fields
+// a request carried that the parser does not know go to stderr, one line per request, names only.
+// With --max-waiting-requests, a completion that would make more sequences wait than the limit is
+// refused with 503, Retry-After and vLLM's message, and counted in
+// vllm:admission_rejections_total; /health is not affected.
 // It is llmserve's HttpHandler: it also shapes the HTTP server's own errors as vLLM's.
 // Thread-safety: every method may be called from any I/O thread concurrently.
 #pragma once

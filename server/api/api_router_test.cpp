@@ -68,6 +68,61 @@ TEST(ApiRouter, AFailedEngineAnswersHealth503AndRefusesGenerations) {
   engine.stop();
 }
 
+std::string header_of(const HttpResponse& r, const std::string& name) {
+  for (const auto& [key, value] : r.headers) {
+    if (key == name) return value;
+  }
+  return "";
+}
+
+// The route table's checks before any handler runs: the one method of each route (405 naming it
+// in Allow), a JSON body on the POST routes, 404 elsewhere; and a handler's ApiException answered
+// at the one boundary, with the request's headers like any response.
+TEST(ApiRouter, EachRouteTakesOneMethodAndItsErrorsKeepTheRequestsHeaders) {
+  ApiContext context;
+  context.model.served_name = "m";
+  context.model.max_model_len = 64;
+  context.codec = std::make_shared<SimTextCodec>(1000);
+  context.options.enable_request_id_headers = true;
+  ApiRouter router(context);
+  struct Row {
+    const char* method;
+    const char* path;
+    const char* content_type;
+    const char* body;
+    int status;
+    const char* allow;  // the Allow header of a 405
+  };
+  const Row rows[] = {
+      {"POST", "/health", "application/json", "", 405, "GET"},
+      {"POST", "/metrics", "application/json", "", 405, "GET"},
+      {"GET", "/tokenize", "application/json", "", 405, "POST"},
+      {"GET", "/v1/chat/completions", "application/json", "", 405, "POST"},
+      {"GET", "/v1/completions/render", "application/json", "", 405, "POST"},
+      {"POST", "/v1/responses", "text/plain", "{}", 400, ""},
+      {"POST", "/detokenize", "", "{}", 400, ""},
+      {"POST", "/tokenize", "application/json", "{bad", 400, ""},
+      {"POST", "/v1/completions/render", "application/json", R"({"prompt":7})", 400, ""},
+      {"GET", "/v1/nope", "application/json", "", 404, ""},
+      {"GET", "/version", "application/json", "", 200, ""},
+  };
+  for (const Row& row : rows) {
+    HttpRequest req = http(row.method, row.path, row.body);
+    req.content_type = row.content_type;
+    req.request_id = "id-1";
+    const RouteResult result = router.route(req);
+    const std::string what = std::string(row.method) + " " + row.path;
+    ASSERT_EQ(result.job, nullptr) << what;
+    EXPECT_EQ(result.response.status, row.status) << what << ": " << result.response.body;
+    EXPECT_EQ(header_of(result.response, "Allow"), row.allow) << what;
+    EXPECT_EQ(header_of(result.response, "X-Request-Id"), "id-1") << what;
+    if (row.status >= 400) {
+      const nlohmann::json envelope = nlohmann::json::parse(result.response.body);
+      EXPECT_EQ(envelope["error"]["code"], row.status) << what;
+    }
+  }
+}
+
 // The HTTP server's own errors (413, 431, 408, 503...) and the exceptions that escape a request
 // come out in vLLM's envelope, a stream's as its chat error frame and [DONE].
 TEST(ApiRouter, ShapesTheHttpServersErrorsAsVllms) {
