@@ -23,4 +23,9 @@ std::string handler_error_log_line(const std::string& where, const std::string& 
   return safe;
 }
 
+void log_handler_error(const std::string& where, const std::string& method,
+                       const std::string& target, const std::string& what) {
+  std::fprintf(stderr, "%s\n", handler_error_log_line(where, method, target, what).c_str());
+}
+
 }  // namespace llm

@@ -12,5 +12,8 @@ namespace llm {
 // "llmserve: error in WHERE of METHOD TARGET: WHAT", escaped, at most 2000 bytes of input.
 std::string handler_error_log_line(const std::string& where, const std::string& method,
                                    const std::string& target, const std::string& what);
+// Writes that line to stderr.
+void log_handler_error(const std::string& where, const std::string& method,
+                       const std::string& target, const std::string& what);
 
 }  // namespace llm
