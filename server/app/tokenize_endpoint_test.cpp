@@ -7,7 +7,7 @@
 #include "backends/testing/shared_testdata.h"
 #include "backends/tokenizer/chat_template.h"
 #include "backends/tokenizer/tokenizer.h"
-#include "server/testing/test_http_client.h"
+#include "server/app/testing/test_server.h"
 
 namespace llm {
 namespace {
@@ -165,7 +165,7 @@ TEST(TokenizeApi, Llama3EotEndsSequencesUnlessIgnoreEos) {
   const int32_t eot = tok->vocab().find("<|eot_id|>");
   ASSERT_GE(eot, 0);
   if (tok->eot_id() != eot) GTEST_SKIP() << "the vocabulary does not mark <|eot_id|> as eot";
-  const auto& extra = server->context().extra_stop_token_ids;
+  const auto& extra = server->api().extra_stop_token_ids;
   EXPECT_NE(std::find(extra.begin(), extra.end(), eot), extra.end());
 }
 

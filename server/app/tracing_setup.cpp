@@ -1,4 +1,4 @@
-#include "server/tracing/tracing_setup.h"
+#include "server/app/tracing_setup.h"
 
 #include <chrono>
 #include <random>
