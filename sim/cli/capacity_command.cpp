@@ -13,20 +13,20 @@
 #include <thread>
 
 #include "core/flag_set.h"
-#include "sim/capacity_parallel.h"
-#include "sim/capacity_report.h"
-#include "sim/capacity_search.h"
-#include "sim/capacity_signals.h"
+#include "sim/capacity/capacity_report.h"
+#include "sim/capacity/capacity_search.h"
+#include "sim/capacity/capacity_signals.h"
 #include "sim/cli/pending_file.h"
 #include "sim/cli/replay_command.h"
-#include "sim/cli/sweep_runner.h"
-#include "sim/replay_report.h"
+#include "sim/replay/replay_report.h"
+#include "sim/replay/run_in_parallel.h"
+#include "sim/replay/slo.h"
+#include "sim/replay/summarize_replay.h"
+#include "sim/replay/summary_figures.h"
 #include "sim/report/capacity_section.h"
 #include "sim/report/figure_map.h"
 #include "sim/report/html_report.h"
-#include "sim/slo.h"
-#include "sim/summary_figures.h"
-#include "sim/trace_io.h"
+#include "sim/trace/trace_io.h"
 
 namespace llm {
 

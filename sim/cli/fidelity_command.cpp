@@ -17,16 +17,16 @@
 #include "calibrate/prometheus_text.h"
 #include "calibrate/step_fit.h"
 #include "calibrate/step_log_samples.h"
+#include "calibrate/step_pricing.h"
 #include "core/flag_set.h"
+#include "core/sample_stats.h"
 #include "loadgen/bench.h"
 #include "loadgen/cli.h"
 #include "loadgen/http_get.h"
 #include "sim/cli/pending_file.h"
 #include "sim/cli/replay_command.h"
-#include "sim/replay_report.h"
-#include "sim/sample_stats.h"
-#include "sim/step_pricing.h"
-#include "sim/trace_io.h"
+#include "sim/replay/replay_report.h"
+#include "sim/trace/trace_io.h"
 
 namespace llm {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "backends/sim/engine_profile.h"
-#include "sim/testing/profile_test_util.h"
+#include "sim/cli/testing/profile_test_util.h"
 
 namespace llm {
 namespace {

@@ -12,12 +12,12 @@
 #include "core/vllm_metrics.h"
 #include "sim/cli/otlp_trace_writer.h"
 #include "sim/cli/pending_file.h"
-#include "sim/metrics_recorder.h"
-#include "sim/replay_report.h"
+#include "sim/replay/metrics_recorder.h"
+#include "sim/replay/replay_report.h"
 #include "sim/report/html_report.h"
 #include "sim/report/replay_sections.h"
 #include "sim/time_text.h"
-#include "sim/trace_io.h"
+#include "sim/trace/trace_io.h"
 #include "ui/progress_bar.h"
 
 namespace llm {
@@ -185,21 +185,6 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
   o.engine = engine.args();
   o.command_line = shell_command_line("llmsim replay", args);
   return o;
-}
-
-ReplayConfig make_replay_config(const ReplayOptions& o, ResolvedEngine* resolved) {
-  ReplayConfig c;
-  ResolvedEngine engine = resolve_engine_args(o.engine);
-  if (resolved) *resolved = engine;
-  c.scheduler = engine.scheduler;
-  c.deployment = engine.deployment;
-  c.seed = o.seed;
-  c.data_parallel_size = o.data_parallel_size;
-  c.routing = parse_routing_policy(o.routing_policy);
-  if (o.epp_scrape_interval_ns) c.epp.scrape_interval = *o.epp_scrape_interval_ns;
-  if (o.epp_staleness_ns) c.epp.staleness = *o.epp_staleness_ns;
-  c.epp.weights = o.epp_weights;
-  return c;
 }
 
 namespace fs = std::filesystem;

@@ -16,7 +16,7 @@
 #include "core/observer_tee.h"
 #include "core/request_metrics.h"
 #include "core/vllm_metrics.h"
-#include "sim/replay_report.h"
+#include "sim/replay/replay_report.h"
 
 namespace llm {
 namespace {
