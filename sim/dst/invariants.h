@@ -63,6 +63,13 @@
 //               gauges show idle engines (nothing running or waiting, KV usage 0).
 // LIVENESS      no engine takes more than 2 million steps (far more than any case needs).
 //
+// The checks, a file per family (sim/dst/): checked_run.cpp (CONSERVATION over the run, ROUTING),
+// engine_checker.cpp (at each event: WORK_CONSERVATION, the order of events, OUTPUT tokens,
+// LIVENESS), admission_invariants.cpp (BUDGET, ADMISSION), finish_invariants.cpp (REFUSAL, OUTPUT,
+// ABORT, STEP_FAILURE, TIMING and PREFIX_CACHE of a finished sequence), kv_invariants.cpp (after
+// each step: the scheduler's sets, KV_BLOCKS, the PREEMPTION and PREFIX_CACHE counters) and
+// metrics_tap.cpp (METRICS).
+//
 // Thread-safety: none; one checker observes one replay on one thread.
 #pragma once
 
