@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "backends/sim/presets.h"
-#include "sim/replay.h"
+#include "sim/replay/replay.h"
 
 namespace llm {
 namespace {

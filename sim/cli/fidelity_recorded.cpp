@@ -12,9 +12,9 @@
 #include "core/flag_set.h"
 #include "core/flag_values.h"
 #include "sim/cli/pending_file.h"
-#include "sim/cli/replay_command.h"
+#include "sim/replay/replay_options.h"
 #include "sim/recorded/recorded_runs.h"
-#include "sim/sample_stats.h"
+#include "core/sample_stats.h"
 
 namespace llm {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "backends/sim/presets.h"
 #include "sim/recorded/recorded_files.h"
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 namespace llm {
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 namespace llm {
 namespace fs = std::filesystem;

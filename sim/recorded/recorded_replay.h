@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "sim/recorded/recorded_run.h"
-#include "sim/replay.h"
+#include "sim/replay/replay.h"
 
 namespace llm {
 

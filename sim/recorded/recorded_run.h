@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "backends/sim/engine_args.h"
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 namespace llm {
 

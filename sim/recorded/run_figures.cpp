@@ -2,7 +2,7 @@
 
 #include <numeric>
 
-#include "sim/sample_stats.h"
+#include "core/sample_stats.h"
 
 namespace llm {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 namespace llm {
 
