@@ -52,7 +52,7 @@ void resolve_presets(const EngineArgs& a, ResolvedEngine& r) {
   }
   // vLLM's defaults for the OpenAI server: larger on 70 GiB+ GPUs other than the A100.
   const bool large_gpu =
-      d.gpu.memory_bytes >= 70.0 * (1ull << 30) && d.gpu.name.find("A100") == std::string::npos;
+      d.gpu.datasheet.memory_bytes >= 70.0 * (1ull << 30) && d.gpu.name.find("A100") == std::string::npos;
   SchedulerConfig& s = r.scheduler;
   s.max_num_seqs = a.max_num_seqs.value_or(large_gpu ? 1024 : 256);
   s.max_num_batched_tokens = a.max_num_batched_tokens.value_or(large_gpu ? 8192 : 2048);
@@ -101,7 +101,7 @@ int64_t resolve_num_blocks(const EngineArgs& a, const ResolvedEngine& r,
     return profile->num_gpu_blocks * profile->block_size / s.block_size;
   }
   const int64_t blocks = num_gpu_blocks(r.deployment, a.gpu_memory_utilization, s.block_size,
-                                        s.max_num_batched_tokens);
+                                        s.max_num_batched_tokens, s.max_num_seqs);
   if (blocks < 2) {
     throw UsageError(
         "--gpu-memory-utilization: the model's weights leave no room for a KV cache on --gpu " +
