@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Side by side with llama.cpp on this machine (issue 15; not part of CI: it takes a long time).
 #
-#   ci/bench-vs-llamacpp.sh [BUILD_DIR]      # BUILD_DIR holds llmsim, llmserve, llmbench, llm_bench
+#   tools/bench-vs-llamacpp.sh [BUILD_DIR]      # BUILD_DIR holds llmsim, llmserve, llmbench, llm_bench
 #
 # 1. fetch:  `npm pack node-llama-cpp` (the package bundles llama.cpp's source as a git bundle at
 #            package/llama/gitRelease.bundle; npm pack runs no install scripts), clone the bundle.
@@ -141,5 +141,5 @@ for run in $(seq 1 "$RUNS"); do
 done
 
 if has_stage table; then
-  "$PY" "$ROOT/ci/bench-vs-llamacpp-table.py" "$OUT" "$RUNS"
+  "$PY" "$ROOT/tools/bench-vs-llamacpp-table.py" "$OUT" "$RUNS"
 fi

@@ -8,6 +8,8 @@
 #            every prompt is prefilled in 3 or 4 chunks), and a squeezed KV cache
 #            (--num-gpu-blocks-override 320: 5,120 tokens, room for two or three of them) that
 #            preempts
+#            (their shapes and engine arguments are TRACES in tools/fidelity_series.py, which the
+#            Python tools read too)
 # The profiles, all measured on the chat trace's engine (the long trace is not used for any):
 #   cpu      llmsim calibrate --backend cpu (in-process probes)
 #   url      llmsim calibrate --url (probes from outside, timed on the client and /metrics)
@@ -27,14 +29,14 @@
 #            one after the other, in the order named, each fitted to its own burst's steps, the
 #            k-th (from 0) with seed 700 + load + 1000 k: a burst that repeated another's prompts
 #            would find them in the prefix cache (llmbench derives prompts from the seed)
-# Usage: ci/fidelity-runs.sh [BUILD_DIR] [OUT_DIR]     (defaults: build, /tmp/fidelity-runs)
+# Usage: tools/fidelity-runs.sh [BUILD_DIR] [OUT_DIR]     (defaults: build, /tmp/fidelity-runs)
 # MODEL=FILE.gguf uses that model instead of writing one; PROFILES="cpu url probes traffic mixed"
 # (the default) names the profiles compared, TRACES="chat long" the traces, REAL_RUNS=3 the real runs
 # per comparison. A profile already in OUT_DIR is reused. The server of each trace logs its steps
 # (OUT_DIR/TRACE-steps.jsonl), and each comparison prices those of its real runs with every
 # profile (llmsim fidelity --server-step-log). Each comparison's tables are printed
 # and written as OUT_DIR/TRACE-LOAD.json (llmsim fidelity --result-json, one table per profile);
-# ci/fidelity-table.py OUT_DIR PROFILE prints one profile's as docs/fidelity.md's tables.
+# tools/fidelity-table.py OUT_DIR PROFILE prints one profile's as docs/fidelity.md's tables.
 set -euo pipefail
 build=${1:-build}
 out=${2:-/tmp/fidelity-runs}
@@ -44,8 +46,9 @@ runs=${REAL_RUNS:-3}
 read -r -a profiles <<<"${PROFILES:-cpu url probes traffic mixed}"
 read -r -a traces <<<"${TRACES:-chat long}"
 mkdir -p "$out"
-chat_shape="prompt=lognormal:200:0.8:16:1500,output=lognormal:100:0.6:8:400"
-chat_args=(--max-num-seqs 16 --num-gpu-blocks-override 2048)
+series() { python3 "$root/tools/fidelity_series.py" "$@"; }  # series engine-args|shape TRACE
+chat_shape=$(series shape chat)
+read -r -a chat_args <<<"$(series engine-args chat)"
 
 model=${MODEL:-$out/m125/model.gguf}
 if [[ ! -f $model ]]; then
@@ -119,16 +122,8 @@ list=
 burst_at() { python3 -c "print(max(12, int($1 * 30)))"; }  # about 30 s of arrivals
 
 for trace in "${traces[@]}"; do
-  case $trace in
-    chat)
-      shape=$chat_shape
-      args=("${chat_args[@]}")
-      ;;
-    long)
-      shape="prompt=uniform:1200:1900,output=lognormal:60:0.5:8:200"
-      args=(--max-num-seqs 16 --max-num-batched-tokens 512 --num-gpu-blocks-override 320)
-      ;;
-  esac
+  shape=$(series shape "$trace")
+  read -r -a args <<<"$(series engine-args "$trace")"
   start_server "${args[@]}" --step-log "$out/$trace-steps.jsonl"
   cap=$(capacity "$shape")
   echo "== $trace: capacity $cap requests/s"

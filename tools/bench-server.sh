@@ -4,7 +4,7 @@
 #   1. non-streaming completions per second, max_tokens 16 (best of a concurrency sweep)
 #   2. streamed tokens per second (best of a concurrency sweep)
 #   3. --enable-per-request-metrics on vs off at 256 concurrent streams (alternating runs, medians)
-# Usage: ci/bench-server.sh [BUILD_DIR]   (default build/; needs llmserve and llmbench built there)
+# Usage: tools/bench-server.sh [BUILD_DIR]   (default build/; needs llmserve and llmbench built there)
 # Environment: GOALS (default 123), RUNS (goal 3 runs per setting, default 5), N1 / N2 / N3
 # (requests per run).
 set -euo pipefail

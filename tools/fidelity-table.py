@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Prints the markdown tables of docs/fidelity.md from the --result-json files that
-ci/fidelity-runs.sh leaves in OUT_DIR: TRACE-LOAD.json, each an array with one table per profile
-(llmsim fidelity --profile A,B), or TRACE-LOAD-PROFILE.json with one table.
+tools/fidelity-runs.sh leaves in OUT_DIR: TRACE-LOAD.json, each an array with one table per
+profile (llmsim fidelity --profile A,B), or TRACE-LOAD-PROFILE.json with one table.
 
-Usage: ci/fidelity-table.py OUT_DIR [PROFILE]     (PROFILE: a profile's file stem; cpu by default)
+Usage: tools/fidelity-table.py OUT_DIR [PROFILE]   (PROFILE: a profile's file stem; cpu by default)
 
 One column per trace and load; each cell is the signed error of the prediction against the mean
 of the real runs, then the real runs' spread in brackets, marked ** when it misses its goal
@@ -13,23 +13,16 @@ median error and misses of the prediction with the step costs as those steps ran
 costs scaled to their total in results before 2026-12-06's fourth series, its step model refitted
 to them since (fidelity's step_costs_as_run.fit says which).
 """
-import json
-import pathlib
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in tools/
+import fidelity_series  # noqa: E402  (tools/fidelity_series.py)
 
 
 def load_runs(out_dir, profile):
-    runs = []
-    for path in sorted(pathlib.Path(out_dir).glob("*-*.json")):
-        parts = path.stem.split("-")
-        if len(parts) not in (2, 3) or not parts[1].isdigit():
-            continue
-        tables = json.loads(path.read_text())
-        for table in tables if isinstance(tables, list) else [tables]:
-            if pathlib.Path(table["profile"]).stem == profile:
-                runs.append((parts[0], int(parts[1]), table))
-    runs.sort(key=lambda r: (r[0] != "chat", r[1]))
-    return runs
+    """(trace, load, table) of every comparison of the series with a table of `profile`."""
+    return [(c.trace, c.load, c.table(profile)) for c in fidelity_series.load_series(out_dir)
+            if c.table(profile) is not None]
 
 
 def cell(row):

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""The table of ci/bench-vs-llamacpp.sh: reads the tools' outputs in OUT (runs 1..RUNS) and prints
-figure, llama.cpp, ours, ratio and the issue's goal, each figure the median over the runs.
+"""The table of tools/bench-vs-llamacpp.sh: reads the tools' outputs in OUT (runs 1..RUNS) and
+prints figure, llama.cpp, ours, ratio and the issue's goal, each figure the median over the runs.
 
-  ci/bench-vs-llamacpp-table.py OUT RUNS
+  tools/bench-vs-llamacpp-table.py OUT RUNS
 """
 import json
 import os
