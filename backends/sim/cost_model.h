@@ -18,7 +18,6 @@
 
 namespace llm {
 
-
 // Aggregate of one step's batch. All cost terms are sums over the sequences, so the engine can
 // accumulate them without building a list (O(1) per sequence). For sequence i: c_i tokens already
 // cached, n_i new. A sequence computing one new token is a decode (the decode-attention kernel

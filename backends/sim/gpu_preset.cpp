@@ -55,8 +55,8 @@ GpuPreset gpu_preset_from_json(const json& obj, const std::string& file) {
   int64_t version = 0;
   r.read("llmsim_gpu", version, true);
   if (version != kGpuFileVersion) {
-    r.fail("llmsim_gpu", "this llmsim reads version " + std::to_string(kGpuFileVersion) +
-                             ", got " + std::to_string(version));
+    r.fail("llmsim_gpu", "this llmsim reads version " + std::to_string(kGpuFileVersion) + ", got " +
+                             std::to_string(version));
   }
   r.read("name", p.profile.name, true);
   if (p.profile.name.empty()) r.fail("name", "must not be empty");
@@ -137,7 +137,8 @@ std::string gpu_preset_json(const GpuPreset& p) {
   d["link_bytes_per_s"] = ds.link_bytes_per_s;
   d["link"] = ds.link;
   auto& s = j["step_time"];
-  for (const GpuCoefficientField& f : gpu_coefficient_fields()) s[f.name] = p.profile.step.*f.member;
+  for (const GpuCoefficientField& f : gpu_coefficient_fields())
+    s[f.name] = p.profile.step.*f.member;
   auto& m = j["kv_memory"];
   for (const MemoryField& f : kMemoryFields) m[f.name] = p.profile.memory.*f.member;
   auto& v = j["provenance"];

@@ -25,10 +25,10 @@ struct GpuDatasheet {
 };
 
 // The memory vLLM keeps from the KV cache on each GPU besides the weights (vLLM's profiling
-// run): reserved_bytes (CUDA context, cuBLAS workspaces, the driver's share) + tensor_parallel_bytes
-// when tp > 1 (NCCL and custom all-reduce buffers) + sampler_bytes_per_logit x max_num_seqs x
-// vocab (the sampler's dummy run over max_num_seqs rows of logits) + activation_bytes_per_hidden
-// x max_num_batched_tokens x hidden (the profiling step's activations).
+// run): reserved_bytes (CUDA context, cuBLAS workspaces, the driver's share) +
+// tensor_parallel_bytes when tp > 1 (NCCL and custom all-reduce buffers) + sampler_bytes_per_logit
+// x max_num_seqs x vocab (the sampler's dummy run over max_num_seqs rows of logits) +
+// activation_bytes_per_hidden x max_num_batched_tokens x hidden (the profiling step's activations).
 struct GpuMemoryCoefficients {
   double reserved_bytes = 0;
   double tensor_parallel_bytes = 0;

@@ -45,7 +45,8 @@ double expected_experts_touched(double experts, double top_k, double tokens) {
 double decode_attention_ns(const GpuStepCoefficients& c, double sequences, double kv_bytes,
                            bool mixed) {
   if (!(sequences > 0)) return 0;
-  if (mixed) return c.mixed_decode_per_sequence_ns * sequences + kv_bytes / c.mixed_kv_bytes_per_s * 1e9;
+  if (mixed)
+    return c.mixed_decode_per_sequence_ns * sequences + kv_bytes / c.mixed_kv_bytes_per_s * 1e9;
   return c.decode_kernel_ns + c.decode_per_sequence_ns * sequences +
          kv_bytes / c.kv_bytes_per_s * 1e9;
 }
@@ -89,7 +90,8 @@ GpuStepTerms gpu_step_terms(const GpuStepCoefficients& c, const GpuStepInputs& i
   const double base_bytes = d_of(m.weight_bytes_per_param);
   const double qkv = h * (heads + 2.0 * kv_heads) * hd;
   const double out = heads * hd * h;
-  double gemm = layers * (gemm_ns(c, qkv, attention_bytes, n) + gemm_ns(c, out, attention_bytes, n));
+  double gemm =
+      layers * (gemm_ns(c, qkv, attention_bytes, n) + gemm_ns(c, out, attention_bytes, n));
   const double dense = d_of(dense_layers(m));
   if (dense > 0) {
     const double ffn = d_of(m.ffn) / tpd;
@@ -126,9 +128,9 @@ GpuStepTerms gpu_step_terms(const GpuStepCoefficients& c, const GpuStepInputs& i
       std::max(0.0, b.attention_pairs - d_of(b.decode_context_tokens) - 0.5 * decodes);
   const double prefill_kv =
       d_of(std::max<int64_t>(b.context_tokens - b.decode_context_tokens, 0)) * kv_token_bytes;
-  t.attention_ns = layers * (decode_attention_ns(c, decodes, decode_kv, prefill_tokens > 0) +
-                             prefill_attention_ns(c, prefill_tokens, heads, hd, prefill_pairs,
-                                                  prefill_kv));
+  t.attention_ns =
+      layers * (decode_attention_ns(c, decodes, decode_kv, prefill_tokens > 0) +
+                prefill_attention_ns(c, prefill_tokens, heads, hd, prefill_pairs, prefill_kv));
 
   // Elementwise kernels, at the streaming rate times elementwise_speed.
   const double qk_width = (heads + kv_heads) * hd;

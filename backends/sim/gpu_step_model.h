@@ -3,7 +3,8 @@
 //
 //   step = step_ns + per_sequence_ns * S + per_sample_ns * Ssamp       host work, sampling
 //        + L * per_layer_ns                                            norms, rotary, activation
-//                                                                      and residual kernels, launches
+//                                                                      and residual kernels,
+//                                                                      launches
 //        + sum over the layers' matrices of gemm(W, tokens)           QKV, output, MLP (or the
 //                                                                      experts the step's tokens
 //                                                                      touch), LM head
@@ -49,20 +50,20 @@ struct GpuStepCoefficients {
   double per_sample_ns = 0;    // per sampled sequence (sampler)
   double per_layer_ns = 0;     // per transformer layer: its small kernels
   // Linear layers.
-  double gemm_kernel_ns = 0;        // fixed cost of one GEMM kernel
-  double weight_bytes_per_s = 0;    // streaming rate of large weight reads
-  double gemm_flops_bf16 = 0;       // GEMM rate at many tokens, 16-bit weights
-  double gemm_flops_fp8 = 0;        // with FP8 weights (0: the bf16 rate, weight-only FP8)
-  double fp8_gemm_extra_ns = 0;     // per FP8 GEMM: quantizing its input activations
-  double gemm_sharpness = 4;        // p of the smooth maximum of memory and compute time
+  double gemm_kernel_ns = 0;      // fixed cost of one GEMM kernel
+  double weight_bytes_per_s = 0;  // streaming rate of large weight reads
+  double gemm_flops_bf16 = 0;     // GEMM rate at many tokens, 16-bit weights
+  double gemm_flops_fp8 = 0;      // with FP8 weights (0: the bf16 rate, weight-only FP8)
+  double fp8_gemm_extra_ns = 0;   // per FP8 GEMM: quantizing its input activations
+  double gemm_sharpness = 4;      // p of the smooth maximum of memory and compute time
   // Attention.
-  double kv_bytes_per_s = 0;              // rate of KV-cache reads
-  double decode_kernel_ns = 0;            // per layer, when the step has decodes
-  double decode_per_sequence_ns = 0;      // per layer and decode sequence
-  double prefill_kernel_ns = 0;           // per layer, when the step has prefill tokens
-  double prefill_per_token_head_ns = 0;   // per layer, prefill token and query head
-  double attention_flops = 0;             // causal attention rate of prefill chunks
-  double prefill_kv_bytes_per_s = 0;      // a prefill chunk's read of its cached prefix
+  double kv_bytes_per_s = 0;             // rate of KV-cache reads
+  double decode_kernel_ns = 0;           // per layer, when the step has decodes
+  double decode_per_sequence_ns = 0;     // per layer and decode sequence
+  double prefill_kernel_ns = 0;          // per layer, when the step has prefill tokens
+  double prefill_per_token_head_ns = 0;  // per layer, prefill token and query head
+  double attention_flops = 0;            // causal attention rate of prefill chunks
+  double prefill_kv_bytes_per_s = 0;     // a prefill chunk's read of its cached prefix
   // Decodes in a step with a prefill chunk run inside the prefill's (varlen) kernel, not the
   // decode kernel: their own per-sequence cost and KV read rate.
   double mixed_decode_per_sequence_ns = 0;
@@ -71,9 +72,9 @@ struct GpuStepCoefficients {
   // weight_bytes_per_s times this factor.
   double elementwise_speed = 1;
   // Tensor parallelism.
-  double allreduce_ns = 0;                // latency of one all-reduce between two GPUs
-  double allreduce_per_doubling_ns = 0;   // added per doubling of the GPUs beyond two
-  double link_bytes_per_s = 0;            // all-reduce bus bandwidth
+  double allreduce_ns = 0;               // latency of one all-reduce between two GPUs
+  double allreduce_per_doubling_ns = 0;  // added per doubling of the GPUs beyond two
+  double link_bytes_per_s = 0;           // all-reduce bus bandwidth
 };
 
 // The terms of one step's time in nanoseconds, per tensor-parallel rank, so that a fit or a

@@ -43,10 +43,7 @@ const std::vector<GpuPreset>& gpu_table() {
 }
 
 // A GPU file in the format before the calibrated presets (datasheet rates, two efficiencies and
-// three overheads): the GPU step model with roofline coefficients (weights and KV streamed at
-// hbm_bytes_per_s x memory_efficiency, GEMMs and attention at bf16_flops x compute_efficiency,
-// no per-kernel or per-layer cost, elementwise kernels free, a sharp maximum of memory and
-// compute per GEMM), and the H100-SXM preset's KV-capacity constants.
+// three overheads): roofline_gpu of its numbers.
 GpuProfile gpu_from_roofline_json(const json& obj, const std::string& file) {
   GpuProfile g;
   FieldReader r(obj, file);
@@ -75,20 +72,11 @@ GpuProfile gpu_from_roofline_json(const json& obj, const std::string& file) {
   require_non_negative(r, "step_overhead_ns", static_cast<double>(step_overhead));
   require_non_negative(r, "per_sequence_overhead_ns", static_cast<double>(per_sequence));
   require_non_negative(r, "allreduce_latency_ns", static_cast<double>(allreduce));
-  GpuStepCoefficients& c = g.step;
-  c.step_ns = static_cast<double>(step_overhead);
-  c.per_sequence_ns = static_cast<double>(per_sequence);
-  c.weight_bytes_per_s = ds.hbm_bytes_per_s * memory_efficiency;
-  c.kv_bytes_per_s = c.weight_bytes_per_s;
-  c.gemm_flops_bf16 = ds.bf16_flops * compute_efficiency;
-  c.gemm_flops_fp8 = ds.fp8_flops * compute_efficiency;
-  c.attention_flops = c.gemm_flops_bf16;
-  c.gemm_sharpness = 64;
-  c.elementwise_speed = 1e6;
-  c.allreduce_ns = static_cast<double>(allreduce);
-  c.link_bytes_per_s = ds.link_bytes_per_s;
-  const GpuProfile* reference = find_gpu_preset("H100-SXM");
-  if (reference) g.memory = reference->memory;
+  const GpuProfile reference = roofline_gpu(
+      g.name, ds, compute_efficiency, memory_efficiency, static_cast<double>(step_overhead),
+      static_cast<double>(per_sequence), static_cast<double>(allreduce));
+  g.step = reference.step;
+  g.memory = reference.memory;
   return g;
 }
 
@@ -204,6 +192,30 @@ ModelShape model_from_json(const json& obj, const std::string& file) {
 
 }  // namespace
 
+GpuProfile roofline_gpu(const std::string& name, const GpuDatasheet& datasheet,
+                        double compute_efficiency, double memory_efficiency, double step_ns,
+                        double per_sequence_ns, double allreduce_ns) {
+  GpuProfile g;
+  g.name = name;
+  g.datasheet = datasheet;
+  GpuStepCoefficients& c = g.step;
+  c.step_ns = step_ns;
+  c.per_sequence_ns = per_sequence_ns;
+  c.weight_bytes_per_s = datasheet.hbm_bytes_per_s * memory_efficiency;
+  c.kv_bytes_per_s = c.weight_bytes_per_s;
+  c.prefill_kv_bytes_per_s = c.weight_bytes_per_s;
+  c.mixed_kv_bytes_per_s = c.weight_bytes_per_s;
+  c.gemm_flops_bf16 = datasheet.bf16_flops * compute_efficiency;
+  c.gemm_flops_fp8 = datasheet.fp8_flops * compute_efficiency;
+  c.attention_flops = c.gemm_flops_bf16;
+  c.gemm_sharpness = 64;
+  c.elementwise_speed = 1e6;
+  c.allreduce_ns = allreduce_ns;
+  c.link_bytes_per_s = datasheet.link_bytes_per_s;
+  if (const GpuProfile* reference = find_gpu_preset("H100-SXM")) g.memory = reference->memory;
+  return g;
+}
+
 const GpuPreset* find_gpu_preset_file(std::string_view name) {
   for (int pass = 0; pass < 2; ++pass) {
     for (const GpuPreset& p : gpu_table()) {
@@ -241,8 +253,8 @@ GpuProfile load_gpu_profile(const std::string& name_or_json_path) {
     return gpu_from_roofline_json(obj, name_or_json_path);
   }
   if (const GpuProfile* g = find_gpu_preset(name_or_json_path)) return *g;
-  throw std::invalid_argument("unknown GPU preset '" + name_or_json_path + "' (known: " +
-                              join(gpu_preset_names()) +
+  throw std::invalid_argument("unknown GPU preset '" + name_or_json_path +
+                              "' (known: " + join(gpu_preset_names()) +
                               "; or a path ending in .json: a GPU file of llmsim calibrate)");
 }
 

@@ -42,6 +42,15 @@ std::vector<std::string> model_preset_names();
 GpuProfile load_gpu_profile(const std::string& name_or_json_path);
 ModelShape load_model_shape(const std::string& name_or_json_path);
 
+// A GPU priced as a roofline by the GPU step model: weights and KV streamed at the datasheet's
+// bandwidth x memory_efficiency, GEMMs and attention at its BF16 peak x compute_efficiency, no
+// per-kernel or per-layer cost, elementwise kernels free, each GEMM the sharp maximum of its
+// memory and compute time; the H100-SXM preset's KV-capacity constants. The older GPU JSON
+// format loads as this, and benchmarks price a measured "device" with it.
+GpuProfile roofline_gpu(const std::string& name, const GpuDatasheet& datasheet,
+                        double compute_efficiency, double memory_efficiency, double step_ns,
+                        double per_sequence_ns, double allreduce_ns);
+
 // Bytes per KV element for a --kv-cache-dtype value: "auto", "bfloat16", "float16" -> 2;
 // "fp8", "fp8_e4m3", "fp8_e5m2" -> 1. Throws std::invalid_argument listing them otherwise.
 int64_t kv_cache_dtype_bytes(std::string_view dtype);

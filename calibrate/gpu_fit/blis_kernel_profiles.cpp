@@ -73,6 +73,20 @@ std::vector<std::vector<double>> grid(const json& table, const std::string& rows
   return out;
 }
 
+// A table of latency against tokens (gemm, logits_gemm, allreduce, moe_compute): its rows.
+std::vector<std::pair<double, double>> token_table(const json& y, const std::string& key,
+                                                   const std::string& file) {
+  const json& t = field(y, key, file);
+  const std::vector<double> tokens = numbers(field(t, "tokens", file), file + ": " + key);
+  const std::vector<double> lat = numbers(field(t, "latency_us", file), file + ": " + key);
+  if (tokens.size() != lat.size()) {
+    throw std::invalid_argument(file + ": " + key + ": tokens and latency_us differ in length");
+  }
+  std::vector<std::pair<double, double>> rows;
+  for (size_t i = 0; i < tokens.size(); ++i) rows.emplace_back(tokens[i], lat[i]);
+  return rows;
+}
+
 }  // namespace
 
 std::vector<OpSample> read_blis_kernel_profiles(const std::string& truth_root) {
@@ -117,12 +131,10 @@ std::vector<OpSample> read_blis_kernel_profiles(const std::string& truth_root) {
     // profiles count Llama-4-Scout as half dense layers (it has none), so what their "gemm" row
     // timed is not known.
     if (!is_moe(m)) {
-      std::vector<double> tokens = numbers(field(field(y, "gemm", file), "tokens", file), file);
-      std::vector<double> lat = numbers(field(field(y, "gemm", file), "latency_us", file), file);
-      if (tokens.size() != lat.size()) throw std::invalid_argument(file + ": gemm: axis sizes");
-      for (size_t i = 0; i < tokens.size(); ++i) {
-        OpSample s = sample("gemm", fp8 ? OpKind::kFp8Gemm : OpKind::kGemm, lat[i], i);
-        const double n = tokens[i];
+      const auto rows = token_table(y, "gemm", file);
+      for (size_t i = 0; i < rows.size(); ++i) {
+        OpSample s = sample("gemm", fp8 ? OpKind::kFp8Gemm : OpKind::kGemm, rows[i].second, i);
+        const double n = rows[i].first;
         s.gemms = {{r.qkv, attention_bytes, n},
                    {r.attn_out, attention_bytes, n},
                    {r.gate_up, mlp_bytes, n},
@@ -131,13 +143,10 @@ std::vector<OpSample> read_blis_kernel_profiles(const std::string& truth_root) {
       }
     }
     {
-      const json& t = field(y, "logits_gemm", file);
-      std::vector<double> tokens = numbers(field(t, "tokens", file), file);
-      std::vector<double> lat = numbers(field(t, "latency_us", file), file);
-      if (tokens.size() != lat.size()) throw std::invalid_argument(file + ": logits_gemm: axes");
-      for (size_t i = 0; i < tokens.size(); ++i) {
-        OpSample s = sample("lm_head", OpKind::kGemm, lat[i], i);
-        s.gemms = {{r.vocab * r.hidden, 2.0, tokens[i]}};
+      const auto rows = token_table(y, "logits_gemm", file);
+      for (size_t i = 0; i < rows.size(); ++i) {
+        OpSample s = sample("lm_head", OpKind::kGemm, rows[i].second, i);
+        s.gemms = {{r.vocab * r.hidden, 2.0, rows[i].first}};
         out.push_back(s);
       }
     }
@@ -172,34 +181,30 @@ std::vector<OpSample> read_blis_kernel_profiles(const std::string& truth_root) {
       }
     }
     if (tp > 1 && y.contains("allreduce")) {
-      const json& t = y["allreduce"];
-      std::vector<double> tokens = numbers(field(t, "tokens", file), file);
-      std::vector<double> lat = numbers(field(t, "latency_us", file), file);
-      if (tokens.size() != lat.size()) throw std::invalid_argument(file + ": allreduce: axes");
-      for (size_t i = 0; i < tokens.size(); ++i) {
-        OpSample s = sample("allreduce", OpKind::kAllreduce, lat[i], i);
+      const auto rows = token_table(y, "allreduce", file);
+      for (size_t i = 0; i < rows.size(); ++i) {
+        OpSample s = sample("allreduce", OpKind::kAllreduce, rows[i].second, i);
         s.gpus = tp;
-        s.bytes = tokens[i] * r.hidden * 2.0;
+        s.bytes = rows[i].first * r.hidden * 2.0;
         out.push_back(s);
       }
     }
     if (is_moe(m) && y.contains("moe_compute")) {
-      const json& t = y["moe_compute"];
-      std::vector<double> tokens = numbers(field(t, "tokens", file), file);
-      std::vector<double> lat = numbers(field(t, "latency_us", file), file);
-      if (tokens.size() != lat.size()) throw std::invalid_argument(file + ": moe_compute: axes");
+      const auto rows = token_table(y, "moe_compute", file);
       const double experts = static_cast<double>(m.num_experts);
       const double top_k = static_cast<double>(m.experts_per_token);
       const double expert = r.hidden * static_cast<double>(m.expert_ffn) / static_cast<double>(tp);
-      for (size_t i = 0; i < tokens.size(); ++i) {
-        OpSample s = sample("moe", mlp_bytes < 2 ? OpKind::kFp8Gemm : OpKind::kGemm, lat[i], i);
+      for (size_t i = 0; i < rows.size(); ++i) {
+        OpSample s =
+            sample("moe", mlp_bytes < 2 ? OpKind::kFp8Gemm : OpKind::kGemm, rows[i].second, i);
+        const double n = rows[i].first;
         // The profile's tokens all route to the same experts: its times stay flat up to 128
         // tokens, where even 8 routed tokens would touch several of the 16 experts.
         const double touched = std::min(top_k, experts);
-        const double rows = tokens[i] * top_k / touched;
-        s.gemms = {{r.hidden * experts, 2.0, tokens[i]},
-                   {touched * 2.0 * expert, mlp_bytes, rows},
-                   {touched * expert, mlp_bytes, rows}};
+        const double per_expert = n * top_k / touched;
+        s.gemms = {{r.hidden * experts, 2.0, n},
+                   {touched * 2.0 * expert, mlp_bytes, per_expert},
+                   {touched * expert, mlp_bytes, per_expert}};
         out.push_back(s);
       }
     }

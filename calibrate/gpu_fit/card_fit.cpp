@@ -23,8 +23,8 @@ double step_terms_ns(const GpuStepCoefficients& c, const StageSample& s, int64_t
   const int64_t context = std::llround(s.mean_context);
   for (int64_t i = 0; i < decodes; ++i) b.add(context, 1, true);
   if (with_chunk) {
-    b.add(std::llround(s.prefill_chunk_context), std::max<int64_t>(2, std::llround(s.prefill_chunk_tokens)),
-          false);
+    b.add(std::llround(s.prefill_chunk_context),
+          std::max<int64_t>(2, std::llround(s.prefill_chunk_tokens)), false);
   }
   const GpuStepInputs in{&s.model, s.tensor_parallel_size, 2};
   return gpu_step_terms(c, in, b).total();
@@ -40,7 +40,8 @@ std::vector<GroupResidual> by_group(const std::vector<std::string>& groups,
     split[groups[i]].second.push_back(kept[i]);
   }
   std::vector<GroupResidual> out;
-  for (const auto& [group, ek] : split) out.push_back({group, summarize_errors(ek.first, &ek.second)});
+  for (const auto& [group, ek] : split)
+    out.push_back({group, summarize_errors(ek.first, &ek.second)});
   return out;
 }
 
@@ -76,8 +77,8 @@ void fit_stage(GpuStepCoefficients& c, const Stage& stage, const std::vector<Sam
   std::vector<double> weights;
   for (const Sample& s : samples) {
     const auto& groups_of_origin = counts[s.origin];
-    weights.push_back(1.0 / (static_cast<double>(groups_of_origin.size()) *
-                             groups_of_origin.at(s.group)));
+    weights.push_back(
+        1.0 / (static_cast<double>(groups_of_origin.size()) * groups_of_origin.at(s.group)));
   }
   const LogFitResult r = fit_log_least_squares(
       [&](const std::vector<double>& x, size_t i) {
@@ -141,7 +142,8 @@ CardFit fit_card(const GpuStepCoefficients& prior, const std::vector<OpSample>& 
              {"gemm_kernel_ns", "weight_bytes_per_s", "gemm_flops_bf16", "gemm_sharpness"}},
             of_kind(ops, OpKind::kGemm), op_price, out);
   fit_stage(c,
-            {"fp8 gemm", {&C::gemm_flops_fp8, &C::fp8_gemm_extra_ns},
+            {"fp8 gemm",
+             {&C::gemm_flops_fp8, &C::fp8_gemm_extra_ns},
              {"gemm_flops_fp8", "fp8_gemm_extra_ns"}},
             of_kind(ops, OpKind::kFp8Gemm), op_price, out);
   fit_stage(c, {"elementwise", {&C::elementwise_speed}, {"elementwise_speed"}},
@@ -175,7 +177,8 @@ CardFit fit_card(const GpuStepCoefficients& prior, const std::vector<OpSample>& 
   const std::vector<OpSample> mixed = of_kind(ops, OpKind::kMixedAttention);
   if (!mixed.empty()) {
     fit_stage(c,
-              {"mixed attention", {&C::mixed_decode_per_sequence_ns, &C::mixed_kv_bytes_per_s},
+              {"mixed attention",
+               {&C::mixed_decode_per_sequence_ns, &C::mixed_kv_bytes_per_s},
                {"mixed_decode_per_sequence_ns", "mixed_kv_bytes_per_s"}},
               mixed, op_price, out);
   } else {
@@ -188,7 +191,8 @@ CardFit fit_card(const GpuStepCoefficients& prior, const std::vector<OpSample>& 
     out.unfitted.push_back("mixed attention (ratios to the decode kernel's transferred)");
   }
   fit_stage(c,
-            {"all-reduce", {&C::allreduce_ns, &C::allreduce_per_doubling_ns, &C::link_bytes_per_s},
+            {"all-reduce",
+             {&C::allreduce_ns, &C::allreduce_per_doubling_ns, &C::link_bytes_per_s},
              {"allreduce_ns", "allreduce_per_doubling_ns", "link_bytes_per_s"}},
             of_kind(ops, OpKind::kAllreduce), op_price, out);
   if (sampler.size() >= 2) {
@@ -210,11 +214,12 @@ CardFit fit_card(const GpuStepCoefficients& prior, const std::vector<OpSample>& 
   };
   if (per_layer_fixed_ns >= 0) {
     c.per_layer_ns = per_layer_fixed_ns;
-    fit_stage(c, {"runs", {&C::step_ns, &C::per_sequence_ns}, {"step_ns", "per_sequence_ns"}},
-              runs, run_price, out, false);
+    fit_stage(c, {"runs", {&C::step_ns, &C::per_sequence_ns}, {"step_ns", "per_sequence_ns"}}, runs,
+              run_price, out, false);
   } else {
     fit_stage(c,
-              {"runs", {&C::step_ns, &C::per_layer_ns, &C::per_sequence_ns},
+              {"runs",
+               {&C::step_ns, &C::per_layer_ns, &C::per_sequence_ns},
                {"step_ns", "per_layer_ns", "per_sequence_ns"}},
               runs, run_price, out, false);
   }

@@ -33,10 +33,10 @@ struct GroupResidual {
 };
 
 struct StageResidual {
-  std::string stage;               // "gemm", "runs", ...
-  std::string coefficients;        // which it fitted ("" for a check)
-  ErrorSummary errors;             // over the kept samples
-  size_t trimmed = 0;              // samples set aside as outliers
+  std::string stage;         // "gemm", "runs", ...
+  std::string coefficients;  // which it fitted ("" for a check)
+  ErrorSummary errors;       // over the kept samples
+  size_t trimmed = 0;        // samples set aside as outliers
   std::vector<GroupResidual> groups;
 };
 

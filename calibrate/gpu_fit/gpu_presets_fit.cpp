@@ -1,7 +1,6 @@
 #include "calibrate/gpu_fit/gpu_presets_fit.h"
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -16,7 +15,8 @@ namespace llm {
 namespace {
 
 constexpr double kMiB = 1024.0 * 1024.0;
-constexpr const char* kFitCommand = "llmsim calibrate --runs ../shared/gpu-truth --out-dir backends/sim/gpus";
+constexpr const char* kFitCommand =
+    "llmsim calibrate --runs ../shared/gpu-truth --out-dir backends/sim/gpus";
 
 // Datasheets: memory as the driver reports it (nvidia-smi, MiB); bandwidth, dense (non-sparse)
 // tensor peaks with FP32 accumulate, one-way GPU link per GPU: NVIDIA's datasheets
@@ -32,19 +32,24 @@ struct Card {
   GpuDatasheet sheet;
 };
 
-const Card kH100{"H100-SXM", {"H100", "H100-80GB", "H100-SXM5"},
+const Card kH100{"H100-SXM",
+                 {"H100", "H100-80GB", "H100-SXM5"},
                  datasheet(81559, 3.35e12, 989e12, 1979e12, 450e9, "NVLink 4")};
-const Card kH200{"H200", {"H200-SXM"}, datasheet(143771, 4.8e12, 989e12, 1979e12, 450e9, "NVLink 4")};
+const Card kH200{
+    "H200", {"H200-SXM"}, datasheet(143771, 4.8e12, 989e12, 1979e12, 450e9, "NVLink 4")};
 const Card kH100Pcie{"H100-PCIe", {}, datasheet(81559, 2.0e12, 756e12, 1513e12, 64e9, "PCIe 5")};
 const Card kB200{"B200", {}, datasheet(183359, 7.7e12, 2250e12, 4500e12, 900e9, "NVLink 5")};
-const Card kA100{"A100-80GB", {"A100", "A100-SXM-80GB"},
+const Card kA100{"A100-80GB",
+                 {"A100", "A100-SXM-80GB"},
                  datasheet(81920, 2.039e12, 312e12, 0, 300e9, "NVLink 3")};
-const Card kA100Small{"A100-40GB", {"A100-SXM-40GB"},
-                      datasheet(40960, 1.555e12, 312e12, 0, 300e9, "NVLink 3")};
+const Card kA100Small{
+    "A100-40GB", {"A100-SXM-40GB"}, datasheet(40960, 1.555e12, 312e12, 0, 300e9, "NVLink 3")};
 const Card kL40S{"L40S", {}, datasheet(46068, 0.864e12, 362e12, 733e12, 32e9, "PCIe 4")};
-const Card kRtxPro{"RTX-PRO-6000", {"RTXPRO6000", "RTX-PRO-6000-Blackwell"},
+const Card kRtxPro{"RTX-PRO-6000",
+                   {"RTXPRO6000", "RTX-PRO-6000-Blackwell"},
                    datasheet(97887, 1.792e12, 503.8e12, 1007.6e12, 64e9, "PCIe 5")};
-const Card kRtx4090{"RTX-4090", {"RTX4090"}, datasheet(24564, 1.008e12, 165.2e12, 330.3e12, 32e9, "PCIe 4")};
+const Card kRtx4090{
+    "RTX-4090", {"RTX4090"}, datasheet(24564, 1.008e12, 165.2e12, 330.3e12, 32e9, "PCIe 4")};
 
 bool pcie(const GpuDatasheet& d) { return d.link.rfind("PCIe", 0) == 0; }
 
@@ -100,8 +105,8 @@ void log_fit(std::ostream& log, const std::string& card, const CardFit& fit) {
         << percent(s.errors.signed_median) << "\n";
     for (const GroupResidual& g : s.groups) {
       log << "      " << g.group << ": " << g.errors.samples << ", median "
-          << percent(g.errors.median) << ", signed " << percent(g.errors.signed_median)
-          << ", max " << percent(g.errors.max) << "\n";
+          << percent(g.errors.median) << ", signed " << percent(g.errors.signed_median) << ", max "
+          << percent(g.errors.max) << "\n";
     }
   }
   for (const std::string& u : fit.unfitted) log << "  " << u << ": no samples, prior kept\n";
@@ -153,8 +158,8 @@ GpuStepCoefficients scaled(const GpuStepCoefficients& from, const GpuDatasheet& 
   c.attention_flops *= flops;
   // FP8: the measured card's FP8 efficiency at the new peak; none on the new card means vLLM's
   // weight-only FP8 (Marlin), at the bf16 rate.
-  c.gemm_flops_fp8 = b.fp8_flops > 0 && a.fp8_flops > 0 ? from.gemm_flops_fp8 * b.fp8_flops / a.fp8_flops
-                     : 0;
+  c.gemm_flops_fp8 =
+      b.fp8_flops > 0 && a.fp8_flops > 0 ? from.gemm_flops_fp8 * b.fp8_flops / a.fp8_flops : 0;
   if (b.fp8_flops <= 0) c.fp8_gemm_extra_ns = 0;
   if (pcie(a) != pcie(b)) {
     const GpuStepCoefficients link = prior_of(b);
@@ -167,6 +172,53 @@ GpuStepCoefficients scaled(const GpuStepCoefficients& from, const GpuDatasheet& 
   return c;
 }
 
+// The A100's weight and KV streaming rates relative to the datasheet scaling from H100: one
+// factor fitted to Splitwise's TP2 decode steps of Llama-2-70B. Splitwise's engine adds its own
+// per-step cost, taken as what its H100 steps cost beyond this model's H100 price, row by row.
+void fit_a100_streaming(GpuPreset& a100, const GpuStepCoefficients& h100, const std::string& root,
+                        std::ostream& log) {
+  const std::vector<StageSample> on_h100 = read_splitwise_decodes(root, "h100-80gb");
+  const std::vector<StageSample> on_a100 = read_splitwise_decodes(root, "a100-80gb");
+  std::vector<double> overhead, measured;
+  std::vector<const StageSample*> rows;
+  for (const StageSample& a : on_a100) {
+    if (a.tensor_parallel_size != 2) continue;
+    for (const StageSample& h : on_h100) {
+      if (h.tensor_parallel_size == 2 && h.decode_sequences == a.decode_sequences &&
+          h.mean_context == a.mean_context) {
+        overhead.push_back(h.measured_ns - predict_stage_ns(h100, h));
+        measured.push_back(a.measured_ns);
+        rows.push_back(&a);
+      }
+    }
+  }
+  if (rows.empty()) throw std::invalid_argument("splitwise: no TP2 Llama-2-70B rows on both cards");
+  auto scaled_by = [&](double factor) {
+    GpuStepCoefficients c = a100.profile.step;
+    c.weight_bytes_per_s *= factor;
+    c.kv_bytes_per_s *= factor;
+    c.prefill_kv_bytes_per_s *= factor;
+    c.mixed_kv_bytes_per_s *= factor;
+    return c;
+  };
+  const LogFitResult r = fit_log_least_squares(
+      [&](const std::vector<double>& x, size_t i) {
+        return overhead[i] + predict_stage_ns(scaled_by(x[0]), *rows[i]);
+      },
+      measured, {1.0}, false);
+  a100.profile.step = scaled_by(r.params[0]);
+  const ErrorSummary e = summarize_errors(r.errors);
+  log << "== A100-80GB\n  streaming factor " << r.params[0] << " (weights at "
+      << a100.profile.step.weight_bytes_per_s / a100.profile.datasheet.hbm_bytes_per_s * 100
+      << "% of the datasheet) from " << rows.size() << " Splitwise TP2 decodes, |error| median "
+      << percent(e.median) << ", max " << percent(e.max) << "\n";
+  a100.provenance.residuals.push_back({"splitwise TP2 decode (A100 streaming factor)",
+                                       "weight_bytes_per_s, kv_bytes_per_s (one factor)",
+                                       static_cast<int64_t>(e.samples), 0, e.median, e.p90, e.max,
+                                       e.signed_median});
+  a100.provenance.sources.push_back("op-profiles/splitwise/perf_model.csv");
+}
+
 }  // namespace
 
 std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostream& log) {
@@ -176,16 +228,18 @@ std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostre
   std::vector<GpuPreset> out;
 
   // RTX PRO 6000: LLMServingSim's vLLM 0.19 operator profiles and its Llama-3.1-8B run.
-  const std::vector<OpSample> pro_ops = read_llmservingsim_profiles(truth_root, "RTXPRO6000", kRtxPro.name);
-  const CardFit pro = fit_card(prior_of(kRtxPro.sheet), pro_ops, read_rtx_pro_6000_run(truth_root),
-                               read_llmservingsim_sampler(truth_root, "RTXPRO6000"),
-                               read_llmservingsim_small_kernels_ns(truth_root, "RTXPRO6000"), nullptr);
+  const std::vector<OpSample> pro_ops =
+      read_llmservingsim_profiles(truth_root, "RTXPRO6000", kRtxPro.name);
+  const CardFit pro =
+      fit_card(prior_of(kRtxPro.sheet), pro_ops, read_rtx_pro_6000_run(truth_root),
+               read_llmservingsim_sampler(truth_root, "RTXPRO6000"),
+               read_llmservingsim_small_kernels_ns(truth_root, "RTXPRO6000"), nullptr);
 
   // H100-SXM: BLIS's kernel profiles, Vidur's operators and all-reduce, LLMServingSim's 70B TP4
   // GEMMs, BLIS's whole runs; the KV capacity constants from the block counts vLLM logged.
-  const std::vector<OpSample> h100_ops = concat(
-      concat(read_blis_kernel_profiles(truth_root), read_vidur_profiles(truth_root)),
-      read_h100_70b_layers(truth_root));
+  const std::vector<OpSample> h100_ops =
+      concat(concat(read_blis_kernel_profiles(truth_root), read_vidur_profiles(truth_root)),
+             read_h100_70b_layers(truth_root));
   const std::vector<StageSample> h100_runs = read_blis_run_stages(truth_root);
   // The H100 profiles time the norms and activation only as PyTorch's eager kernels: their speed
   // relative to the weight stream is the RTX PRO 6000's (vLLM's fused kernels, LLMServingSim).
@@ -214,10 +268,14 @@ std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostre
         "all-reduce profiles, LLMServingSim's Llama-3.1-70B TP4 GEMMs, and the mean decode step "
         "of BLIS's vLLM v0.15.1 runs (per load stage)";
     p.confidence = "measured: the card the most data covers";
-    p.sources = {"blis/kernel-profiles/*.yaml", "op-profiles/vidur/data/profiling/compute/h100",
+    p.sources = {"blis/kernel-profiles/*.yaml",
+                 "op-profiles/vidur/data/profiling/compute/h100",
                  "op-profiles/vidur/data/profiling/network/h100_dgx/all_reduce.csv",
-                 "op-profiles/h100-llama-3.1-70b-tp4/perf_models/H100/meta-llama/Llama-3.1-70B/tp4/layers.csv",
-                 "blis/measured.csv", "blis/experiments.csv", "blis/runs/*/results",
+                 "op-profiles/h100-llama-3.1-70b-tp4/perf_models/H100/meta-llama/Llama-3.1-70B/tp4/"
+                 "layers.csv",
+                 "blis/measured.csv",
+                 "blis/experiments.csv",
+                 "blis/runs/*/results",
                  "blis/trainval-exact-config.json (total_kv_blocks)"};
     p.residuals = residuals_of(h100);
     const ErrorSummary kv_summary = summarize_errors(fitted_errors, &kept);
@@ -230,14 +288,6 @@ std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostre
   out.push_back(h100_preset);
 
   log_fit(log, kRtxPro.name, pro);
-  if (std::getenv("LLMSIM_FIT_DEBUG")) {
-    for (const StageSample& st : read_rtx_pro_6000_run(truth_root)) {
-      log << "DEBUG " << st.source.substr(st.source.rfind(':')) << " B " << st.decode_sequences << " ctx "
-          << st.mean_context << " prefill/step " << st.prefill_tokens_per_step << " chunk "
-          << st.prefill_chunk_tokens << " meas " << st.measured_ns / 1e6 << " pred "
-          << predict_stage_ns(pro.coefficients, st) / 1e6 << "\n";
-    }
-  }
   if (pro.stages.empty()) throw std::invalid_argument("no RTX PRO 6000 measurements");
   GpuPreset pro_preset = preset_of(kRtxPro, pro.coefficients, memory);
   pro_preset.provenance.derivation =
@@ -253,12 +303,13 @@ std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostre
   out.push_back(pro_preset);
 
   // RTX 4090: its operator profiles; the host costs (no run) from the RTX PRO 6000 (same vLLM).
-  const std::vector<OpSample> rtx_ops = read_llmservingsim_profiles(truth_root, "RTX4090", kRtx4090.name);
+  const std::vector<OpSample> rtx_ops =
+      read_llmservingsim_profiles(truth_root, "RTX4090", kRtx4090.name);
   GpuStepCoefficients rtx_prior = prior_of(kRtx4090.sheet);
   rtx_prior.step_ns = pro.coefficients.step_ns;
   rtx_prior.per_sequence_ns = pro.coefficients.per_sequence_ns;
-  const CardFit rtx = fit_card(rtx_prior, rtx_ops, {}, read_llmservingsim_sampler(truth_root, "RTX4090"),
-                               -1, nullptr);
+  const CardFit rtx = fit_card(rtx_prior, rtx_ops, {},
+                               read_llmservingsim_sampler(truth_root, "RTX4090"), -1, nullptr);
   GpuStepCoefficients rtx_coefficients = rtx.coefficients;
   rtx_coefficients.per_layer_ns = read_llmservingsim_small_kernels_ns(truth_root, "RTX4090");
   log_fit(log, kRtx4090.name, rtx);
@@ -278,8 +329,8 @@ std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostre
   // Cards without measurements.
   auto derived = [&](const Card& card, const GpuPreset& from, const std::string& how,
                      const std::string& confidence) {
-    GpuPreset p = preset_of(card, scaled(from.profile.step, from.profile.datasheet, card.sheet),
-                            memory);
+    GpuPreset p =
+        preset_of(card, scaled(from.profile.step, from.profile.datasheet, card.sheet), memory);
     p.provenance.derivation = "derived from " + from.profile.name + ": " + how;
     p.provenance.confidence = confidence;
     p.provenance.sources = {"the " + from.profile.name + " preset's fit", "NVIDIA datasheet"};
@@ -299,21 +350,27 @@ std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostre
                         "bandwidth scaled by 7.7/3.35 TB/s, tensor peaks by 2250/989 (FP8 "
                         "4500/1979), NVLink 5 at twice NVLink 4",
                         "low: another architecture, no measurements"));
-  const GpuPreset a100 =
+  GpuPreset a100 =
       derived(kA100, h100_preset,
-              "bandwidth scaled by 2.039/3.35 TB/s and BF16 peak by 312/989 (H100's measured "
-              "fractions of its datasheet); no FP8 tensor cores: FP8 weights at the bf16 rate",
-              "medium-low: Ampere streams and computes at other fractions of its datasheet than "
-              "Hopper");
+              "BF16 peak scaled by 312/989 (H100's measured fraction of it); no FP8 tensor cores "
+              "(FP8 weights at the bf16 rate); bandwidth scaled by 2.039/3.35 TB/s times the "
+              "A100's streaming efficiency relative to H100's, fitted to Splitwise's Llama-2-70B "
+              "TP2 decode steps on both cards (same engine: its own per-step cost taken as the "
+              "H100 rows' excess over this model's H100 price)",
+              "medium-low: the streaming factor rests on another engine's TP2 decodes (its TP4 "
+              "and TP8 rows are dominated by that engine's own per-step cost); compute not "
+              "measured on A100");
+  fit_a100_streaming(a100, h100.coefficients, truth_root, log);
   out.push_back(a100);
   out.push_back(derived(kA100Small, a100, "bandwidth scaled by 1.555/2.039 TB/s (HBM2 vs HBM2e)",
                         "as A100-80GB's, plus the bandwidth scaling"));
-  out.push_back(derived(kL40S, rtx_preset,
-                        "the same AD102 chip as the RTX 4090: bandwidth scaled by 0.864/1.008 TB/s, "
-                        "BF16 peak by 362/165.2 (the L40S's tensor cores accumulate in FP32 at full "
-                        "rate), FP8 by 733/330.3",
-                        "medium: kernels measured on the 4090; the tensor-peak ratio assumes the "
-                        "4090's achieved fraction carries over"));
+  out.push_back(
+      derived(kL40S, rtx_preset,
+              "the same AD102 chip as the RTX 4090: bandwidth scaled by 0.864/1.008 TB/s, "
+              "BF16 peak by 362/165.2 (the L40S's tensor cores accumulate in FP32 at full "
+              "rate), FP8 by 733/330.3",
+              "medium: kernels measured on the 4090; the tensor-peak ratio assumes the "
+              "4090's achieved fraction carries over"));
   return out;
 }
 

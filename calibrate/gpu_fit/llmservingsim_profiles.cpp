@@ -17,6 +17,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The sample of row i of a profile table: its card, origin, source, group and measured time.
+OpSample row_sample(const CsvTable& t, size_t i, const std::string& card,
+                    const std::string& group) {
+  OpSample s;
+  s.card = card;
+  s.origin = "llmservingsim " + card;
+  s.source = t.where(i);
+  s.group = group;
+  s.measured_ns = t.number(i, "time_us") * 1e3;
+  return s;
+}
+
 // The tp<N> folders under a profile folder, in order.
 std::vector<std::pair<int64_t, fs::path>> tp_folders(const fs::path& variant) {
   std::vector<std::pair<int64_t, fs::path>> out;
@@ -49,12 +61,7 @@ void read_dense(const fs::path& file, const ModelShape& m, int64_t tp, const std
   for (size_t i = 0; i < t.rows(); ++i) {
     const std::string& layer = t.text(i, "layer");
     const double n = t.number(i, "tokens");
-    OpSample s;
-    s.card = card;
-    s.origin = "llmservingsim " + card;
-    s.source = t.where(i);
-    s.measured_ns = t.number(i, "time_us") * 1e3;
-    s.group = group + " " + layer;
+    OpSample s = row_sample(t, i, card, group + " " + layer);
     s.tokens = n;
     if (layer == "qkv_proj") {
       s.gemms = {{r.qkv, bytes, n}};
@@ -92,17 +99,13 @@ void read_attention(const fs::path& file, const ModelShape& m, int64_t tp, const
     const double decodes = t.number(i, "n_decode");
     const double kv_decode = t.number(i, "kv_decode");
     if (chunk <= 0 && decodes <= 0) continue;
-    OpSample s;
-    s.card = card;
-    s.origin = "llmservingsim " + card;
-    s.source = t.where(i);
-    s.measured_ns = t.number(i, "time_us") * 1e3;
+    OpSample s = row_sample(t, i, card, group);
     s.kind = chunk > 0 && decodes > 0 ? OpKind::kMixedAttention
              : chunk > 0              ? OpKind::kPrefillAttention
                                       : OpKind::kDecodeAttention;
-    s.group = group + (s.kind == OpKind::kMixedAttention     ? " mixed_attention"
-                       : s.kind == OpKind::kPrefillAttention ? " prefill_attention"
-                                                             : " decode_attention");
+    s.group += (s.kind == OpKind::kMixedAttention     ? " mixed_attention"
+                : s.kind == OpKind::kPrefillAttention ? " prefill_attention"
+                                                      : " decode_attention");
     s.decode_sequences = decodes;
     s.decode_kv_bytes = decodes * (kv_decode + 1) * r.kv_bytes_per_token;
     s.prefill_tokens = chunk;
@@ -121,12 +124,7 @@ void read_per_sequence(const fs::path& file, const ModelShape& m, int64_t tp,
   const RankShape r = rank_shape(m, tp);
   for (size_t i = 0; i < t.rows(); ++i) {
     if (t.text(i, "layer") != "lm_head") continue;
-    OpSample s;
-    s.card = card;
-    s.origin = "llmservingsim " + card;
-    s.source = t.where(i);
-    s.group = group + " lm_head";
-    s.measured_ns = t.number(i, "time_us") * 1e3;
+    OpSample s = row_sample(t, i, card, group + " lm_head");
     s.gemms = {{r.vocab * r.hidden, static_cast<double>(m.weight_bytes_per_param),
                 t.number(i, "sequences")}};
     out.push_back(s);
@@ -143,12 +141,7 @@ void read_moe(const fs::path& file, const ModelShape& m, int64_t tp, const std::
     const double n = t.number(i, "tokens");
     const double touched = t.number(i, "activated_experts");
     if (touched <= 0 || n <= 0) continue;
-    OpSample s;
-    s.card = card;
-    s.origin = "llmservingsim " + card;
-    s.source = t.where(i);
-    s.group = group + " moe";
-    s.measured_ns = t.number(i, "time_us") * 1e3;
+    OpSample s = row_sample(t, i, card, group + " moe");
     const double rows = n * static_cast<double>(m.experts_per_token) / touched;
     s.gemms = {{r.hidden * static_cast<double>(m.num_experts), 2.0, n},
                {touched * 2.0 * expert, bytes, rows},
@@ -211,7 +204,8 @@ std::vector<std::pair<double, double>> read_llmservingsim_sampler(const std::str
   return out;
 }
 
-double read_llmservingsim_small_kernels_ns(const std::string& truth_root, const std::string& folder) {
+double read_llmservingsim_small_kernels_ns(const std::string& truth_root,
+                                           const std::string& folder) {
   const fs::path file = fs::path(truth_root) / "op-profiles" / "llmservingsim" / folder /
                         "meta-llama" / "Llama-3.1-8B" / "bf16" / "tp1" / "dense.csv";
   const CsvTable t = CsvTable::read(file.string());

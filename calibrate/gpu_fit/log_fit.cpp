@@ -19,7 +19,8 @@ std::vector<double> nelder_mead(const std::function<double(const std::vector<dou
   std::vector<size_t> order(n + 1);
   for (int it = 0; it < max_iterations; ++it) {
     for (size_t i = 0; i <= n; ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return vals[a] < vals[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return vals[a] < vals[b]; });
     std::vector<std::vector<double>> p2(n + 1);
     std::vector<double> v2(n + 1);
     for (size_t i = 0; i <= n; ++i) {

@@ -22,7 +22,8 @@ double predict_op_ns(const GpuStepCoefficients& c, const OpSample& s) {
     case OpKind::kAllreduce:
       return allreduce_ns(c, s.gpus, s.bytes);
     case OpKind::kElementwise:
-      return c.gemm_kernel_ns + s.elementwise_bytes / (c.weight_bytes_per_s * c.elementwise_speed) * 1e9;
+      return c.gemm_kernel_ns +
+             s.elementwise_bytes / (c.weight_bytes_per_s * c.elementwise_speed) * 1e9;
   }
   return 0;
 }

@@ -20,7 +20,7 @@ enum class OpKind {
   kPrefillAttention,  // one prefill-attention kernel
   kMixedAttention,    // decodes beside a prefill chunk, in one measured time
   kAllreduce,
-  kElementwise,       // norms, activation, rotary: bytes moved
+  kElementwise,  // norms, activation, rotary: bytes moved
 };
 
 struct GemmCall {
@@ -52,7 +52,7 @@ struct OpSample {
   double bytes = 0;
   // Elementwise: bytes moved by one kernel (plus its launch, priced as a GEMM kernel's).
   double elementwise_bytes = 0;
-  double tokens = 0;  // the row's token count, where it has one
+  double tokens = 0;        // the row's token count, where it has one
   bool check_only = false;  // reported beside the fit, not fitted (eager-mode timings)
   double measured_ns = 0;
 };

@@ -16,15 +16,15 @@ namespace llm {
 // One tensor-parallel rank's share of a layer, as the kernels see it.
 struct RankShape {
   double hidden = 0;
-  double heads = 0;      // query heads per rank
-  double kv_heads = 0;   // KV heads per rank (at least 1)
+  double heads = 0;     // query heads per rank
+  double kv_heads = 0;  // KV heads per rank (at least 1)
   double head_dim = 0;
-  double qkv = 0;        // parameters of the QKV projection per rank
+  double qkv = 0;  // parameters of the QKV projection per rank
   double attn_out = 0;
-  double gate_up = 0;    // dense MLP, per rank
+  double gate_up = 0;  // dense MLP, per rank
   double down = 0;
   double kv_bytes_per_token = 0;  // one layer's K and V of one token, 16-bit
-  double vocab = 0;      // LM-head rows per rank
+  double vocab = 0;               // LM-head rows per rank
 };
 RankShape rank_shape(const ModelShape& m, int64_t tp);
 
@@ -48,7 +48,8 @@ std::vector<std::pair<double, double>> read_llmservingsim_sampler(const std::str
 
 // The fixed cost of one layer's small kernels on the card: two fused add-and-norms, rotary and the
 // activation at one token, from the Llama-3.1-8B TP1 dense.csv of op-profiles/llmservingsim/FOLDER.
-double read_llmservingsim_small_kernels_ns(const std::string& truth_root, const std::string& folder);
+double read_llmservingsim_small_kernels_ns(const std::string& truth_root,
+                                           const std::string& folder);
 
 // op-profiles/h100-llama-3.1-70b-tp4/.../layers.csv: the projections of Llama-3.1-70B at TP4 on
 // an H100 against tokens (PyTorch eager; only the GEMMs are read).

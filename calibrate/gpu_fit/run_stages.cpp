@@ -11,6 +11,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "calibrate/gpu_fit/csv_table.h"
@@ -56,8 +57,8 @@ json read_json_file(const std::string& path) {
   }
 }
 
-StageSample stage_sample(const ModelShape& m, int64_t tp, int64_t mnbt, double rate,
-                         double e2e_s, double ttft_s, double prompt, double output_len,
+StageSample stage_sample(const ModelShape& m, int64_t tp, int64_t mnbt, double rate, double e2e_s,
+                         double ttft_s, double prompt, double output_len,
                          const std::string& source) {
   StageSample s;
   s.card = "H100-SXM";
@@ -87,8 +88,8 @@ void read_measured(const std::string& root, std::vector<StageSample>& out,
   const json trainval = read_json_file((blis / "trainval-exact-config.json").string());
   std::map<std::string, std::map<std::string, double>> metrics;  // "folder/stage" -> metric
   for (size_t i = 0; i < measured.rows(); ++i) {
-    const std::string key = measured.text(i, "folder") + "/" +
-                            measured.text(i, "stage_index(-1=whole run)");
+    const std::string key =
+        measured.text(i, "folder") + "/" + measured.text(i, "stage_index(-1=whole run)");
     metrics[key][measured.text(i, "metric(ms)")] = measured.number(i, "actual_ms");
   }
   for (size_t i = 0; i < ex.rows(); ++i) {
@@ -120,9 +121,9 @@ void read_measured(const std::string& root, std::vector<StageSample>& out,
       const double e2e = it->second.at("e2e_mean") / 1e3;
       const double ttft = it->second.at("ttft_mean") / 1e3;
       if (overloaded(e2e, ttft)) continue;
-      out.push_back(stage_sample(m, tp, mnbt, rates[stage], e2e, ttft, prompt, output_len,
-                                 (blis / "measured.csv").string() + ": " + folder + " stage " +
-                                     std::to_string(stage)));
+      out.push_back(stage_sample(
+          m, tp, mnbt, rates[stage], e2e, ttft, prompt, output_len,
+          (blis / "measured.csv").string() + ": " + folder + " stage " + std::to_string(stage)));
     }
   }
 }
@@ -193,7 +194,8 @@ std::vector<StageSample> read_rtx_pro_6000_run(const std::string& truth_root) {
   if (!started.is_string() ||
       std::sscanf(started.get<std::string>().c_str(), "%d-%d-%dT%d:%d:%lfZ", &tm.tm_year,
                   &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &seconds) != 6) {
-    throw std::invalid_argument(meta_path + ": field 'started_at': expected YYYY-MM-DDTHH:MM:SS.sZ");
+    throw std::invalid_argument(meta_path +
+                                ": field 'started_at': expected YYYY-MM-DDTHH:MM:SS.sZ");
   }
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
@@ -266,6 +268,47 @@ std::vector<StageSample> read_rtx_pro_6000_run(const std::string& truth_root) {
     s.prefill_chunk_tokens = std::max(static_cast<double>(mnbt) - decoding, 1.0);
     s.prefill_chunk_context = 0;
     s.measured_ns = 1e9 / steps;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<StageSample> read_splitwise_decodes(const std::string& truth_root,
+                                                const std::string& hardware) {
+  const std::string path =
+      (fs::path(truth_root) / "op-profiles" / "splitwise" / "perf_model.csv").string();
+  const CsvTable t = CsvTable::read(path);
+  const ModelShape m = truth_model(truth_root, "llama2-70b");
+  struct Key {
+    int64_t tp, prompt, batch, tokens;
+    bool operator<(const Key& o) const {
+      return std::tie(tp, prompt, batch, tokens) < std::tie(o.tp, o.prompt, o.batch, o.tokens);
+    }
+  };
+  std::map<Key, std::pair<double, int>> sums;  // token_time (ms) sum and count
+  std::map<Key, std::string> where;
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (t.text(i, "model") != "llama2-70b" || t.text(i, "hardware") != hardware) continue;
+    const Key k{static_cast<int64_t>(t.number(i, "tensor_parallel")),
+                static_cast<int64_t>(t.number(i, "prompt_size")),
+                static_cast<int64_t>(t.number(i, "batch_size")),
+                static_cast<int64_t>(t.number(i, "token_size"))};
+    sums[k].first += t.number(i, "token_time");
+    sums[k].second += 1;
+    if (!where.contains(k)) where[k] = t.where(i);
+  }
+  std::vector<StageSample> out;
+  for (const auto& [k, sum] : sums) {
+    StageSample s;
+    s.card = hardware;
+    s.origin = "splitwise";
+    s.group = "Llama-2-70b tp" + std::to_string(k.tp);
+    s.source = where[k];
+    s.model = m;
+    s.tensor_parallel_size = k.tp;
+    s.decode_sequences = static_cast<double>(k.batch);
+    s.mean_context = static_cast<double>(k.prompt) + static_cast<double>(k.tokens) / 2.0;
+    s.measured_ns = sum.first / sum.second * 1e6;
     out.push_back(s);
   }
   return out;

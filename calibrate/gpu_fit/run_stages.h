@@ -30,8 +30,8 @@ struct StageSample {
   ModelShape model;
   int64_t tensor_parallel_size = 1;
   int64_t max_num_batched_tokens = 2048;
-  double decode_sequences = 0;   // B
-  double mean_context = 0;       // C, tokens cached per decoding sequence
+  double decode_sequences = 0;         // B
+  double mean_context = 0;             // C, tokens cached per decoding sequence
   double prefill_tokens_per_step = 0;  // new prompt tokens per step on average
   // The prefill chunks those tokens come in: tokens and cached prefix of one chunk.
   double prefill_chunk_tokens = 0;
@@ -44,5 +44,12 @@ std::vector<StageSample> read_blis_run_stages(const std::string& truth_root);
 
 // The RTX PRO 6000 Llama-3.1-8B run, one sample per second with at least one decoding request.
 std::vector<StageSample> read_rtx_pro_6000_run(const std::string& truth_root);
+
+// Splitwise's static-batch decode steps of Llama-2-70B (op-profiles/splitwise/perf_model.csv):
+// for `hardware` ("a100-80gb", "h100-80gb"), one sample per (TP, prompt, batch, output length),
+// the mean token time of its repeats, B = batch, C = prompt + output / 2, no prefill. Their engine
+// is not vLLM: its own per-step costs are in every time.
+std::vector<StageSample> read_splitwise_decodes(const std::string& truth_root,
+                                                const std::string& hardware);
 
 }  // namespace llm

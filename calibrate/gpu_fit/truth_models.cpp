@@ -57,7 +57,8 @@ std::string model_short_name(const std::string& hf_name) {
 ModelShape truth_model(const std::string& truth_root, const std::string& hf_name) {
   const std::string key = lower(hf_name);
   if (key == "qwen/qwen3-32b") return qwen3_32b();
-  const std::filesystem::path configs = std::filesystem::path(truth_root) / "blis" / "model-configs";
+  const std::filesystem::path configs =
+      std::filesystem::path(truth_root) / "blis" / "model-configs";
   std::string folder = key.substr(key.rfind('/') + 1);
   for (const Alias& a : kAliases) {
     if (key == a.name) folder = a.folder;

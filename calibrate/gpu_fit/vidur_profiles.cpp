@@ -16,16 +16,19 @@ std::vector<OpSample> read_vidur_profiles(const std::string& truth_root) {
   const fs::path root = fs::path(truth_root) / "op-profiles" / "vidur" / "data" / "profiling";
   std::vector<OpSample> out;
   {
-    const CsvTable t =
-        CsvTable::read((root / "compute" / "h100" / "meta-llama" / "Llama-2-7b-hf" / "mlp.csv").string());
+    const CsvTable t = CsvTable::read(
+        (root / "compute" / "h100" / "meta-llama" / "Llama-2-7b-hf" / "mlp.csv").string());
     const ModelShape m = truth_model(truth_root, "meta-llama/Llama-2-7b-hf");
     struct Op {
       const char* column;
       const char* name;
     };
-    const Op ops[] = {{"attn_pre_proj", "qkv"},     {"attn_post_proj", "o_proj"},
-                      {"mlp_up_proj", "gate_up"},   {"mlp_down_proj", "down"},
-};
+    const Op ops[] = {
+        {"attn_pre_proj", "qkv"},
+        {"attn_post_proj", "o_proj"},
+        {"mlp_up_proj", "gate_up"},
+        {"mlp_down_proj", "down"},
+    };
     for (size_t i = 0; i < t.rows(); ++i) {
       const int64_t tp = static_cast<int64_t>(t.number(i, "num_tensor_parallel_workers"));
       const double n = t.number(i, "num_tokens");

@@ -366,13 +366,15 @@ int calibrate_gpu_presets(const CalibrateOptions& o, std::ostream& out) {
   // Every file is written under its .partial name first; none is renamed before all are.
   std::vector<std::unique_ptr<PendingFile>> files;
   for (const GpuPreset& p : presets) {
-    const std::string path = (std::filesystem::path(o.out_dir) / (p.profile.name + ".json")).string();
+    const std::string path =
+        (std::filesystem::path(o.out_dir) / (p.profile.name + ".json")).string();
     files.push_back(std::make_unique<PendingFile>("--out-dir", path));
     files.back()->stream() << gpu_preset_json(p);
   }
   for (size_t i = 0; i < files.size(); ++i) {
     files[i]->commit();
-    out << "wrote " << (std::filesystem::path(o.out_dir) / (presets[i].profile.name + ".json")).string()
+    out << "wrote "
+        << (std::filesystem::path(o.out_dir) / (presets[i].profile.name + ".json")).string()
         << "\n";
   }
   return 0;
