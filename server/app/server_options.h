@@ -73,9 +73,6 @@ struct ServerOptions {
   bool otlp_traces_include_content = false;
 };
 
-// Seconds in the Retry-After header of a 503 from --max-waiting-requests.
-inline constexpr int kAdmissionRetryAfterS = 1;
-
 // Parses argv[1..] (without --help: the caller checks wants_help first). `env_api_key` is
 // VLLM_API_KEY (may be null). Throws UsageError naming the flag.
 ServerOptions parse_server_args(const std::vector<std::string>& args, const char* env_api_key);

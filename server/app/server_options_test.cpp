@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "server/api/api_context.h"  // kAdmissionRetryAfterS
+
 namespace llm {
 namespace {
 

@@ -20,10 +20,10 @@
 #include "calibrate/gpu_fit/gpu_presets_fit.h"
 #include "calibrate/http_probe.h"
 #include "calibrate/step_log_samples.h"
+#include "calibrate/step_pricing.h"
 #include "core/flag_set.h"
 #include "loadgen/cli.h"
 #include "sim/cli/pending_file.h"
-#include "sim/step_pricing.h"
 #include "ui/progress_bar.h"
 
 namespace llm {
