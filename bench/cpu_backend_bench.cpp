@@ -43,6 +43,7 @@
 #include "backends/cpu/thread_pool.h"
 #include "backends/model/model_weights.h"
 #include "backends/sim/cost_model.h"
+#include "backends/sim/presets.h"
 #include "bench/bench_util.h"
 #include "core/ceil_div.h"
 #include "core/rng.h"
@@ -379,12 +380,11 @@ double measured_gemm_flops() {
 Deployment cpu_deployment() {
   const ModelConfig c = bench_weights()->config;
   Deployment d;
-  d.gpu.name = "this-cpu";
-  d.gpu.memory_bytes = 16e9;
-  d.gpu.hbm_bytes_per_s = measure_read_bandwidth();
-  d.gpu.bf16_flops = measured_gemm_flops();
-  d.gpu.compute_efficiency = 1.0;
-  d.gpu.memory_efficiency = 1.0;
+  GpuDatasheet device;
+  device.memory_bytes = 16e9;
+  device.hbm_bytes_per_s = measure_read_bandwidth();
+  device.bf16_flops = measured_gemm_flops();
+  d.gpu = roofline_gpu("this-cpu", device, 1.0, 1.0, 0, 0, 0);
   d.model.name = "cpu-bench-125m";
   d.model.layers = c.num_hidden_layers;
   d.model.hidden = c.hidden_size;

@@ -1,6 +1,8 @@
-// The mock GPU's roofline cost model: how long one engine step takes for a GPU profile, a model
-// shape, a tensor-parallel degree and a batch. Deterministic, pure functions over plain structs.
-// Constants and their sources live in presets.cpp and docs/cost-model.md.
+// The mock GPU's cost model: how long one engine step takes for a deployment (a GPU, a model
+// shape, a tensor-parallel degree, a KV dtype) and a batch, by the GPU step model
+// (gpu_step_model.h) with the GPU's fitted coefficients, or by a calibrated engine's fitted step
+// model (--profile); and how many KV-cache blocks fit, as vLLM sizes them. Deterministic, pure
+// functions over plain structs. docs/cost-model.md gives the formulas and the fits.
 // Thread-safety: pure functions; safe from any thread.
 #pragma once
 
@@ -8,26 +10,13 @@
 #include <optional>
 #include <string>
 
+#include "backends/sim/gpu_preset.h"
 #include "backends/sim/model_shape.h"
 #include "backends/sim/step_model.h"
 #include "backends/sim/step_noise.h"
 #include "core/clock.h"
 
 namespace llm {
-
-struct GpuProfile {
-  std::string name;
-  double memory_bytes = 0;             // driver-reported total memory of one GPU
-  double hbm_bytes_per_s = 0;          // datasheet HBM bandwidth
-  double bf16_flops = 0;               // dense BF16 peak FLOP/s
-  double fp8_flops = 0;                // dense FP8 peak FLOP/s (0 if none)
-  double link_bytes_per_s = 0;         // GPU-to-GPU, one way, per GPU
-  double compute_efficiency = 0.8;     // achievable fraction of bf16_flops
-  double memory_efficiency = 0.8;      // achievable fraction of hbm_bytes_per_s
-  Nanos step_overhead_ns = 0;          // fixed per-step cost (scheduler, launch, sampling)
-  Nanos per_sequence_overhead_ns = 0;  // extra per sequence in the batch
-  Nanos allreduce_latency_ns = 0;      // fixed latency of one all-reduce when tp > 1
-};
 
 // Aggregate of one step's batch. All cost terms are sums over the sequences, so the engine can
 // accumulate them without building a list (O(1) per sequence). For sequence i: c_i tokens already
@@ -69,16 +58,16 @@ struct Deployment {
 };
 
 // Step time in nanoseconds (>= 1 for a non-empty batch, 0 for an empty one): the fitted model's
-// when the deployment has one, else the roofline's. Throws
-// std::invalid_argument for a deployment it cannot price (tp < 1, a zero peak or bandwidth, no
-// GPU link with tp > 1) or a batch with negative counts.
+// when the deployment has one, else the GPU step model's. Throws std::invalid_argument for a
+// deployment it cannot price (tp < 1, a model or coefficients that are not usable, tp > 1 on a
+// GPU without a link) or a batch with negative counts.
 Nanos step_time_ns(const Deployment& d, const BatchCost& batch);
 
-// The roofline terms behind step_time_ns, per tensor-parallel rank (the whole model at tp == 1).
+// The step's work, per tensor-parallel rank, for reports and benchmarks: FLOPs (the GEMMs of the
+// tokens' active weights, causal attention, the LM head of the sampled positions) and bytes
+// (every weight the step reads, once, the KV read and written).
 double step_flops(const Deployment& d, const BatchCost& batch);
 double step_bytes(const Deployment& d, const BatchCost& batch);
-// Seconds spent in the two all-reduces per layer (0 at tp == 1).
-double step_comm_seconds(const Deployment& d, const BatchCost& batch);
 
 // KV bytes one token takes across the whole model (all layers, all KV heads, K and V).
 int64_t kv_bytes_per_token(const ModelShape& m, int64_t kv_cache_dtype_bytes);
@@ -90,17 +79,20 @@ int64_t kv_heads_per_gpu(const Deployment& d);
 // KV bytes one block takes on one GPU (tensor-parallel rank), all layers.
 int64_t kv_block_bytes_per_gpu(const Deployment& d, int64_t block_size);
 
-// KV cache capacity in blocks, as vLLM derives it (see docs/cost-model.md for the activation and
-// graph reserve). Returns 0 or less when the weights alone do not fit.
-int64_t num_gpu_blocks(const Deployment& d, double gpu_memory_utilization, int64_t block_size,
-                       int64_t max_num_batched_tokens);
+// Bytes of the weights one GPU holds (the model's over tp).
+double weight_bytes_per_gpu(const Deployment& d);
 
-// The memory num_gpu_blocks sets aside on one GPU besides the weights: a fixed fraction of the
-// GPU's memory plus the activation peak of a max_num_batched_tokens profiling step.
-double non_kv_reserve_bytes(const Deployment& d, int64_t max_num_batched_tokens);
+// KV cache capacity in blocks, as vLLM sizes it (GpuMemoryCoefficients; docs/cost-model.md).
+// Returns 0 or less when the weights and the reserve alone do not fit.
+int64_t num_gpu_blocks(const Deployment& d, double gpu_memory_utilization, int64_t block_size,
+                       int64_t max_num_batched_tokens, int64_t max_num_seqs);
+
+// The memory num_gpu_blocks keeps on one GPU besides the weights and the KV cache.
+double non_kv_reserve_bytes(const Deployment& d, int64_t max_num_batched_tokens,
+                            int64_t max_num_seqs);
 
 // Bytes left for the KV cache on one GPU (negative when the weights and reserve do not fit).
 double kv_cache_bytes_per_gpu(const Deployment& d, double gpu_memory_utilization,
-                              int64_t max_num_batched_tokens);
+                              int64_t max_num_batched_tokens, int64_t max_num_seqs);
 
 }  // namespace llm

@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
@@ -33,36 +34,54 @@ std::string number_text(double v) {
 
 namespace {
 
-// The simulated deployment of --gpu and --model (the roofline), and vLLM's defaults for it.
-void resolve_presets(const EngineArgs& a, ResolvedEngine& r) {
-  Deployment& d = r.deployment;
+// An engine model: how a simulated engine prices its steps and sizes its KV cache, and the
+// defaults it brings for the engine flags. A GPU preset applied to a model shape is one (the
+// card's fitted step model over any shape; the KV cache sized from its memory, as vLLM sizes it);
+// a --profile is another (the step model fitted to one measured engine; the KV block count it
+// recorded). Both resolve the same way from here on.
+struct EngineModel {
+  Deployment deployment;
+  std::string model_name;
+  std::string kv_cache_dtype;
+  int32_t max_num_seqs = 256;
+  int64_t max_num_batched_tokens = 2048;
+  int32_t block_size = 16;
+  bool async_scheduling = true;
+  // A recorded KV capacity (blocks of recorded_block_size); absent: from the GPU's memory.
+  std::optional<int64_t> recorded_blocks;
+  int64_t recorded_block_size = 16;
+  // The API server in front of it: the GPU preset host's, or the profile's api_server block.
+  std::optional<ApiServerCosts> api_server;
+};
+
+// A GPU preset (or file) and a model preset, schema or config.json, with vLLM's defaults for
+// the OpenAI server: larger on 70 GiB+ GPUs other than the A100.
+EngineModel gpu_engine_model(const EngineArgs& a) {
+  EngineModel e;
+  Deployment& d = e.deployment;
   d.gpu = for_flag("--gpu", [&] { return load_gpu_profile(a.gpu); });
   d.model = for_flag("--model", [&] { return load_model_shape(a.model); });
   for_flag(!a.quantization.empty() ? "--quantization" : "--dtype", [&] {
     apply_weight_format(d.model, WeightFormat{a.dtype, a.quantization});
   });
-  r.kv_cache_dtype = a.kv_cache_dtype.value_or("auto");
-  d.kv_cache_dtype_bytes =
-      for_flag("--kv-cache-dtype", [&] { return kv_cache_dtype_bytes(r.kv_cache_dtype); });
-  d.tensor_parallel_size = a.tensor_parallel_size;
   if (a.tensor_parallel_size < 1 || d.model.heads % a.tensor_parallel_size != 0) {
     throw UsageError("--tensor-parallel-size " + std::to_string(a.tensor_parallel_size) +
                      " does not divide the model's " + std::to_string(d.model.heads) +
                      " attention heads");
   }
-  // vLLM's defaults for the OpenAI server: larger on 70 GiB+ GPUs other than the A100.
-  const bool large_gpu =
-      d.gpu.memory_bytes >= 70.0 * (1ull << 30) && d.gpu.name.find("A100") == std::string::npos;
-  SchedulerConfig& s = r.scheduler;
-  s.max_num_seqs = a.max_num_seqs.value_or(large_gpu ? 1024 : 256);
-  s.max_num_batched_tokens = a.max_num_batched_tokens.value_or(large_gpu ? 8192 : 2048);
-  s.block_size = a.block_size.value_or(16);
-  r.model_name = a.model;
-  if (!a.gpu.ends_with(".json")) r.api_server = api_server_preset(d.gpu.name);
+  d.tensor_parallel_size = a.tensor_parallel_size;
+  const bool large_gpu = d.gpu.datasheet.memory_bytes >= 70.0 * (1ull << 30) &&
+                         d.gpu.name.find("A100") == std::string::npos;
+  e.max_num_seqs = large_gpu ? 1024 : 256;
+  e.max_num_batched_tokens = large_gpu ? 8192 : 2048;
+  e.kv_cache_dtype = "auto";
+  e.model_name = a.model;
+  if (!a.gpu.ends_with(".json")) e.api_server = api_server_preset(d.gpu.name);
+  return e;
 }
 
-// The calibrated engine of --profile: its step model, and its facts as the flags' defaults.
-void resolve_profile(const EngineArgs& a, ResolvedEngine& r, EngineProfile& p) {
+// A calibrated engine (--profile): its step model, and its recorded facts as the defaults.
+EngineModel profile_engine_model(const EngineArgs& a) {
   if (a.gpu_or_model_given) {
     throw UsageError(
         "--profile: replaces --gpu and --model (the profile is the engine); drop them");
@@ -74,36 +93,51 @@ void resolve_profile(const EngineArgs& a, ResolvedEngine& r, EngineProfile& p) {
     throw UsageError(std::string(a.dtype != "auto" ? "--dtype" : "--quantization") +
                      ": a profile was measured with its own weights; drop it");
   }
-  p = for_flag("--profile", [&] { return load_engine_profile(a.profile); });
-  Deployment& d = r.deployment;
+  const EngineProfile p = for_flag("--profile", [&] { return load_engine_profile(a.profile); });
+  EngineModel e;
+  Deployment& d = e.deployment;
   d.fitted = p.step;
   if (!a.no_step_noise) d.step_noise = p.step_noise;
   d.gpu.name = "profile";
   d.model.name = p.model.empty() ? a.profile : p.model;
   d.model.vocab = p.vocab_size;
   d.model.max_context = p.max_model_len;
-  r.kv_cache_dtype = a.kv_cache_dtype.value_or(p.kv_cache_dtype);
-  SchedulerConfig& s = r.scheduler;
-  s.max_num_seqs = a.max_num_seqs.value_or(static_cast<int32_t>(p.max_num_seqs.value_or(256)));
-  s.max_num_batched_tokens =
-      a.max_num_batched_tokens.value_or(p.max_num_batched_tokens.value_or(2048));
-  s.block_size = a.block_size.value_or(static_cast<int32_t>(p.block_size));
-  r.model_name = d.model.name;
-  r.api_server = p.api_server;
+  e.model_name = d.model.name;
+  e.kv_cache_dtype = p.kv_cache_dtype;
+  e.max_num_seqs = static_cast<int32_t>(p.max_num_seqs.value_or(256));
+  e.max_num_batched_tokens = p.max_num_batched_tokens.value_or(2048);
+  e.block_size = static_cast<int32_t>(p.block_size);
+  e.async_scheduling = p.async_scheduling;
+  e.recorded_blocks = p.num_gpu_blocks;
+  e.recorded_block_size = p.block_size;
+  e.api_server = p.api_server;
+  return e;
 }
 
-// KV capacity: --num-gpu-blocks-override, the profile's measured count (at its block size), or
-// what fits in the simulated GPU's memory.
-int64_t resolve_num_blocks(const EngineArgs& a, const ResolvedEngine& r,
-                           const std::optional<EngineProfile>& profile) {
-  if (a.num_gpu_blocks_override) return *a.num_gpu_blocks_override;
-  const SchedulerConfig& s = r.scheduler;
-  if (profile) {
-    // The same KV memory in blocks of another size (--block-size over a profile).
-    return profile->num_gpu_blocks * profile->block_size / s.block_size;
+// KV capacity: --num-gpu-blocks-override, the recorded count (the same KV memory in blocks of
+// another size, when --block-size differs), or what fits in the GPU's memory.
+int64_t resolve_num_blocks(const EngineArgs& a, const EngineModel& e, const Deployment& d,
+                           const SchedulerConfig& s) {
+  if (e.recorded_blocks) {
+    if (a.num_gpu_blocks_override) return *a.num_gpu_blocks_override;
+    return *e.recorded_blocks * e.recorded_block_size / s.block_size;
   }
-  const int64_t blocks = num_gpu_blocks(r.deployment, a.gpu_memory_utilization, s.block_size,
-                                        s.max_num_batched_tokens);
+  if (a.num_gpu_blocks_override) {
+    // More blocks than the GPU's memory holds beside the weights would not start in vLLM.
+    const double block_bytes = static_cast<double>(kv_block_bytes_per_gpu(d, s.block_size));
+    const double room = d.gpu.datasheet.memory_bytes - weight_bytes_per_gpu(d);
+    if (static_cast<double>(*a.num_gpu_blocks_override) * block_bytes > room) {
+      throw UsageError("--num-gpu-blocks-override " + std::to_string(*a.num_gpu_blocks_override) +
+                       ": that KV cache (" +
+                       number_text(static_cast<double>(*a.num_gpu_blocks_override) * block_bytes /
+                                   (1ull << 30)) +
+                       " GiB per GPU) does not fit beside the weights in --gpu " + a.gpu + "'s " +
+                       number_text(d.gpu.datasheet.memory_bytes / (1ull << 30)) + " GiB");
+    }
+    return *a.num_gpu_blocks_override;
+  }
+  const int64_t blocks = num_gpu_blocks(d, a.gpu_memory_utilization, s.block_size,
+                                        s.max_num_batched_tokens, s.max_num_seqs);
   if (blocks < 2) {
     throw UsageError(
         "--gpu-memory-utilization: the model's weights leave no room for a KV cache on --gpu " +
@@ -122,15 +156,21 @@ ResolvedEngine resolve_engine_args(const EngineArgs& a) {
   if (a.no_step_noise && a.profile.empty()) {
     throw UsageError("--no-step-noise: only with --profile (the presets' steps have no noise)");
   }
+  const EngineModel e = a.profile.empty() ? gpu_engine_model(a) : profile_engine_model(a);
   ResolvedEngine r;
-  std::optional<EngineProfile> profile;
-  if (a.profile.empty()) {
-    resolve_presets(a, r);
-  } else {
-    resolve_profile(a, r, profile.emplace());
+  r.deployment = e.deployment;
+  r.model_name = e.model_name;
+  r.api_server = e.api_server;
+  r.kv_cache_dtype = a.kv_cache_dtype.value_or(e.kv_cache_dtype);
+  Deployment& d = r.deployment;
+  if (!d.fitted) {
+    d.kv_cache_dtype_bytes =
+        for_flag("--kv-cache-dtype", [&] { return kv_cache_dtype_bytes(r.kv_cache_dtype); });
   }
-  const Deployment& d = r.deployment;
   SchedulerConfig& s = r.scheduler;
+  s.max_num_seqs = a.max_num_seqs.value_or(e.max_num_seqs);
+  s.max_num_batched_tokens = a.max_num_batched_tokens.value_or(e.max_num_batched_tokens);
+  s.block_size = a.block_size.value_or(e.block_size);
   s.max_model_len = a.max_model_len.value_or(d.model.max_context);
   if (a.max_model_len && d.model.max_context > 0 && *a.max_model_len > d.model.max_context) {
     throw UsageError("--max-model-len " + std::to_string(*a.max_model_len) +
@@ -140,9 +180,9 @@ ResolvedEngine resolve_engine_args(const EngineArgs& a) {
   s.enable_chunked_prefill = a.enable_chunked_prefill;
   s.enable_prefix_caching = a.enable_prefix_caching;
   s.policy = a.policy;
-  // Imitating vLLM on a GPU preset: its default, on; a profile: what the measured engine did.
-  s.async_scheduling = a.async_scheduling.value_or(profile ? profile->async_scheduling : true);
-  const int64_t blocks = resolve_num_blocks(a, r, profile);
+  // vLLM's default (on) for a GPU preset; a profile: what the measured engine did.
+  s.async_scheduling = a.async_scheduling.value_or(e.async_scheduling);
+  const int64_t blocks = resolve_num_blocks(a, e, d, s);
   s.num_gpu_blocks = static_cast<int32_t>(blocks > INT32_MAX ? INT32_MAX : blocks);
   if (std::string problem = validate(s); !problem.empty()) throw UsageError(problem);
   return r;

@@ -34,6 +34,8 @@ class FieldReader {
   // The sub-object under key, for a nested FieldReader; object_if gives null when it is absent.
   const json& object(const std::string& key);
   const json* object_if(const std::string& key);
+  // The value under key, of any type, marked as known; null when it is absent.
+  const json* value_if(const std::string& key) { return find(key, false); }
 
   // Throws for the first key of the object that no read() asked for.
   void reject_unknown() const;

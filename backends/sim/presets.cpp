@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/sim/gpu_preset_files.h"
 #include "backends/sim/hf_model_config.h"
 #include "backends/sim/json_fields.h"
 
@@ -22,67 +23,61 @@ namespace {
 
 using namespace sim_json;
 
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr Nanos kMicro = 1000;
-
-// Host-side costs, the same for every GPU preset (they are CPU work: scheduling, input
-// preparation, kernel launches, sampling bookkeeping).
-// - 126 us per step: the constant per-step term of the BLIS (inference-sim) fitted step model. It
-//   sits at the low end of vLLM's own 0.1-0.3 ms per-step CPU overhead with async scheduling,
-//   which fits a model where most CPU work overlaps the GPU.
-// - 4.4 us per sequence: BLIS's fitted per-request term.
-// BLIS's per-layer term (32 us) is left out: BLIS fitted it together with its own device terms,
-// while our roofline already charges kernel inefficiency through the efficiency fractions, so
-// adding it would count that cost twice (our judgement).
-constexpr Nanos kStepOverheadNs = 126 * kMicro;
-constexpr Nanos kPerSequenceOverheadNs = 4400;
-
-// Fixed latency of one all-reduce (GpuProfile::allreduce_latency_ns). NVLink parts: NVIDIA
-// AIConfigurator's ~10 us per GPU-to-GPU transfer. PCIe-only cards: 25 us, the top of the 10-25 us
-// range, since their all-reduces cross the PCIe switch (our assumption).
-constexpr Nanos kNvlinkNs = 10 * kMicro;
-constexpr Nanos kPcieNs = 25 * kMicro;
-
-// Achievable fraction of HBM bandwidth: AIConfigurator's 0.8 scale, used for every GPU.
-constexpr double kMemoryEfficiency = 0.8;
-
-// Rates are in base units (bytes/s, FLOP/s) written as the datasheet's figure with its exponent, so
-// that the stored double is exactly the literal (2.039e12, not 2.039 * 1e12).
-GpuProfile make_gpu(std::string name, double memory_mib, double hbm_bytes_per_s, double bf16_flops,
-                    double fp8_flops, double link_bytes_per_s, double compute_efficiency,
-                    Nanos allreduce_ns) {
-  GpuProfile g;
-  g.name = std::move(name);
-  g.memory_bytes = memory_mib * kMiB;
-  g.hbm_bytes_per_s = hbm_bytes_per_s;
-  g.bf16_flops = bf16_flops;
-  g.fp8_flops = fp8_flops;
-  g.link_bytes_per_s = link_bytes_per_s;
-  g.compute_efficiency = compute_efficiency;
-  g.memory_efficiency = kMemoryEfficiency;
-  g.step_overhead_ns = kStepOverheadNs;
-  g.per_sequence_overhead_ns = kPerSequenceOverheadNs;
-  g.allreduce_latency_ns = allreduce_ns;
-  return g;
+// The calibrated GPU presets: one data file per card (backends/sim/gpus/*.json), compiled in.
+// Their numbers and provenance are the fit's (llmsim calibrate --runs; docs/cost-model.md).
+const std::vector<GpuPreset>& gpu_table() {
+  static const std::vector<GpuPreset> table = [] {
+    std::vector<GpuPreset> out;
+    for (const EmbeddedFile& f : gpu_preset_files()) {
+      json obj;
+      try {
+        obj = json::parse(f.text);
+      } catch (const json::exception& e) {
+        throw std::logic_error(std::string("built-in GPU preset ") + f.name + ": " + e.what());
+      }
+      out.push_back(gpu_preset_from_json(obj, std::string("built-in ") + f.name));
+    }
+    return out;
+  }();
+  return table;
 }
 
-// Memory: driver-reported total (nvidia-smi, MiB). Bandwidth, dense (non-sparse) BF16/FP8 peaks and
-// one-way per-GPU link bandwidth: NVIDIA datasheets. Compute efficiency: best-case BF16 GEMM
-// fraction of peak as published for each architecture (0.80 Hopper, 0.87 Ampere, 0.78 Blackwell);
-// the L40S (Ada) has no published figure, so it borrows Hopper's 0.80 (our assumption).
-const std::vector<GpuProfile>& gpu_table() {
-  static const std::vector<GpuProfile> table = {
-      // clang-format off
-      //       name         MiB     HBM B/s   BF16 FLOP/s  FP8 FLOP/s  link B/s  eff   all-reduce
-      make_gpu("H200",      143771, 4.8e12,   989e12,      1979e12,    450e9,    0.80, kNvlinkNs),
-      make_gpu("H100-SXM",  81559,  3.35e12,  989e12,      1979e12,    450e9,    0.80, kNvlinkNs),
-      make_gpu("H100-PCIe", 81559,  2.0e12,   756e12,      1513e12,    64e9,     0.80, kPcieNs),
-      make_gpu("A100-80GB", 81920,  2.039e12, 312e12,      0,          300e9,    0.87, kNvlinkNs),
-      make_gpu("L40S",      46068,  0.864e12, 362e12,      733e12,     32e9,     0.80, kPcieNs),
-      make_gpu("B200",      183359, 7.7e12,   2250e12,     4500e12,    900e9,    0.78, kNvlinkNs),
-      // clang-format on
-  };
-  return table;
+// A GPU file in the format before the calibrated presets (datasheet rates, two efficiencies and
+// three overheads): roofline_gpu of its numbers.
+GpuProfile gpu_from_roofline_json(const json& obj, const std::string& file) {
+  GpuProfile g;
+  FieldReader r(obj, file);
+  GpuDatasheet& ds = g.datasheet;
+  double compute_efficiency = 0, memory_efficiency = 0;
+  Nanos step_overhead = 0, per_sequence = 0, allreduce = 0;
+  r.read("name", g.name, true);
+  r.read("memory_bytes", ds.memory_bytes, true);
+  r.read("hbm_bytes_per_s", ds.hbm_bytes_per_s, true);
+  r.read("bf16_flops", ds.bf16_flops, true);
+  r.read("fp8_flops", ds.fp8_flops, false);
+  r.read("link_bytes_per_s", ds.link_bytes_per_s, true);
+  r.read("compute_efficiency", compute_efficiency, true);
+  r.read("memory_efficiency", memory_efficiency, true);
+  r.read("step_overhead_ns", step_overhead, true);
+  r.read("per_sequence_overhead_ns", per_sequence, true);
+  r.read("allreduce_latency_ns", allreduce, true);
+  r.reject_unknown();
+  require_positive(r, "memory_bytes", ds.memory_bytes);
+  require_positive(r, "hbm_bytes_per_s", ds.hbm_bytes_per_s);
+  require_positive(r, "bf16_flops", ds.bf16_flops);
+  require_non_negative(r, "fp8_flops", ds.fp8_flops);
+  require_non_negative(r, "link_bytes_per_s", ds.link_bytes_per_s);
+  require_fraction(r, "compute_efficiency", compute_efficiency);
+  require_fraction(r, "memory_efficiency", memory_efficiency);
+  require_non_negative(r, "step_overhead_ns", static_cast<double>(step_overhead));
+  require_non_negative(r, "per_sequence_overhead_ns", static_cast<double>(per_sequence));
+  require_non_negative(r, "allreduce_latency_ns", static_cast<double>(allreduce));
+  const GpuProfile reference = roofline_gpu(
+      g.name, ds, compute_efficiency, memory_efficiency, static_cast<double>(step_overhead),
+      static_cast<double>(per_sequence), static_cast<double>(allreduce));
+  g.step = reference.step;
+  g.memory = reference.memory;
+  return g;
 }
 
 struct ShapeRow {
@@ -159,35 +154,6 @@ std::vector<std::string> names_of(const std::vector<T>& table) {
   return out;
 }
 
-GpuProfile gpu_from_json(const json& obj, const std::string& file) {
-  GpuProfile g;
-  FieldReader r(obj, file);
-  r.read("name", g.name, true);
-  r.read("memory_bytes", g.memory_bytes, true);
-  r.read("hbm_bytes_per_s", g.hbm_bytes_per_s, true);
-  r.read("bf16_flops", g.bf16_flops, true);
-  r.read("fp8_flops", g.fp8_flops, false);
-  r.read("link_bytes_per_s", g.link_bytes_per_s, true);
-  r.read("compute_efficiency", g.compute_efficiency, true);
-  r.read("memory_efficiency", g.memory_efficiency, true);
-  r.read("step_overhead_ns", g.step_overhead_ns, true);
-  r.read("per_sequence_overhead_ns", g.per_sequence_overhead_ns, true);
-  r.read("allreduce_latency_ns", g.allreduce_latency_ns, true);
-  r.reject_unknown();
-  require_positive(r, "memory_bytes", g.memory_bytes);
-  require_positive(r, "hbm_bytes_per_s", g.hbm_bytes_per_s);
-  require_positive(r, "bf16_flops", g.bf16_flops);
-  require_non_negative(r, "fp8_flops", g.fp8_flops);
-  require_non_negative(r, "link_bytes_per_s", g.link_bytes_per_s);
-  require_fraction(r, "compute_efficiency", g.compute_efficiency);
-  require_fraction(r, "memory_efficiency", g.memory_efficiency);
-  require_non_negative(r, "step_overhead_ns", static_cast<double>(g.step_overhead_ns));
-  require_non_negative(r, "per_sequence_overhead_ns",
-                       static_cast<double>(g.per_sequence_overhead_ns));
-  require_non_negative(r, "allreduce_latency_ns", static_cast<double>(g.allreduce_latency_ns));
-  return g;
-}
-
 ModelShape model_from_json(const json& obj, const std::string& file) {
   ModelShape m;
   FieldReader r(obj, file);
@@ -226,23 +192,70 @@ ModelShape model_from_json(const json& obj, const std::string& file) {
 
 }  // namespace
 
-const GpuProfile* find_gpu_preset(std::string_view name) { return find_by_name(gpu_table(), name); }
+GpuProfile roofline_gpu(const std::string& name, const GpuDatasheet& datasheet,
+                        double compute_efficiency, double memory_efficiency, double step_ns,
+                        double per_sequence_ns, double allreduce_ns) {
+  GpuProfile g;
+  g.name = name;
+  g.datasheet = datasheet;
+  GpuStepCoefficients& c = g.step;
+  c.step_ns = step_ns;
+  c.per_sequence_ns = per_sequence_ns;
+  c.weight_bytes_per_s = datasheet.hbm_bytes_per_s * memory_efficiency;
+  c.kv_bytes_per_s = c.weight_bytes_per_s;
+  c.prefill_kv_bytes_per_s = c.weight_bytes_per_s;
+  c.mixed_kv_bytes_per_s = c.weight_bytes_per_s;
+  c.gemm_flops_bf16 = datasheet.bf16_flops * compute_efficiency;
+  c.gemm_flops_fp8 = datasheet.fp8_flops * compute_efficiency;
+  c.attention_flops = c.gemm_flops_bf16;
+  c.gemm_sharpness = 64;
+  c.elementwise_speed = 1e6;
+  c.allreduce_ns = allreduce_ns;
+  c.link_bytes_per_s = datasheet.link_bytes_per_s;
+  if (const GpuProfile* reference = find_gpu_preset("H100-SXM")) g.memory = reference->memory;
+  return g;
+}
+
+const GpuPreset* find_gpu_preset_file(std::string_view name) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const GpuPreset& p : gpu_table()) {
+      auto same = [&](const std::string& n) { return pass == 0 ? n == name : iequals(n, name); };
+      if (same(p.profile.name)) return &p;
+      for (const std::string& alias : p.aliases) {
+        if (same(alias)) return &p;
+      }
+    }
+  }
+  return nullptr;
+}
+
+const GpuProfile* find_gpu_preset(std::string_view name) {
+  const GpuPreset* p = find_gpu_preset_file(name);
+  return p ? &p->profile : nullptr;
+}
 
 const ModelShape* find_model_preset(std::string_view name) {
   return find_by_name(model_table(), name);
 }
 
-std::vector<std::string> gpu_preset_names() { return names_of(gpu_table()); }
+std::vector<std::string> gpu_preset_names() {
+  std::vector<std::string> out;
+  for (const GpuPreset& p : gpu_table()) out.push_back(p.profile.name);
+  return out;
+}
 
 std::vector<std::string> model_preset_names() { return names_of(model_table()); }
 
 GpuProfile load_gpu_profile(const std::string& name_or_json_path) {
   if (is_json_path(name_or_json_path)) {
-    return gpu_from_json(read_json_object(name_or_json_path), name_or_json_path);
+    const json obj = read_json_object(name_or_json_path);
+    if (obj.contains("llmsim_gpu")) return gpu_preset_from_json(obj, name_or_json_path).profile;
+    return gpu_from_roofline_json(obj, name_or_json_path);
   }
   if (const GpuProfile* g = find_gpu_preset(name_or_json_path)) return *g;
-  throw std::invalid_argument("unknown GPU preset '" + name_or_json_path + "' (known: " +
-                              join(gpu_preset_names()) + "; or a path ending in .json)");
+  throw std::invalid_argument("unknown GPU preset '" + name_or_json_path +
+                              "' (known: " + join(gpu_preset_names()) +
+                              "; or a path ending in .json: a GPU file of llmsim calibrate)");
 }
 
 ModelShape load_model_shape(const std::string& name_or_json_path) {

@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "backends/sim/gpu_step_model.h"
+#include "backends/sim/json_fields.h"
 #include "backends/testing/error_message.h"
 
 namespace llm {
@@ -81,44 +83,69 @@ TEST(Presets, MaxContext) {
   EXPECT_FALSE(find_model_preset("Llama-3.1-70B")->tied_embeddings);
 }
 
-TEST(Presets, GpuTableValues) {
+TEST(Presets, GpuDatasheets) {
   const GpuProfile* h200 = find_gpu_preset("H200");
   ASSERT_NE(h200, nullptr);
-  EXPECT_EQ(h200->memory_bytes, 143771 * kBytesPerMiB);
-  EXPECT_EQ(h200->hbm_bytes_per_s, 4.8e12);
-  EXPECT_EQ(h200->bf16_flops, 989e12);
-  EXPECT_EQ(h200->link_bytes_per_s, 450e9);
-  EXPECT_EQ(find_gpu_preset("H100-SXM")->memory_bytes, 81559 * kBytesPerMiB);
-  EXPECT_EQ(find_gpu_preset("H100-SXM")->hbm_bytes_per_s, 3.35e12);
-  EXPECT_EQ(find_gpu_preset("A100-80GB")->memory_bytes, 81920 * kBytesPerMiB);
-  EXPECT_DOUBLE_EQ(find_gpu_preset("A100-80GB")->compute_efficiency, 0.87);
-  EXPECT_DOUBLE_EQ(find_gpu_preset("B200")->compute_efficiency, 0.78);
-  EXPECT_DOUBLE_EQ(find_gpu_preset("H100-SXM")->compute_efficiency, 0.80);
+  EXPECT_EQ(h200->datasheet.memory_bytes, 143771 * kBytesPerMiB);
+  EXPECT_EQ(h200->datasheet.hbm_bytes_per_s, 4.8e12);
+  EXPECT_EQ(h200->datasheet.bf16_flops, 989e12);
+  EXPECT_EQ(h200->datasheet.link_bytes_per_s, 450e9);
+  EXPECT_EQ(find_gpu_preset("H100-SXM")->datasheet.memory_bytes, 81559 * kBytesPerMiB);
+  EXPECT_EQ(find_gpu_preset("H100-SXM")->datasheet.hbm_bytes_per_s, 3.35e12);
+  EXPECT_EQ(find_gpu_preset("A100-80GB")->datasheet.memory_bytes, 81920 * kBytesPerMiB);
+  EXPECT_EQ(find_gpu_preset("A100-80GB")->datasheet.fp8_flops, 0);
+  EXPECT_EQ(find_gpu_preset("RTX-4090")->datasheet.memory_bytes, 24564 * kBytesPerMiB);
   for (const std::string& name : gpu_preset_names()) {
-    const GpuProfile* g = find_gpu_preset(name);
-    ASSERT_NE(g, nullptr) << name;
-    EXPECT_DOUBLE_EQ(g->memory_efficiency, 0.8) << name;
-    // Overheads within the ranges the spec quotes.
-    EXPECT_GE(g->step_overhead_ns, 100'000) << name;
-    EXPECT_LE(g->step_overhead_ns, 300'000) << name;
-    EXPECT_GE(g->allreduce_latency_ns, 10'000) << name;
-    EXPECT_LE(g->allreduce_latency_ns, 25'000) << name;
-    EXPECT_GT(g->link_bytes_per_s, 0) << name;
+    const GpuPreset* p = find_gpu_preset_file(name);
+    ASSERT_NE(p, nullptr) << name;
+    EXPECT_EQ(gpu_coefficients_problem(p->profile.step), "") << name;
+    EXPECT_EQ(gpu_memory_problem(p->profile.memory), "") << name;
+    // Every preset says where its numbers come from and how sure they are.
+    EXPECT_FALSE(p->provenance.derivation.empty()) << name;
+    EXPECT_FALSE(p->provenance.confidence.empty()) << name;
+    EXPECT_FALSE(p->provenance.sources.empty()) << name;
+    EXPECT_NE(p->provenance.fit.find("llmsim calibrate --runs"), std::string::npos) << name;
+    // Fitted rates stay below the datasheet's peaks.
+    const GpuStepCoefficients& c = p->profile.step;
+    EXPECT_LT(c.weight_bytes_per_s, p->profile.datasheet.hbm_bytes_per_s) << name;
+    EXPECT_LT(c.kv_bytes_per_s, p->profile.datasheet.hbm_bytes_per_s) << name;
+    EXPECT_LT(c.gemm_flops_bf16, p->profile.datasheet.bf16_flops) << name;
   }
 }
 
-TEST(Presets, NamesAndLookup) {
-  for (const char* name : {"H200", "H100-SXM", "A100-80GB", "H100-PCIe", "L40S", "B200"}) {
+TEST(Presets, MeasuredCardsCarryTheirResiduals) {
+  for (const char* name : {"H100-SXM", "RTX-PRO-6000", "RTX-4090"}) {
+    const GpuPreset* p = find_gpu_preset_file(name);
+    ASSERT_NE(p, nullptr) << name;
+    bool gemm = false;
+    for (const PresetResidual& r : p->provenance.residuals) {
+      EXPECT_GT(r.samples, 0) << name << " " << r.stage;
+      EXPECT_LE(r.median_abs_error, r.p90_abs_error) << name << " " << r.stage;
+      EXPECT_LE(r.p90_abs_error, r.max_abs_error) << name << " " << r.stage;
+      if (r.stage == "gemm") {
+        gemm = true;
+        EXPECT_LT(r.median_abs_error, 0.15) << name;
+      }
+    }
+    EXPECT_TRUE(gemm) << name;
+  }
+}
+
+TEST(Presets, NamesAliasesAndLookup) {
+  for (const char* name : {"H100-SXM", "H200", "A100-80GB", "A100-40GB", "L40S", "RTX-PRO-6000",
+                           "RTX-4090", "H100-PCIe", "B200"}) {
     ASSERT_NE(find_gpu_preset(name), nullptr) << name;
     EXPECT_EQ(find_gpu_preset(name)->name, name);
   }
-  EXPECT_EQ(gpu_preset_names().size(), 6u);
+  EXPECT_EQ(gpu_preset_names().size(), 9u);
   EXPECT_EQ(model_preset_names().size(), 7u);
   for (const std::string& name : model_preset_names()) {
     ASSERT_NE(find_model_preset(name), nullptr) << name;
   }
   EXPECT_EQ(find_gpu_preset("h200")->name, "H200");
   EXPECT_EQ(find_gpu_preset("a100-80gb")->name, "A100-80GB");
+  EXPECT_EQ(find_gpu_preset("H100")->name, "H100-SXM");
+  EXPECT_EQ(find_gpu_preset("rtxpro6000")->name, "RTX-PRO-6000");
   EXPECT_EQ(find_model_preset("LLAMA-3.1-8B")->name, "Llama-3.1-8B");
   EXPECT_EQ(find_gpu_preset("H300"), nullptr);
   EXPECT_EQ(find_model_preset("Llama-3.1-8"), nullptr);
@@ -126,7 +153,7 @@ TEST(Presets, NamesAndLookup) {
 }
 
 TEST(Presets, LoadByNameAndUnknownNameListsPresets) {
-  EXPECT_EQ(load_gpu_profile("H100-SXM").hbm_bytes_per_s, 3.35e12);
+  EXPECT_EQ(load_gpu_profile("H100-SXM").datasheet.hbm_bytes_per_s, 3.35e12);
   EXPECT_EQ(load_model_shape("qwen3-8b").name, "Qwen3-8B");
   const std::string gpu_error = invalid_argument_message([] { load_gpu_profile("H300"); });
   EXPECT_NE(gpu_error.find("H300"), std::string::npos) << gpu_error;
@@ -139,18 +166,58 @@ TEST(Presets, LoadByNameAndUnknownNameListsPresets) {
   }
 }
 
-TEST(PresetsJson, LoadsGpuProfile) {
+TEST(PresetsJson, PresetFileRoundTrips) {
+  for (const std::string& name : gpu_preset_names()) {
+    const GpuPreset& p = *find_gpu_preset_file(name);
+    const std::string path = write_fixture(name + ".json", gpu_preset_json(p));
+    const GpuProfile g = load_gpu_profile(path);
+    EXPECT_EQ(g.name, p.profile.name);
+    EXPECT_EQ(g.datasheet.memory_bytes, p.profile.datasheet.memory_bytes);
+    for (const GpuCoefficientField& f : gpu_coefficient_fields()) {
+      EXPECT_EQ(g.step.*f.member, p.profile.step.*f.member) << name << " " << f.name;
+    }
+    EXPECT_EQ(g.memory.reserved_bytes, p.profile.memory.reserved_bytes) << name;
+    const std::string again =
+        gpu_preset_json(gpu_preset_from_json(sim_json::read_json_object(path), path));
+    EXPECT_EQ(again, gpu_preset_json(p)) << name;
+  }
+}
+
+TEST(PresetsJson, BadPresetFileNamesFileAndField) {
+  const std::string good = gpu_preset_json(*find_gpu_preset_file("H100-SXM"));
+  struct Case {
+    std::string from, to, field;
+  };
+  const Case cases[] = {
+      {"\"gemm_kernel_ns\"", "\"gemm_kernel_us\"", "gemm_kernel_ns"},
+      {"\"weight_bytes_per_s\": 3", "\"weight_bytes_per_s\": -3", "weight_bytes_per_s"},
+      {"\"llmsim_gpu\": 1", "\"llmsim_gpu\": 2", "llmsim_gpu"},
+      {"\"reserved_bytes\": ", "\"reserved_bytes\": \"x\", \"r\": ", "reserved_bytes"},
+      {"\"memory_bytes\": ", "\"memory_bytes\": 0, \"m\": ", "memory_bytes"}};
+  for (const Case& c : cases) {
+    std::string text = good;
+    ASSERT_NE(text.find(c.from), std::string::npos) << c.from;
+    text.replace(text.find(c.from), c.from.size(), c.to);
+    const std::string path = write_fixture("bad_preset.json", text);
+    const std::string error = invalid_argument_message([&] { load_gpu_profile(path); });
+    EXPECT_NE(error.find(path), std::string::npos) << error;
+    EXPECT_NE(error.find(c.field), std::string::npos) << c.field << ": " << error;
+  }
+}
+
+TEST(PresetsJson, RooflineGpuFileStillLoads) {
   const GpuProfile g = load_gpu_profile(write_fixture("gpu_ok.json", kGpuJson));
-  const GpuProfile* a100 = find_gpu_preset("A100-80GB");
   EXPECT_EQ(g.name, "TestGPU");
-  EXPECT_EQ(g.memory_bytes, a100->memory_bytes);
-  EXPECT_EQ(g.hbm_bytes_per_s, a100->hbm_bytes_per_s);
-  EXPECT_EQ(g.bf16_flops, a100->bf16_flops);
-  EXPECT_EQ(g.link_bytes_per_s, a100->link_bytes_per_s);
-  EXPECT_EQ(g.compute_efficiency, a100->compute_efficiency);
-  EXPECT_EQ(g.step_overhead_ns, a100->step_overhead_ns);
-  EXPECT_EQ(g.per_sequence_overhead_ns, a100->per_sequence_overhead_ns);
-  EXPECT_EQ(g.allreduce_latency_ns, a100->allreduce_latency_ns);
+  EXPECT_EQ(g.datasheet.memory_bytes, 85899345920.0);
+  // The roofline: weights streamed at 80% of 2.039 TB/s, GEMMs at 87% of 312 TFLOP/s, the
+  // overheads as given, no kernel costs.
+  EXPECT_DOUBLE_EQ(g.step.weight_bytes_per_s, 2.039e12 * 0.8);
+  EXPECT_DOUBLE_EQ(g.step.gemm_flops_bf16, 312e12 * 0.87);
+  EXPECT_EQ(g.step.step_ns, 126000);
+  EXPECT_EQ(g.step.per_sequence_ns, 4400);
+  EXPECT_EQ(g.step.allreduce_ns, 10000);
+  EXPECT_EQ(g.step.gemm_kernel_ns, 0);
+  EXPECT_EQ(gpu_coefficients_problem(g.step), "");
 }
 
 TEST(PresetsJson, LoadsModelShapeAndDerivesParams) {

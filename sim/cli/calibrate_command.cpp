@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -18,6 +19,7 @@
 #include "backends/sim/step_record.h"
 #include "calibrate/api_probe.h"
 #include "calibrate/backend_probe.h"
+#include "calibrate/gpu_fit/gpu_presets_fit.h"
 #include "calibrate/http_probe.h"
 #include "calibrate/step_log_samples.h"
 #include "calibrate/step_pricing.h"
@@ -32,6 +34,7 @@ namespace {
 
 constexpr const char* kCalibrateUsage =
     R"(usage: llmsim calibrate --backend cpu --model PATH [--cpu-threads N] [flags] --out FILE.json
+       llmsim calibrate --runs GPU_TRUTH_DIR --out-dir DIR
        llmsim calibrate --url http://HOST:PORT [--model NAME] [flags] --out FILE.json
        llmsim calibrate --step-log STEPLOG[,STEPLOG...] --facts PROFILE.json [--engine N]
                         [--gap-limit-ms MS] --out FILE.json
@@ -97,6 +100,14 @@ scheduled), unless that gap is an idle wait (--gap-limit-ms or longer).
   --gap-limit-ms MS                gaps between steps shorter than MS are host time, counted in
                                    the step before (default 5, as llmsim price-steps; 0: none)
 
+From published GPU measurements (--runs): fits the GPU presets' step-model and KV-capacity
+coefficients (--gpu H100-SXM, ...) to the operator profiles and whole runs in the folder (its
+layout is ../shared/gpu-truth's, README.md there) and writes one preset file per card, with
+each fit's residuals and the sources (docs/cost-model.md). The shipped presets are
+  llmsim calibrate --runs ../shared/gpu-truth --out-dir backends/sim/gpus
+  --runs DIR                       the gpu-truth folder
+  --out-dir DIR                    where to write CARD.json (each under .partial, then renamed)
+
 Every mode keeps in the profile how the measured steps scatter around the fitted model (measured /
 modelled time at 21 probabilities, "step_time_noise"); a replay draws each step's ratio from it,
 so its ITL and TPOT tails and its sums are the engine's rather than those of a typical step.
@@ -110,6 +121,8 @@ struct CalibrateOptions {
   std::string url;
   std::string step_log;
   std::string facts;
+  std::string runs;
+  std::string out_dir;
   int64_t engine_index = -1;
   double gap_limit_ms = -1;     // -1: not given (5 with --step-log)
   loadgen::BenchConfig target;  // from --url
@@ -141,6 +154,8 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
       .nonempty({"--llmserve"}, o.llmserve)
       .nonempty({"--step-log"}, o.step_log)
       .nonempty({"--facts"}, o.facts)
+      .nonempty({"--runs"}, o.runs)
+      .nonempty({"--out-dir"}, o.out_dir)
       .integer({"--engine"}, o.engine_index, 0)
       .number({"--gap-limit-ms"}, o.gap_limit_ms, 0.0);
   flags.text({"--api-key"}, o.target.api_key);
@@ -148,13 +163,19 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
   o.engine = engine.args();
   if (!o.url.empty()) loadgen::parse_base_url(o.url, o.target);
   o.model_given = o.engine.gpu_or_model_given;
-  if (o.out.empty()) throw UsageError("--out: required (the profile to write)");
-  const int sources = !o.backend.empty() + !o.url.empty() + !o.step_log.empty();
+  const int sources = !o.backend.empty() + !o.url.empty() + !o.step_log.empty() + !o.runs.empty();
   if (sources != 1) {
     throw UsageError(
-        "--backend: give one of --backend (in-process), --url (a running server) and --step-log "
-        "(a server's step log)");
+        "--backend: give one of --backend (in-process), --url (a running server), --step-log "
+        "(a server's step log) and --runs (published GPU measurements)");
   }
+  if (!o.runs.empty()) {
+    if (o.out_dir.empty()) throw UsageError("--out-dir: required with --runs");
+    if (!o.out.empty()) throw UsageError("--out: --runs writes one file per card to --out-dir");
+    return o;
+  }
+  if (!o.out_dir.empty()) throw UsageError("--out-dir: only with --runs");
+  if (o.out.empty()) throw UsageError("--out: required (the profile to write)");
   if (!o.step_log.empty() && o.facts.empty()) {
     throw UsageError("--facts: required with --step-log (a profile of the same engine)");
   }
@@ -416,6 +437,35 @@ void write_steps(const std::vector<StepSample>& samples, std::ostream& out) {
   }
 }
 
+// Fits the GPU presets to the published measurements in --runs and writes one file per card.
+int calibrate_gpu_presets(const CalibrateOptions& o, std::ostream& out) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(o.out_dir, ec)) {
+    throw UsageError("--out-dir " + o.out_dir + ": not a folder");
+  }
+  std::vector<GpuPreset> presets;
+  try {
+    presets = fit_gpu_presets(o.runs, out);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--runs: ") + e.what());
+  }
+  // Every file is written under its .partial name first; none is renamed before all are.
+  std::vector<std::unique_ptr<PendingFile>> files;
+  for (const GpuPreset& p : presets) {
+    const std::string path =
+        (std::filesystem::path(o.out_dir) / (p.profile.name + ".json")).string();
+    files.push_back(std::make_unique<PendingFile>("--out-dir", path));
+    files.back()->stream() << gpu_preset_json(p);
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    files[i]->commit();
+    out << "wrote "
+        << (std::filesystem::path(o.out_dir) / (presets[i].profile.name + ".json")).string()
+        << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::string describe_fit(const StepFit& fit) {
@@ -455,6 +505,7 @@ int run_calibrate_command(const std::vector<std::string>& args, std::ostream& ou
   CalibrateOptions o;
   try {
     o = parse_calibrate_args(args);
+    if (!o.runs.empty()) return calibrate_gpu_presets(o, out);
     PendingFile file("--out", o.out);
     std::unique_ptr<PendingFile> steps_file;
     if (!o.steps_out.empty())
