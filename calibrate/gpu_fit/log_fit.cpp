@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "sim/sample_stats.h"
+#include "core/sample_stats.h"
 
 namespace llm {
 
