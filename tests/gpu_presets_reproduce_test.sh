@@ -5,7 +5,9 @@
 # and every file it writes equals the shipped one: the same files, the same text fields, every
 # number within a relative 1e-6 (the fit is deterministic; the margin is for compilers that
 # round the last bits of the Nelder-Mead arithmetic differently). Skipped, saying so, where
-# ../shared/gpu-truth is absent.
+# ../shared/gpu-truth is absent. Then the cross-validation's --hold-out: holding Qwen2.5-7B out
+# changes the H100-SXM fit and says so in the provenance; a name matching no model is refused
+# (exit 2) and writes nothing.
 # Usage: tests/gpu_presets_reproduce_test.sh LLMSIM
 set -euo pipefail
 llmsim=${1:?usage: gpu_presets_reproduce_test.sh LLMSIM}
@@ -53,3 +55,26 @@ if bad:
              "of docs/cost-model.md and commit the files, or find what changed the fit")
 print(f"gpu_presets_reproduce: {len(names)} presets reproduced")
 PY
+
+mkdir "$work/held" "$work/none"
+"$llmsim" calibrate --runs "$truth" --out-dir "$work/held" --hold-out Qwen2.5-7B > "$work/held.log"
+python3 - "$root/backends/sim/gpus/H100-SXM.json" "$work/held/H100-SXM.json" <<'PY'
+import json, sys
+shipped, held = (json.load(open(p)) for p in sys.argv[1:])
+if "held out of the fit: Qwen2.5-7B" not in held["provenance"]["fit"]:
+    sys.exit(f"FAIL: --hold-out not in the provenance: {held['provenance']['fit']!r}")
+if held["step_time"] == shipped["step_time"]:
+    sys.exit("FAIL: --hold-out Qwen2.5-7B left the H100-SXM fit unchanged")
+print("ok   --hold-out Qwen2.5-7B refits H100-SXM and records it")
+PY
+set +e
+"$llmsim" calibrate --runs "$truth" --out-dir "$work/none" --hold-out NoSuchModel-9B \
+  > /dev/null 2> "$work/none.err"
+rc=$?
+set -e
+if [[ $rc != 2 ]] || ! grep -q -- "--hold-out NoSuchModel-9B: no run" "$work/none.err" ||
+  [[ -n "$(ls -A "$work/none")" ]]; then
+  echo "FAIL: --hold-out of an unknown model: exit $rc, $(cat "$work/none.err"), wrote: $(ls "$work/none")"
+  exit 1
+fi
+echo "ok   --hold-out of an unknown model is refused"

@@ -1,5 +1,7 @@
 #include "calibrate/gpu_fit/gpu_presets_fit.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -219,9 +221,52 @@ void fit_a100_streaming(GpuPreset& a100, const GpuStepCoefficients& h100, const 
   a100.provenance.sources.push_back("op-profiles/splitwise/perf_model.csv");
 }
 
+// The models left out of the fit (--hold-out), matched without case inside the samples' model
+// names; remembers which names matched something, so that a name matching nothing is refused.
+struct HeldOut {
+  std::vector<std::string> given;  // as the command line spells them
+  std::vector<std::string> names;  // the same in lower case
+  std::vector<bool> matched;
+
+  bool holds(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool any = false;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (text.find(names[i]) != std::string::npos) any = matched[i] = true;
+    }
+    return any;
+  }
+
+  // The samples of models other than those held out (their group names begin with the model's).
+  template <typename Sample>
+  std::vector<Sample> without(std::vector<Sample> samples) {
+    std::erase_if(samples, [&](const Sample& s) { return holds(s.group); });
+    return samples;
+  }
+};
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t pos = 0; pos < list.size();) {
+    const size_t end = std::min(list.find(',', pos), list.size());
+    if (end > pos) out.push_back(list.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
-std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostream& log) {
+std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostream& log,
+                                       const std::string& hold_out) {
+  HeldOut held;
+  for (std::string name : split_names(hold_out)) {
+    held.given.push_back(name);
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    held.names.push_back(name);
+  }
+  held.matched.assign(held.names.size(), false);
+  auto keep = [&](auto samples) { return held.without(std::move(samples)); };
   if (!std::filesystem::is_directory(truth_root)) {
     throw std::invalid_argument(truth_root + ": not a folder (the gpu-truth runs and profiles)");
   }
@@ -229,18 +274,18 @@ std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostre
 
   // RTX PRO 6000: LLMServingSim's vLLM 0.19 operator profiles and its Llama-3.1-8B run.
   const std::vector<OpSample> pro_ops =
-      read_llmservingsim_profiles(truth_root, "RTXPRO6000", kRtxPro.name);
+      keep(read_llmservingsim_profiles(truth_root, "RTXPRO6000", kRtxPro.name));
   const CardFit pro =
-      fit_card(prior_of(kRtxPro.sheet), pro_ops, read_rtx_pro_6000_run(truth_root),
+      fit_card(prior_of(kRtxPro.sheet), pro_ops, keep(read_rtx_pro_6000_run(truth_root)),
                read_llmservingsim_sampler(truth_root, "RTXPRO6000"),
                read_llmservingsim_small_kernels_ns(truth_root, "RTXPRO6000"), nullptr);
 
   // H100-SXM: BLIS's kernel profiles, Vidur's operators and all-reduce, LLMServingSim's 70B TP4
   // GEMMs, BLIS's whole runs; the KV capacity constants from the block counts vLLM logged.
   const std::vector<OpSample> h100_ops =
-      concat(concat(read_blis_kernel_profiles(truth_root), read_vidur_profiles(truth_root)),
-             read_h100_70b_layers(truth_root));
-  const std::vector<StageSample> h100_runs = read_blis_run_stages(truth_root);
+      keep(concat(concat(read_blis_kernel_profiles(truth_root), read_vidur_profiles(truth_root)),
+                  read_h100_70b_layers(truth_root)));
+  const std::vector<StageSample> h100_runs = keep(read_blis_run_stages(truth_root));
   // The H100 profiles time the norms and activation only as PyTorch's eager kernels: their speed
   // relative to the weight stream is the RTX PRO 6000's (vLLM's fused kernels, LLMServingSim).
   GpuStepCoefficients h100_prior = prior_of(kH100.sheet);
@@ -248,7 +293,10 @@ std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostre
   const CardFit h100 = fit_card(h100_prior, h100_ops, h100_runs, {}, -1, &pro.coefficients);
   log_fit(log, kH100.name, h100);
   GpuPreset h100_preset = preset_of(kH100, h100.coefficients, {1e9, 1e8, 50, 4});
-  const std::vector<KvBlockSample> kv = read_kv_block_samples(truth_root);
+  std::vector<KvBlockSample> kv = read_kv_block_samples(truth_root);
+  for (KvBlockSample& s : kv) {
+    if (held.holds(s.model.name)) s.fitted = false;
+  }
   const std::vector<double> kv_errors = fit_kv_memory(h100_preset.profile, kv);
   log << "  kv blocks (reserved, tp, sampler, activation):\n";
   std::vector<double> fitted_errors;
@@ -304,7 +352,7 @@ std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostre
 
   // RTX 4090: its operator profiles; the host costs (no run) from the RTX PRO 6000 (same vLLM).
   const std::vector<OpSample> rtx_ops =
-      read_llmservingsim_profiles(truth_root, "RTX4090", kRtx4090.name);
+      keep(read_llmservingsim_profiles(truth_root, "RTX4090", kRtx4090.name));
   GpuStepCoefficients rtx_prior = prior_of(kRtx4090.sheet);
   rtx_prior.step_ns = pro.coefficients.step_ns;
   rtx_prior.per_sequence_ns = pro.coefficients.per_sequence_ns;
@@ -371,6 +419,16 @@ std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostre
               "rate), FP8 by 733/330.3",
               "medium: kernels measured on the 4090; the tensor-peak ratio assumes the "
               "4090's achieved fraction carries over"));
+  for (size_t i = 0; i < held.names.size(); ++i) {
+    if (!held.matched[i]) {
+      throw std::invalid_argument("--hold-out " + held.given[i] +
+                                  ": no run, profile or KV count of " + truth_root +
+                                  " is of a model so named");
+    }
+  }
+  if (!held.names.empty()) {
+    for (GpuPreset& p : out) p.provenance.fit += "; held out of the fit: " + hold_out;
+  }
   return out;
 }
 

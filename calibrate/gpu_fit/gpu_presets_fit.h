@@ -15,8 +15,12 @@
 
 namespace llm {
 
-// Fits every card. Progress and the residual tables go to `log`. Throws std::invalid_argument
-// naming the file of what it cannot read.
-std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostream& log);
+// Fits every card. Progress and the residual tables go to `log`. `hold_out` (comma-separated
+// model names, matched without case inside the samples' model names, e.g. "Qwen2.5-7B") leaves
+// those models' profiles and runs out of the fit, for cross-validation: predict their runs with
+// presets fitted without them. Throws std::invalid_argument naming the file of what it cannot
+// read.
+std::vector<GpuPreset> fit_gpu_presets(const std::string& truth_root, std::ostream& log,
+                                       const std::string& hold_out = "");
 
 }  // namespace llm

@@ -107,6 +107,9 @@ each fit's residuals and the sources (docs/cost-model.md). The shipped presets a
   llmsim calibrate --runs ../shared/gpu-truth --out-dir backends/sim/gpus
   --runs DIR                       the gpu-truth folder
   --out-dir DIR                    where to write CARD.json (each under .partial, then renamed)
+  --hold-out MODEL[,MODEL...]      leave these models' profiles and runs out of the fit (names
+                                   matched inside the model names, e.g. Qwen2.5-7B): presets to
+                                   predict those models' runs with, for cross-validation
 
 Every mode keeps in the profile how the measured steps scatter around the fitted model (measured /
 modelled time at 21 probabilities, "step_time_noise"); a replay draws each step's ratio from it,
@@ -123,6 +126,7 @@ struct CalibrateOptions {
   std::string facts;
   std::string runs;
   std::string out_dir;
+  std::string hold_out;
   int64_t engine_index = -1;
   double gap_limit_ms = -1;     // -1: not given (5 with --step-log)
   loadgen::BenchConfig target;  // from --url
@@ -156,6 +160,7 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
       .nonempty({"--facts"}, o.facts)
       .nonempty({"--runs"}, o.runs)
       .nonempty({"--out-dir"}, o.out_dir)
+      .nonempty({"--hold-out"}, o.hold_out)
       .integer({"--engine"}, o.engine_index, 0)
       .number({"--gap-limit-ms"}, o.gap_limit_ms, 0.0);
   flags.text({"--api-key"}, o.target.api_key);
@@ -175,6 +180,7 @@ CalibrateOptions parse_calibrate_args(const std::vector<std::string>& args) {
     return o;
   }
   if (!o.out_dir.empty()) throw UsageError("--out-dir: only with --runs");
+  if (!o.hold_out.empty()) throw UsageError("--hold-out: only with --runs");
   if (o.out.empty()) throw UsageError("--out: required (the profile to write)");
   if (!o.step_log.empty() && o.facts.empty()) {
     throw UsageError("--facts: required with --step-log (a profile of the same engine)");
@@ -445,9 +451,10 @@ int calibrate_gpu_presets(const CalibrateOptions& o, std::ostream& out) {
   }
   std::vector<GpuPreset> presets;
   try {
-    presets = fit_gpu_presets(o.runs, out);
+    presets = fit_gpu_presets(o.runs, out, o.hold_out);
   } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--runs: ") + e.what());
+    const std::string what = e.what();
+    throw UsageError(what.starts_with("--hold-out") ? what : "--runs: " + what);
   }
   // Every file is written under its .partial name first; none is renamed before all are.
   std::vector<std::unique_ptr<PendingFile>> files;

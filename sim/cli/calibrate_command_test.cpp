@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -182,6 +183,37 @@ TEST(CalibrateCommand, StepsOutIsNotTheProfile) {
                                   out, err),
             2);
   EXPECT_NE(err.str().find("--steps-out: the same file as --out"), std::string::npos) << err.str();
+}
+
+TEST(CalibrateCommand, RunsFlagsAndBadFolders) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  const std::string empty = ::testing::TempDir() + "calibrate_command_empty_truth";
+  std::filesystem::create_directories(empty);
+  const Case cases[] = {
+      {{"--runs", empty}, "--out-dir: required with --runs"},
+      {{"--runs", empty, "--out-dir", ::testing::TempDir(), "--out", "p.json"},
+       "--out: --runs writes one file per card"},
+      {{"--runs", empty, "--out-dir", "/no/such/folder"},
+       "--out-dir /no/such/folder: not a folder"},
+      {{"--step-log", "x.jsonl", "--facts", "f.json", "--out", "p.json", "--out-dir", "d"},
+       "--out-dir: only with --runs"},
+      {{"--step-log", "x.jsonl", "--facts", "f.json", "--out", "p.json", "--hold-out", "Yi-34B"},
+       "--hold-out: only with --runs"},
+      {{"--runs", empty, "--url", "http://127.0.0.1:1", "--out-dir", "d"},
+       "--backend: give one of"},
+      // A folder without the published data: refused naming the file it looked for.
+      {{"--runs", empty, "--out-dir", ::testing::TempDir()}, "--runs: "},
+  };
+  for (const Case& c : cases) {
+    std::ostringstream out, err;
+    EXPECT_EQ(run_calibrate_command(c.args, out, err), 2) << c.error;
+    EXPECT_NE(err.str().find(c.error), std::string::npos) << c.error << ": " << err.str();
+  }
+  // Nothing was written where the fit failed.
+  EXPECT_FALSE(std::filesystem::exists(::testing::TempDir() + "/H100-SXM.json"));
 }
 
 }  // namespace
