@@ -7,9 +7,10 @@ Usage:
   tools/fidelity-xval.py LLMSIM [GPU_TRUTH] [--runs SUBSTR,...] [--no-api-server] [--out DIR]
                       [--check-machinery] [--markdown]
 
-For each model of the runs (the leave-one-model-out folds): when `LLMSIM calibrate --runs` exists
-it fits the GPU coefficients to the other models' runs and predicts the held-out model's runs
-with that fit; until then every fold predicts with llmsim's built-in presets (nothing is fitted,
+For each model of the runs (the leave-one-model-out folds): when `LLMSIM calibrate --runs` has
+`--hold-out` it fits the GPU coefficients without that model's profiles, runs and KV counts
+(`calibrate --runs GPU_TRUTH --hold-out MODEL`) and predicts the held-out model's runs with that
+fit; until then every fold predicts with llmsim's built-in presets (nothing is fitted,
 so every run is unseen) and the table says so. The predictions come from
 `LLMSIM fidelity --recorded RUN --result-json` (docs/fidelity.md says how each run is rebuilt).
 
@@ -68,46 +69,9 @@ def run_fidelity(llmsim, path, args, out_json):
     return json.loads(out_json.read_text())
 
 
-def family_token(text):
-    """A name reduced for matching a model family in file and folder names."""
-    return "".join(c for c in text.lower() if c.isalnum())
-
-
-def truth_without(truth, family, dest):
-    """A copy of the gpu-truth folder (symlinks) without one model family: its run folders, its
-    rows of BLIS's CSV and JSON files, and the profiles named after it."""
-    truth, dest = pathlib.Path(truth), pathlib.Path(dest)
-    token = family_token(family)
-
-    def mine(text):
-        return token in family_token(text)
-
-    for path in sorted(truth.rglob("*")):
-        rel = path.relative_to(truth)
-        target = dest / rel
-        # The models' config.json are facts every fold may read; the rest goes with the model.
-        if "model-configs" not in rel.parts and any(mine(part) for part in rel.parts):
-            continue
-        if path.is_dir():
-            target.mkdir(parents=True, exist_ok=True)
-        elif path.suffix == ".csv" and rel.parts[0] == "blis":
-            with open(path) as f:
-                rows = list(csv.reader(f))
-            with open(target, "w", newline="") as f:
-                csv.writer(f).writerows([r for i, r in enumerate(rows)
-                                         if i == 0 or not any(mine(c) for c in r)])
-        elif path.name == "trainval-exact-config.json":
-            j = json.loads(path.read_text())
-            j["experiments"] = [e for e in j["experiments"] if not mine(e["model"])]
-            target.write_text(json.dumps(j))
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.symlink_to(path.resolve())
-
-
 def has_runs_fit(llmsim):
     proc = subprocess.run([llmsim, "calibrate", "--help"], capture_output=True, text=True)
-    return "--runs" in proc.stdout
+    return "--hold-out" in proc.stdout
 
 
 def blis_columns(truth):
@@ -187,11 +151,16 @@ def main():
         gpu_args = []
         engine_only = base
         if runs_fit:
-            # The GPU coefficients fitted to the other models' runs and profiles (a copy of the
-            # folder without this model), and the API server's gaps under that fit.
-            truth_without(a.truth, fam, fold / "truth")
-            subprocess.run([a.llmsim, "calibrate", "--runs", str(fold / "truth"), "--out-dir",
-                            str(fold / "gpus")], check=True, capture_output=True)
+            # The GPU coefficients fitted without this model's operator profiles, whole-run
+            # stages and KV counts (calibrate --runs --hold-out), and the API server's gaps under
+            # that fit.
+            (fold / "gpus").mkdir(exist_ok=True)
+            fit_run = subprocess.run([a.llmsim, "calibrate", "--runs", a.truth, "--out-dir",
+                                      str(fold / "gpus"), "--hold-out", fam],
+                                     capture_output=True, text=True)
+            if fit_run.returncode != 0:
+                sys.exit(f"fidelity-xval: calibrate --runs {a.truth} --hold-out {fam}: "
+                         f"{fit_run.stderr}")
             card = next(r["gpu"] for r in base["runs"] if r["run"] in held)
             preset = fold / "gpus" / f"{card}.json"
             gpu_args = ["--gpu", str(preset)] if preset.exists() else []

@@ -22,9 +22,9 @@ constexpr double kPerPromptTokenNs = 79;
 constexpr double kPerOutputTokenNs = 40e3;
 constexpr double kResponseNs = 0.5e6;
 // Of the H100 runs (vLLM 0.15.1): the median over 17 runs of the first stage's measured client
-// TTFT mean less llmsim's engine-only prediction of it, 9.22 ms (quartiles 8.12 / 15.20), less the
-// parts above for a 550-token prompt.
-constexpr double kH100HopNs = 6.845e6;
+// TTFT mean less llmsim's engine-only prediction of it (the calibrated H100-SXM preset), 10.14 ms
+// (quartiles 6.04 / 13.26), less the parts above for a 550-token prompt.
+constexpr double kH100HopNs = 7.769e6;
 
 ApiServerCosts host_costs(double hop_ns, const char* source) {
   return {kRequestNs, kPerPromptTokenNs, hop_ns, kPerOutputTokenNs, kResponseNs, source};
