@@ -123,7 +123,10 @@ TEST(ApiFrontend, ABurstSpreadsFirstTokensOverTheProcessTime) {
   const Nanos engine_only = spread(replay_seen(trace, config), false);
   config.api_server = frontend_costs(1.5e6, 0, 1e6, 20e3, 0);
   const Nanos client = spread(replay_seen(trace, config), true);
-  EXPECT_LT(engine_only, 100'000'000);
+  // Without the API server the 200 first tokens come out of the two prefill steps of 12,800
+  // prompt tokens (about 0.1 s on the calibrated H100-SXM); with it they spread over at least
+  // 199 reads of 1.5 ms.
+  EXPECT_LT(engine_only, 150'000'000);
   EXPECT_GE(client, 199 * 1'500'000);
   EXPECT_LT(client, 199 * 1'500'000 + 150'000'000);
 }
