@@ -33,8 +33,10 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$reports/repor
 status=0
 time cmake --build "$build" -j "$(nproc)" || exit 1
 # Left out: wall-clock performance bounds and the tests that time or load a real server, which
-# ASan's slowdown breaks or makes slow (they run in ci/test.sh's release build).
-slow_under_asan='^(PublicTraces\.ParseQuickly|fidelity|soak_short|docs_examples)$'
+# ASan's slowdown breaks or makes slow, and the GPU fits on ../shared/gpu-truth (gpu_presets_reproduce
+# fits three times, fidelity_xval once per fold: seconds each in release, minutes under ASan)
+# (they run in ci/test.sh's release build).
+slow_under_asan='^(PublicTraces\.ParseQuickly|fidelity|soak_short|docs_examples|gpu_presets_reproduce|fidelity_xval)$'
 time ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -E "$slow_under_asan" || status=1
 if compgen -G "$reports/*" >/dev/null; then
   echo "ci/sanitizers.sh: sanitizer reports:" >&2
