@@ -1,5 +1,8 @@
 #include "sim/replay/replay_options.h"
 
+#include <string>
+
+#include "core/flag_values.h"
 #include "sim/routing/router.h"
 
 namespace llm {
@@ -16,6 +19,12 @@ ReplayConfig make_replay_config(const ReplayOptions& o, ResolvedEngine* resolved
   if (o.epp_scrape_interval_ns) c.epp.scrape_interval = *o.epp_scrape_interval_ns;
   if (o.epp_staleness_ns) c.epp.staleness = *o.epp_staleness_ns;
   c.epp.weights = o.epp_weights;
+  try {
+    check_fault_engines(o.faults, o.data_parallel_size);
+  } catch (const FaultSpecError& e) {
+    throw UsageError(std::string("--fault ") + e.what());
+  }
+  c.faults.windows = o.faults;
   return c;
 }
 

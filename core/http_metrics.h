@@ -13,12 +13,16 @@
 // and the response size its Content-Length (0 for a stream), as the instrumentator reads them.
 // The series of every (handler, method, status class) exist from the start, at 0, so an
 // observation is index arithmetic and prometheus-cpp's additions, with no lookup or allocation.
+// llmserve serves one set; llmsim's series exports (sim/replay/target_metrics.h) keep one per
+// simulated server in one registry, told apart by the labels a Prometheus scrape adds (`job`,
+// `instance`).
 // Thread-safety: record() and the lookups from any thread.
 #pragma once
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/histogram.h>
+#include <prometheus/labels.h>
 #include <prometheus/registry.h>
 #include <prometheus/summary.h>
 
@@ -36,7 +40,8 @@ class HttpMetrics {
   static constexpr int kExcluded = -1;
   static constexpr int kClientClosedRequest = 499;  // nginx's code for a client that left
 
-  explicit HttpMetrics(prometheus::Registry& registry);
+  // `target` labels go on every series (none for llmserve's own /metrics).
+  explicit HttpMetrics(prometheus::Registry& registry, const prometheus::Labels& target = {});
 
   // The handler index of a request path, or kExcluded.
   static int handler_of(std::string_view path);
