@@ -47,7 +47,8 @@ prometheus::Labels with_target(prometheus::Labels labels, const prometheus::Labe
 
 }  // namespace
 
-HttpMetrics::HttpMetrics(prometheus::Registry& r, const prometheus::Labels& target)
+HttpMetrics::HttpMetrics(prometheus::Registry& r, const prometheus::Labels& target,
+                         std::optional<Route> only)
     : requests_(BuildCounter()
                     .Name("http_requests")
                     .Help("Total number of requests by method, status and handler.")
@@ -70,8 +71,10 @@ HttpMetrics::HttpMetrics(prometheus::Registry& r, const prometheus::Labels& targ
                          .Register(r)) {
   const prometheus::Histogram::BucketBoundaries few = {0.1, 0.5, 1.0};
   for (int h = 0; h < kNumHandlers; ++h) {
+    if (only && only->handler != h) continue;
     const std::string handler = text(kHandlers[h]);
     for (int m = 0; m < kNumMethods; ++m) {
+      if (only && only->method != m) continue;
       const std::string method = text(kMethods[m]);
       durations_[h * kNumMethods + m] =
           &duration_.Add(with_target({{"handler", handler}, {"method", method}}, target), few);
@@ -110,7 +113,8 @@ int HttpMetrics::method_of(std::string_view method) {
 }
 
 void HttpMetrics::record(const Exchange& e) {
-  if (e.handler < 0 || e.handler >= kNumHandlers || e.method < 0 || e.method >= kNumMethods) {
+  if (e.handler < 0 || e.handler >= kNumHandlers || e.method < 0 || e.method >= kNumMethods ||
+      durations_[e.handler * kNumMethods + e.method] == nullptr) {  // a route without series
     return;
   }
   const int status_class = status_class_of(e.status);

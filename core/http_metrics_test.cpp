@@ -121,5 +121,38 @@ TEST(HttpMetrics, TargetLabelsGoOnEverySeriesAndTargetsShareARegistry) {
   EXPECT_EQ(types, 1u);
 }
 
+TEST(HttpMetrics, OneRouteOnlyHasTheSeriesOfThatRouteAndCountsNoOther) {
+  prometheus::Registry registry;
+  const int completions = HttpMetrics::handler_of("/v1/completions");
+  const int post = HttpMetrics::method_of("POST");
+  HttpMetrics metrics(registry, {}, HttpMetrics::Route{completions, post});
+  HttpMetrics::Exchange e;
+  e.handler = completions;
+  e.method = post;
+  e.status = 500;
+  e.seconds = 0.2;
+  metrics.record(e);
+  e.handler = HttpMetrics::handler_of("/v1/chat/completions");  // no series: not counted
+  metrics.record(e);
+  e.handler = completions;
+  e.method = HttpMetrics::method_of("GET");
+  metrics.record(e);
+  const std::string text = serialize_exposition(registry.Collect());
+  EXPECT_EQ(value_in(text, http_requests_series("/v1/completions", "POST", "5xx")), 1) << text;
+  EXPECT_EQ(value_in(text, http_requests_series("/v1/completions", "POST", "2xx")), 0) << text;
+  EXPECT_EQ(value_in(text, "http_request_duration_highr_seconds_count"), 1) << text;
+  EXPECT_EQ(value_in(text, "http_request_size_bytes_count{handler=\"/v1/completions\"}"), 1);
+  for (const char* absent : {"/v1/chat/completions", "/tokenize", "method=\"GET\"", "none"}) {
+    EXPECT_EQ(text.find(absent), std::string::npos) << absent;
+  }
+  // 3 status classes of one route.
+  size_t requests = 0;
+  for (size_t at = text.find("\nhttp_requests_total{"); at != std::string::npos;
+       at = text.find("\nhttp_requests_total{", at + 1)) {
+    ++requests;
+  }
+  EXPECT_EQ(requests, 3u);
+}
+
 }  // namespace
 }  // namespace llm

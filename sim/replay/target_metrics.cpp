@@ -81,7 +81,9 @@ TargetMetrics::TargetMetrics(size_t num_engines)
     const prometheus::Labels target = {{"job", kJob}, {"instance", instance_name(i)}};
     up_.push_back(&up_family_.Add(target));
     up_.back()->Set(1);
-    http_.push_back(std::make_unique<HttpMetrics>(registry_, target));
+    http_.push_back(std::make_unique<HttpMetrics>(
+        registry_, target,
+        HttpMetrics::Route{HttpMetrics::handler_of(kHandler), HttpMetrics::method_of(kMethod)}));
     exchanges_.push_back(std::make_unique<Exchanges>(*http_.back()));
   }
 }

@@ -4,7 +4,9 @@
 // a balancer, or llm-d's endpoints), with:
 //   up      what Prometheus writes at each scrape: 1, or 0 while the target is down (engine-down)
 //   http_*  its API server's HTTP metrics, core/http_metrics.h as llmserve serves them (same
-//           names, labels, buckets), with the scrape's job and instance labels
+//           names, labels, buckets), with the scrape's job and instance labels, of the one route
+//           the simulated clients call (POST /v1/completions: the instrumentator has no series of
+//           a route until its first request)
 // Each trace request is one non-streaming POST /v1/completions exchange on the server of its
 // engine, counted when its last sequence finishes, with the status its client got: 200 (stop,
 // length), 400 (rejected: vLLM's frontend refuses it), 499 (4xx: aborted by its client), 500 (an
