@@ -292,6 +292,11 @@ for f in points:
     assert 0.35 * early < errors < 0.65 * early, (f, errors, early)  # half of the first minute's
 assert "http-5xx:50:0s:1m" in open(w + "/sweep-fault.html").read()
 PY
+# The summary names the faults it ran under (and says nothing of faults without --fault).
+"$llmsim" replay "$root/traces/tiny.json" --no-progress --fault slow:0:2:0:1m --fault http-5xx:50:0:10s >"$work/fault-summary.txt" 2>&1
+grep -qx "Faults: slow:0:2:0s:1m (engine 0 steps 2x slower from 0s to 1m); http-5xx:50:0s:10s (50% of requests answered 5xx from 0s to 10s)" "$work/fault-summary.txt" && ok \
+  || fail "replay summary without its faults: $(tail -3 "$work/fault-summary.txt")"
+"$llmsim" replay "$root/traces/tiny.json" --no-progress 2>&1 | grep -q "^Faults" && fail "a Faults line without --fault" || ok
 expect_error "bad --fault" "--fault engine-down:0:1m: expected engine-down:ENGINE:FROM:TO \(4 parts separated by ':'\), got 3 parts" \
   "$root/traces/tiny.json" --fault engine-down:0:1m
 expect_error "--fault engine past the last" "--fault engine-down:1:1m:2m: ENGINE 1 is not an engine of this replay \(--data-parallel-size 1: engines 0 to 0\)" \

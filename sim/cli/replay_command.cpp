@@ -13,6 +13,7 @@
 #include "sim/cli/otlp_trace_writer.h"
 #include "sim/cli/pending_file.h"
 #include "sim/faults/fault_schedule.h"
+#include "sim/faults/fault_window.h"
 #include "sim/replay/metrics_recorder.h"
 #include "sim/replay/replay_report.h"
 #include "sim/replay/summarize_replay.h"
@@ -429,6 +430,7 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     write_replay_files(o, summary, files, rec, report_out);
     // The text: the summary table (summary.json's figures) and the SLOs checked against them.
     if (!o.quiet) out << format_summary_table(summary);
+    if (!o.quiet && !o.faults.empty()) out << "Faults: " << faults_text(o.faults) << "\n";
     if (!o.slo.empty()) {
       const std::vector<SloResult> slo = check_slo(summary, o.slo);
       out << format_slo_results(slo);
