@@ -16,7 +16,7 @@
 namespace llm {
 namespace {
 
-struct SvgText {
+struct TextElement {
   std::string start_tag;
   std::string content;  // unescaped
 };
@@ -33,8 +33,8 @@ std::string unescape_xml(std::string s) {
 }
 
 // Every <text> element of `svg`, in document order.
-std::vector<SvgText> svg_texts(const std::string& svg) {
-  std::vector<SvgText> out;
+std::vector<TextElement> svg_texts(const std::string& svg) {
+  std::vector<TextElement> out;
   for (size_t at = svg.find("<text"); at != std::string::npos; at = svg.find("<text", at + 1)) {
     const size_t open_end = svg.find('>', at);
     const size_t close = svg.find("</text>", open_end);
@@ -47,10 +47,10 @@ std::vector<SvgText> svg_texts(const std::string& svg) {
 
 // The <text> lines that together spell `label` (consecutive, starting with its first
 // characters); empty when no run of lines does.
-std::vector<SvgText> lines_spelling(const std::vector<SvgText>& texts, const std::string& label) {
+std::vector<TextElement> lines_spelling(const std::vector<TextElement>& texts, const std::string& label) {
   for (size_t i = 0; i < texts.size(); ++i) {
     std::string spelled;
-    std::vector<SvgText> lines;
+    std::vector<TextElement> lines;
     for (size_t j = i; j < texts.size() && spelled.size() < label.size(); ++j) {
       if (label.compare(spelled.size(), texts[j].content.size(), texts[j].content) != 0) break;
       spelled += texts[j].content;
@@ -80,7 +80,7 @@ TEST(AlertTimelineLabels, LongLabelsAreWrittenWholeInsideTheChart) {
   const std::string svg = render_alert_timeline(windows, 800, faults);
   ASSERT_EQ(testing::xml_error(svg), "");
   const double width = std::stod(testing::attribute(testing::start_tags(svg, "svg")[0], "width"));
-  const std::vector<SvgText> texts = svg_texts(svg);
+  const std::vector<TextElement> texts = svg_texts(svg);
   const std::string long_label =
       "VLLMServerErrorsHigh{handler=\"/v1/chat/completions\",instance=\"" +
       std::string(
@@ -91,9 +91,9 @@ TEST(AlertTimelineLabels, LongLabelsAreWrittenWholeInsideTheChart) {
   for (const std::string& label :
        {long_label, std::string("Q"),
         std::string("fault http-5xx:20:1m:12m (20% of requests answered 5xx from 1m to 12m)")}) {
-    const std::vector<SvgText> lines = lines_spelling(texts, label);
+    const std::vector<TextElement> lines = lines_spelling(texts, label);
     ASSERT_FALSE(lines.empty()) << "not written whole: " << label;
-    for (const SvgText& line : lines) {
+    for (const TextElement& line : lines) {
       // Left-aligned (no end or middle anchor) at x >= 0, and its 11 px characters (at most
       // about 6.5 px each) end inside the chart.
       EXPECT_EQ(testing::attribute(line.start_tag, "text-anchor"), "") << line.start_tag;
@@ -105,7 +105,7 @@ TEST(AlertTimelineLabels, LongLabelsAreWrittenWholeInsideTheChart) {
   EXPECT_GT(lines_spelling(texts, long_label).size(), 1u);  // wrapped
   // Each row's lines sit below the previous row's: y grows along the document.
   double last_y = 0;
-  for (const SvgText& t : texts) {
+  for (const TextElement& t : texts) {
     if (testing::attribute(t.start_tag, "font-size") != "11" || t.content.size() < 2) continue;
     if (t.content == "pending" || t.content == "firing" || t.content == "fault") continue;
     if (t.content.find_first_not_of("0123456789.") == std::string::npos) continue;  // ticks
