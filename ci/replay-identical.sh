@@ -11,6 +11,10 @@
 # Exit code 0 when every file matches, 1 otherwise (each difference is named).
 # NEW_ARGS (environment) is appended to the new binary's arguments only, for a change that is
 # byte-identical behind a flag: NEW_ARGS=--no-api-server ci/replay-identical.sh OLD NEW.
+# IGNORE_SERIES=REGEX (an extended regex of sample names, anchored at both ends, e.g.
+# 'up|http_[a-z_]+') drops those series (their samples, their families' # TYPE/# HELP/# UNIT
+# lines, their input_series entries) from metrics.om and series.yml of both sides before comparing:
+# for a change that adds families to the series exports and must leave every other byte alone.
 set -u
 old=${1:?usage: ci/replay-identical.sh OLD_LLMSIM NEW_LLMSIM}
 new=${2:?usage: ci/replay-identical.sh OLD_LLMSIM NEW_LLMSIM}
@@ -63,6 +67,17 @@ for run in "${runs[@]}"; do
       run_failed=1
     fi
   done
+  if [[ -n ${IGNORE_SERIES:-} ]]; then
+    for side in old new; do
+      dir="$work/$side/$name"
+      grep -Ev "^(# (TYPE|HELP|UNIT) )?(${IGNORE_SERIES})([ {]|\$)" "$dir/metrics.om" >"$dir/metrics.om.kept"
+      mv "$dir/metrics.om.kept" "$dir/metrics.om"
+      awk -v re="^  - series: '(${IGNORE_SERIES})[{']" \
+        'skip && /^    values:/ { skip = 0; next } { skip = 0 } $0 ~ re { skip = 1; next } { print }' \
+        "$dir/series.yml" >"$dir/series.yml.kept"
+      mv "$dir/series.yml.kept" "$dir/series.yml"
+    done
+  fi
   for file in stdout stderr requests.jsonl summary.json metrics.om series.yml metrics.prom; do
     if ! cmp -s "$work/old/$name/$file" "$work/new/$name/$file"; then
       echo "FAIL $name: $file differs"
@@ -79,4 +94,4 @@ if [[ $failed -ne 0 ]]; then
   echo "replay-identical: outputs differ"
   exit 1
 fi
-echo "replay-identical: ${#runs[@]} replays, every file byte-identical"
+echo "replay-identical: ${#runs[@]} replays, every file byte-identical${IGNORE_SERIES:+ (without the series ${IGNORE_SERIES})}"

@@ -127,4 +127,22 @@ std::string duration_text(int64_t ns) {
   return std::to_string(ms) + "ms";
 }
 
+std::string trace_time_text(int64_t t_ns, int64_t start_ns) {
+  int64_t ms = (t_ns - start_ns) / 1'000'000;
+  if (ms == 0) return "0s";
+  std::string s = ms < 0 ? "-" : "";
+  if (ms < 0) ms = -ms;
+  const struct {
+    const char* unit;
+    int64_t ms;
+  } units[] = {{"h", 3'600'000}, {"m", 60'000}, {"s", 1'000}, {"ms", 1}};
+  for (const auto& u : units) {
+    if (ms >= u.ms) {
+      s += std::to_string(ms / u.ms) + u.unit;
+      ms %= u.ms;
+    }
+  }
+  return s;
+}
+
 }  // namespace llm

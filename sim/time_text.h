@@ -17,5 +17,7 @@ std::optional<int64_t> parse_rfc3339_ns(const std::string& text);
 std::string unix_seconds_text(int64_t unix_ns);
 // The shortest Prometheus duration for whole milliseconds: "5s", "1m", "250ms", "1h".
 std::string duration_text(int64_t ns);
+// Trace time `t_ns - start_ns` as a Prometheus duration: "0s", "5m15s", "1h30m", "1m0s250ms".
+std::string trace_time_text(int64_t t_ns, int64_t start_ns);
 
 }  // namespace llm

@@ -284,6 +284,73 @@ echo "max_num_seq: 64" >>"$work/bad-run/exp-config.yaml"
   || fail "fidelity --recorded on a bad run: $(cat "$work/stderr")"
 "$llmsim" fidelity --recorded "$work/nowhere" >/dev/null 2>"$work/stderr"
 [[ $? -eq 2 ]] && grep -qF "no such file or folder" "$work/stderr" && ok || fail "fidelity --recorded on no path: $(cat "$work/stderr")"
+# --- --fault (issue 33): up and the HTTP metrics in the series, errors in the outputs ------------
+# Without a fault the exports gain only the target families: up and http_* per engine, all up.
+"$llmsim" replay "$root/traces/azure-conv-sample.json" --data-parallel-size 2 --quiet --no-progress \
+  --promtool-series "$work/nofault.yml" --metrics-snapshot "$work/nofault.prom" >/dev/null 2>&1 && ok || fail "replay without faults"
+grep -A1 "^  - series: 'up{instance=\"engine-1\",job=\"vllm\"}'" "$work/nofault.yml" | grep -q "values: '1x" && ok \
+  || fail "up of engine-1: $(grep -A1 "series: 'up" "$work/nofault.yml")"
+! grep -q "^up\|^http_\|^# TYPE http_" "$work/nofault.prom" && ok || fail "the /metrics snapshot gained target families"
+"$llmsim" replay "$root/traces/azure-conv-sample.json" --data-parallel-size 2 --quiet --no-progress \
+  --fault engine-down:1:20s:50s --fault http-5xx:30:10s:1m --fault slow:0:3:0:30s \
+  --output-dir "$work/fault" --promtool-series "$work/fault.yml" --metrics-out "$work/fault.om" \
+  --report "$work/fault.html" >"$work/fault.txt" 2>&1 && ok || fail "replay --fault: $(cat "$work/fault.txt")"
+python3 - "$work" <<'PY' && ok || fail "replay --fault outputs"
+import json, re, sys
+w = sys.argv[1]
+series = open(w + "/fault.yml").read()
+def values(name):
+    m = re.search(r"series: '" + re.escape(name) + r"'\n    values: '([^']*)'", series)
+    assert m, name
+    return m.group(1)
+# Scrapes every 5s: engine 1 is down at the scrapes of 20s to 45s (6 of them).
+assert values('up{instance="engine-1",job="vllm"}').startswith("1x3 0x5 1"), values('up{instance="engine-1",job="vllm"}')
+assert values('up{instance="engine-0",job="vllm"}').startswith("1x"), values('up{instance="engine-0",job="vllm"}')
+running = values('vllm:num_requests_running{engine="1",model_name="Llama-3.1-8B"}')
+assert " stale _x5 " in running, running
+five = values('http_requests_total{handler="/v1/completions",instance="engine-0",job="vllm",method="POST",status="5xx"}')
+assert five.split()[-1].split("x")[0] not in ("0",), five
+rows = [json.loads(l) for l in open(w + "/fault/requests.jsonl")]
+summary = json.load(open(w + "/fault/summary.json"))
+errors = sum(1 for r in rows if r["finish_reason"] == "error")
+assert errors == summary["finish_reasons"]["error"] > 20, (errors, summary["finish_reasons"])
+assert summary["sequences"] == len(rows) == 400, (summary["sequences"], len(rows))
+om = open(w + "/fault.om").read()
+assert not re.search(r'^vllm:num_requests_running\{engine="1",model_name="Llama-3.1-8B"\} \S+ 1767225630$', om, re.M)
+assert re.search(r'^up\{instance="engine-1",job="vllm"\} 0 1767225630$', om, re.M)
+html = open(w + "/fault.html").read()
+assert "engine-down:1:20s:50s (engine 1 down from 20s to 50s)" in html
+PY
+# The same faults, the same outputs: the 5xx draws come from --seed.
+"$llmsim" replay "$root/traces/azure-conv-sample.json" --data-parallel-size 2 --quiet --no-progress \
+  --fault engine-down:1:20s:50s --fault http-5xx:30:10s:1m --fault slow:0:3:0:30s \
+  --output-dir "$work/fault2" >/dev/null 2>&1
+cmp -s "$work/fault/requests.jsonl" "$work/fault2/requests.jsonl" && ok || fail "replay --fault is not deterministic"
+# sweep: every point runs under the faults.
+"$llmsim" sweep "$root/traces/azure-conv-sample.json" --set max-num-seqs=16,64 --fault http-5xx:50:0:1m \
+  --out "$work/sweep-fault" --report "$work/sweep-fault.html" --no-progress >/dev/null 2>"$work/stderr" && ok || fail "sweep --fault: $(cat "$work/stderr")"
+python3 - "$work" "$root/traces/azure-conv-sample.json" <<'PY' && ok || fail "sweep --fault: the points' errors"
+import glob, json, sys
+w, trace = sys.argv[1], sys.argv[2]
+early = sum(1 for r in json.load(open(trace))["requests"] if r["arrival"] < 60)
+points = glob.glob(w + "/sweep-fault/*/summary.json")
+assert len(points) == 2, points
+for f in points:
+    errors = json.load(open(f))["finish_reasons"]["error"]
+    assert 0.35 * early < errors < 0.65 * early, (f, errors, early)  # half of the first minute's
+assert "http-5xx:50:0s:1m" in open(w + "/sweep-fault.html").read()
+PY
+# The summary names the faults it ran under (and says nothing of faults without --fault).
+"$llmsim" replay "$root/traces/tiny.json" --no-progress --fault slow:0:2:0:1m --fault http-5xx:50:0:10s >"$work/fault-summary.txt" 2>&1
+grep -qx "Faults: slow:0:2:0s:1m (engine 0 steps 2x slower from 0s to 1m); http-5xx:50:0s:10s (50% of requests answered 5xx from 0s to 10s)" "$work/fault-summary.txt" && ok \
+  || fail "replay summary without its faults: $(tail -3 "$work/fault-summary.txt")"
+"$llmsim" replay "$root/traces/tiny.json" --no-progress 2>&1 | grep -q "^Faults" && fail "a Faults line without --fault" || ok
+expect_error "bad --fault" "--fault engine-down:0:1m: expected engine-down:ENGINE:FROM:TO \(4 parts separated by ':'\), got 3 parts" \
+  "$root/traces/tiny.json" --fault engine-down:0:1m
+expect_error "--fault engine past the last" "--fault engine-down:1:1m:2m: ENGINE 1 is not an engine of this replay \(--data-parallel-size 1: engines 0 to 0\)" \
+  "$root/traces/tiny.json" --fault engine-down:1:1m:2m
+expect_error "--fault time" "--fault slow:0:2:1m:later: TO 'later' is not a time such as 0, 90s, 10m or 1h" \
+  "$root/traces/tiny.json" --fault slow:0:2:1m:later
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "backends/sim/sim_backend.h"
+#include "core/http_metrics.h"
 #include "core/vllm_metrics.h"
 #include "server/api/api_context.h"
 #include "server/api/api_router.h"
@@ -25,7 +26,6 @@
 #include "server/engine/engine_service.h"
 #include "server/engine/scaled_backend.h"
 #include "server/engine/step_log_backend.h"
-#include "server/http/http_metrics.h"
 #include "server/http/http_server.h"
 #include "server/kv_events/kv_event_publisher_set.h"
 

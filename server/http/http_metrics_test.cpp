@@ -1,7 +1,6 @@
-// The instrumentator's HTTP metrics: handler names, exclusions and status classes (table tests of
-// HttpMetrics), then what an HttpServer counts for the statuses its clients got (with a fake
-// handler standing in for llmserve's routes).
-#include "server/http/http_metrics.h"
+// What an HttpServer counts in the instrumentator's HTTP metrics (core/http_metrics.h) for the
+// statuses its clients got, with a fake handler standing in for llmserve's routes.
+#include "core/http_metrics.h"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +10,7 @@
 #include <thread>
 
 #include "core/exposition.h"
+#include "core/testing/exposition_value.h"
 #include "server/http/http_server.h"
 #include "server/http/testing/fake_http_handler.h"
 #include "server/testing/test_http_client.h"
@@ -18,90 +18,8 @@
 namespace llm {
 namespace {
 
-// The value of a series in an exposition text (-1 when absent).
-double value_in(const std::string& text, const std::string& series) {
-  const size_t pos = text.find("\n" + series + " ");
-  if (pos == std::string::npos) return -1;
-  return std::stod(text.substr(pos + series.size() + 2));
-}
-
-std::string requests_series(const std::string& handler, const std::string& method,
-                            const std::string& status) {
-  return "http_requests_total{handler=\"" + handler + "\",method=\"" + method + "\",status=\"" +
-         status + "\"}";
-}
-
-TEST(HttpMetrics, HandlersAreRoutesOrNoneAndVllmsExclusionsAreNotCounted) {
-  struct Case {
-    const char* path;
-    int handler;
-  };
-  const Case cases[] = {
-      {"/v1/chat/completions", 0},
-      {"/v1/completions", 1},
-      {"/v1/responses", 2},
-      {"/v1/models", 3},
-      {"/tokenize", 4},
-      {"/detokenize", 5},
-      {"/v1/chat/completions/", 6},  // no such route: "none"
-      {"/nope", 6},
-      {"/metrics", HttpMetrics::kExcluded},
-      {"/v1/metrics", HttpMetrics::kExcluded},  // the instrumentator matches anywhere in the path
-      {"/health", HttpMetrics::kExcluded},
-      {"/version", HttpMetrics::kExcluded},
-      {"/load", HttpMetrics::kExcluded},
-      {"/ping", HttpMetrics::kExcluded},
-      {"/server_info", HttpMetrics::kExcluded},
-  };
-  for (const Case& c : cases) EXPECT_EQ(HttpMetrics::handler_of(c.path), c.handler) << c.path;
-  EXPECT_EQ(HttpMetrics::method_of("GET"), 0);
-  EXPECT_EQ(HttpMetrics::method_of("POST"), 1);
-  EXPECT_EQ(HttpMetrics::method_of("DELETE"), HttpMetrics::kExcluded);
-}
-
-TEST(HttpMetrics, StatusesAreGroupedByClassAndEverySeriesExistsFromTheStart) {
-  prometheus::Registry registry;
-  HttpMetrics metrics(registry);
-  std::string text = serialize_exposition(registry.Collect());
-  EXPECT_EQ(value_in(text, requests_series("/v1/completions", "POST", "5xx")), 0) << text;
-  EXPECT_EQ(value_in(text, "http_request_duration_highr_seconds_count"), 0) << text;
-  struct Case {
-    int status;
-    const char* group;
-  };
-  const Case cases[] = {{200, "2xx"}, {201, "2xx"}, {400, "4xx"}, {404, "4xx"},
-                        {499, "4xx"}, {500, "5xx"}, {503, "5xx"}};
-  for (const Case& c : cases) {
-    HttpMetrics::Exchange e;
-    e.handler = HttpMetrics::handler_of("/v1/completions");
-    e.method = HttpMetrics::method_of("POST");
-    e.status = c.status;
-    e.seconds = 0.3;
-    e.request_bytes = 100;
-    e.response_bytes = 50;
-    metrics.record(e);
-  }
-  text = serialize_exposition(registry.Collect());
-  EXPECT_EQ(value_in(text, requests_series("/v1/completions", "POST", "2xx")), 2) << text;
-  EXPECT_EQ(value_in(text, requests_series("/v1/completions", "POST", "4xx")), 3) << text;
-  EXPECT_EQ(value_in(text, requests_series("/v1/completions", "POST", "5xx")), 2) << text;
-  const std::string by_route = "{handler=\"/v1/completions\",method=\"POST\"}";
-  EXPECT_EQ(value_in(text, "http_request_duration_seconds_count" + by_route), 7);
-  // 0.3 s is above the 0.1 bound and within 0.5 (bounds printed as Python floats).
-  EXPECT_EQ(value_in(text,
-                     "http_request_duration_seconds_bucket{handler=\"/v1/completions\","
-                     "le=\"0.1\",method=\"POST\"}"),
-            0);
-  EXPECT_EQ(value_in(text,
-                     "http_request_duration_seconds_bucket{handler=\"/v1/completions\","
-                     "le=\"0.5\",method=\"POST\"}"),
-            7);
-  EXPECT_EQ(value_in(text, "http_request_duration_highr_seconds_bucket{le=\"0.25\"}"), 0);
-  EXPECT_EQ(value_in(text, "http_request_duration_highr_seconds_bucket{le=\"0.5\"}"), 7);
-  EXPECT_EQ(value_in(text, "http_request_size_bytes_sum{handler=\"/v1/completions\"}"), 700);
-  EXPECT_EQ(value_in(text, "http_response_size_bytes_count{handler=\"/v1/completions\"}"), 7);
-  EXPECT_NE(text.find("# TYPE http_request_size_bytes summary"), std::string::npos);
-}
+using testing::http_requests_series;
+using testing::value_in;
 
 using testing::Connection;
 using testing::eventually;
@@ -180,12 +98,12 @@ TEST(HttpMetricsServer, CountsTheStatusEachClientGot) {
     return value_in(text, "http_request_duration_highr_seconds_count") == 6;
   })) << text;
   const std::string chat = "/v1/chat/completions";
-  EXPECT_EQ(value_in(text, requests_series(chat, "POST", "2xx")), 2) << text;
-  EXPECT_EQ(value_in(text, requests_series(chat, "POST", "4xx")), 1) << text;
-  EXPECT_EQ(value_in(text, requests_series(chat, "POST", "5xx")), 0) << text;
-  EXPECT_EQ(value_in(text, requests_series("/v1/models", "GET", "2xx")), 1) << text;
-  EXPECT_EQ(value_in(text, requests_series("/v1/models", "POST", "4xx")), 1) << text;
-  EXPECT_EQ(value_in(text, requests_series("none", "GET", "4xx")), 1) << text;
+  EXPECT_EQ(value_in(text, http_requests_series(chat, "POST", "2xx")), 2) << text;
+  EXPECT_EQ(value_in(text, http_requests_series(chat, "POST", "4xx")), 1) << text;
+  EXPECT_EQ(value_in(text, http_requests_series(chat, "POST", "5xx")), 0) << text;
+  EXPECT_EQ(value_in(text, http_requests_series("/v1/models", "GET", "2xx")), 1) << text;
+  EXPECT_EQ(value_in(text, http_requests_series("/v1/models", "POST", "4xx")), 1) << text;
+  EXPECT_EQ(value_in(text, http_requests_series("none", "GET", "4xx")), 1) << text;
   EXPECT_EQ(value_in(text, "http_request_size_bytes_count{handler=\"" + chat + "\"}"), 3);
   EXPECT_EQ(
       value_in(text, "http_request_size_bytes_sum{handler=\"" + chat + "\"}"),
@@ -214,9 +132,9 @@ TEST(HttpMetricsServer, AClientThatLeavesIsNeverAServerError) {
     text = s.exposition();
     return value_in(text, "http_request_duration_highr_seconds_count") == 2;
   })) << text;
-  EXPECT_EQ(value_in(text, requests_series(chat, "POST", "2xx")), 1) << text;
-  EXPECT_EQ(value_in(text, requests_series(chat, "POST", "4xx")), 1) << text;
-  EXPECT_EQ(value_in(text, requests_series(chat, "POST", "5xx")), 0) << text;
+  EXPECT_EQ(value_in(text, http_requests_series(chat, "POST", "2xx")), 1) << text;
+  EXPECT_EQ(value_in(text, http_requests_series(chat, "POST", "4xx")), 1) << text;
+  EXPECT_EQ(value_in(text, http_requests_series(chat, "POST", "5xx")), 0) << text;
 }
 
 }  // namespace

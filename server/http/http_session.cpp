@@ -16,9 +16,9 @@
 #include <string_view>
 #include <utility>  // before Asio: Boost 1.74 under C++20
 
+#include "core/http_metrics.h"
 #include "server/http/handler_errors.h"
 #include "server/http/http_handler.h"
-#include "server/http/http_metrics.h"
 
 namespace llm {
 

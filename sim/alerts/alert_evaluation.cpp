@@ -17,18 +17,39 @@ bool AlertRuleTimeline::ever_fired() const {
   return false;
 }
 
-std::vector<RangeSeries> parse_query_range_answer(const std::string& json) {
+namespace {
+
+// An API answer's document, checked for "status": "success".
+nlohmann::json successful_answer(const std::string& json) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(json);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(std::string("the query answer is not JSON: ") + e.what());
   }
+  if (!doc.is_object() || doc.value("status", "") != "success") {
+    throw std::runtime_error("the query failed: " +
+                             (doc.is_object() ? doc.value("errorType", std::string("?")) + ": " +
+                                                    doc.value("error", std::string("?"))
+                                              : std::string("?")));
+  }
+  return doc;
+}
+
+}  // namespace
+
+size_t series_answer_count(const std::string& json) {
+  const nlohmann::json doc = successful_answer(json);
+  const auto data = doc.find("data");
+  if (data == doc.end() || !data->is_array()) {
+    throw std::runtime_error("unexpected series answer: no data array");
+  }
+  return data->size();
+}
+
+std::vector<RangeSeries> parse_query_range_answer(const std::string& json) {
+  const nlohmann::json doc = successful_answer(json);
   try {
-    if (doc.value("status", "") != "success") {
-      throw std::runtime_error("the query failed: " + doc.value("errorType", std::string("?")) +
-                               ": " + doc.value("error", std::string("?")));
-    }
     const auto& data = doc.at("data");
     if (data.at("resultType") != "matrix") {
       throw std::runtime_error("expected a matrix, got " + data.at("resultType").dump());

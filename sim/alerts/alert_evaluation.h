@@ -30,6 +30,9 @@ struct RangeSeries {
 // errorType and error when the query failed, or saying what is wrong with the JSON.
 std::vector<RangeSeries> parse_query_range_answer(const std::string& json);
 
+// The number of series in a /api/v1/series answer. Throws std::runtime_error as above.
+size_t series_answer_count(const std::string& json);
+
 // (expression, start, end, step), times in Unix ns: the matrix of that range query.
 using RangeQueryFn = std::function<std::vector<RangeSeries>(
     const std::string& expr, int64_t start_ns, int64_t end_ns, int64_t step_ns)>;

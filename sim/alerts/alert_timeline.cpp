@@ -9,24 +9,6 @@
 
 namespace llm {
 
-std::string trace_time_text(int64_t t_ns, int64_t start_ns) {
-  int64_t ms = (t_ns - start_ns) / 1'000'000;
-  if (ms == 0) return "0s";
-  std::string s = ms < 0 ? "-" : "";
-  if (ms < 0) ms = -ms;
-  const struct {
-    const char* unit;
-    int64_t ms;
-  } units[] = {{"h", 3'600'000}, {"m", 60'000}, {"s", 1'000}, {"ms", 1}};
-  for (const auto& u : units) {
-    if (ms >= u.ms) {
-      s += std::to_string(ms / u.ms) + u.unit;
-      ms %= u.ms;
-    }
-  }
-  return s;
-}
-
 std::string utc_timestamp_text(int64_t unix_ns) {
   int64_t seconds = unix_ns / 1'000'000'000;
   int64_t ms = (unix_ns % 1'000'000'000) / 1'000'000;
@@ -67,10 +49,11 @@ std::string when(const std::optional<int64_t>& t, int64_t start_ns) {
 }  // namespace
 
 std::string format_alert_timeline(const std::vector<AlertRuleTimeline>& alerts, int64_t start_ns,
-                                  int64_t end_ns) {
+                                  int64_t end_ns, const TimelineNotes& notes) {
   std::ostringstream out;
   out << "alerts evaluated from " << utc_timestamp_text(start_ns) << " (trace time 0s) to "
       << utc_timestamp_text(end_ns) << " (" << trace_time_text(end_ns, start_ns) << ")\n";
+  for (const std::string& line : notes.header) out << line << "\n";
   int fired = 0;
   for (const AlertRuleTimeline& a : alerts) {
     if (a.ever_fired()) ++fired;
@@ -85,6 +68,10 @@ std::string format_alert_timeline(const std::vector<AlertRuleTimeline>& alerts, 
             : a.label_sets.empty() ? "quiet"
                                    : "pending only")
         << "\n";
+    const auto alert_notes = notes.by_alert.find(a.alert);
+    if (alert_notes != notes.by_alert.end()) {
+      for (const std::string& line : alert_notes->second) out << "  " << line << "\n";
+    }
     for (const AlertLabelSetTimeline& s : a.label_sets) {
       for (const AlertEpisode& e : s.episodes) {
         out << "  " << label_set_text(s.labels) << "\n"
@@ -97,11 +84,17 @@ std::string format_alert_timeline(const std::vector<AlertRuleTimeline>& alerts, 
     }
   }
   out << "\n" << fired << " of " << alerts.size() << " alerts fired\n";
+  for (const std::string& line : notes.footer) out << line << "\n";
   return out.str();
 }
 
 std::string alert_timeline_json(const std::vector<AlertRuleTimeline>& alerts, int64_t start_ns,
                                 int64_t end_ns) {
+  return alert_timeline_doc(alerts, start_ns, end_ns).dump(2) + "\n";
+}
+
+nlohmann::json alert_timeline_doc(const std::vector<AlertRuleTimeline>& alerts, int64_t start_ns,
+                                  int64_t end_ns) {
   auto seconds = [start_ns](const std::optional<int64_t>& t) -> nlohmann::json {
     if (!t) return nullptr;
     return static_cast<double>(*t - start_ns) / 1e9;
@@ -137,7 +130,7 @@ std::string alert_timeline_json(const std::vector<AlertRuleTimeline>& alerts, in
     }
     doc["alerts"].push_back(j);
   }
-  return doc.dump(2) + "\n";
+  return doc;
 }
 
 }  // namespace llm

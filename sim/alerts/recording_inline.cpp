@@ -3,13 +3,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include "sim/alerts/promql_tokens.h"
+
 namespace llm {
 namespace {
-
-bool identifier_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
-}
-bool identifier_char(char c) { return identifier_start(c) || (c >= '0' && c <= '9'); }
 
 // Escapes a label value for a PromQL double-quoted string.
 std::string promql_string(const std::string& s) {
@@ -23,58 +20,38 @@ std::string promql_string(const std::string& s) {
 
 std::string expand(const std::string& expr, const std::map<std::string, PromRule>& records,
                    std::vector<std::string>& stack) {
+  const std::vector<PromToken> tokens = promql_tokens(expr);
   std::string out;
-  size_t i = 0;
-  while (i < expr.size()) {
-    const char c = expr[i];
-    if (c == '"' || c == '\'' || c == '`') {  // a string: copied as it is
-      size_t j = i + 1;
-      while (j < expr.size() && expr[j] != c) j += (expr[j] == '\\' && c != '`') ? 2 : 1;
-      j = std::min(j + 1, expr.size());
-      out += expr.substr(i, j - i);
-      i = j;
-    } else if (c >= '0' && c <= '9') {  // a number or a duration such as 5m
-      size_t j = i;
-      while (j < expr.size() && (identifier_char(expr[j]) || expr[j] == '.')) ++j;
-      out += expr.substr(i, j - i);
-      i = j;
-    } else if (identifier_start(c)) {
-      size_t j = i;
-      while (j < expr.size() && identifier_char(expr[j])) ++j;
-      const std::string name = expr.substr(i, j - i);
-      const auto it = records.find(name);
-      if (it == records.end()) {
-        out += name;
-        i = j;
-        continue;
-      }
-      size_t k = j;
-      while (k < expr.size() && (expr[k] == ' ' || expr[k] == '\n' || expr[k] == '\t')) ++k;
-      if (k < expr.size() && (expr[k] == '{' || expr[k] == '[')) {
-        throw std::invalid_argument(
-            "recorded series " + name + " is used with " +
-            (expr[k] == '{' ? "label matchers" : "a range") +
-            ", which llmsim alerts cannot inline; use the bare name or the recording rule's "
-            "expression");
-      }
-      for (const std::string& s : stack) {
-        if (s == name) throw std::invalid_argument("recording rules form a cycle through " + name);
-      }
-      stack.push_back(name);
-      std::string inner = "(" + expand(it->second.expr, records, stack) + ")";
-      stack.pop_back();
-      for (const auto& [label, value] : it->second.labels) {
-        inner = "label_replace(" + inner + ", " + promql_string(label) + ", " +
-                promql_string(value) + ", \"\", \"\")";
-      }
-      out += inner;
-      i = j;
-    } else {
-      out += c;
-      ++i;
+  size_t copied = 0;  // expr[0, copied) is in out (or replaced)
+  for (size_t k = 0; k < tokens.size(); ++k) {
+    const PromToken& t = tokens[k];
+    if (t.kind != PromToken::Kind::kIdentifier) continue;
+    const std::string name = expr.substr(t.begin, t.end - t.begin);
+    const auto it = records.find(name);
+    if (it == records.end()) continue;
+    if (k + 1 < tokens.size() && tokens[k + 1].kind == PromToken::Kind::kPunct &&
+        (expr[tokens[k + 1].begin] == '{' || expr[tokens[k + 1].begin] == '[')) {
+      throw std::invalid_argument(
+          "recorded series " + name + " is used with " +
+          (expr[tokens[k + 1].begin] == '{' ? "label matchers" : "a range") +
+          ", which llmsim alerts cannot inline; use the bare name or the recording rule's "
+          "expression");
     }
+    for (const std::string& s : stack) {
+      if (s == name) throw std::invalid_argument("recording rules form a cycle through " + name);
+    }
+    stack.push_back(name);
+    std::string inner = "(" + expand(it->second.expr, records, stack) + ")";
+    stack.pop_back();
+    for (const auto& [label, value] : it->second.labels) {
+      inner = "label_replace(" + inner + ", " + promql_string(label) + ", " + promql_string(value) +
+              ", \"\", \"\")";
+    }
+    out += expr.substr(copied, t.begin - copied);
+    out += inner;
+    copied = t.end;
   }
-  return out;
+  return out + expr.substr(copied);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "core/flag_set.h"
 #include "sim/alerts/alert_timeline.h"
 #include "sim/alerts/alerts_result.h"
+#include "sim/alerts/rule_coverage.h"
 #include "sim/alerts/rule_file.h"
 #include "sim/cli/pending_file.h"
 #include "sim/report/alert_section.h"
@@ -30,19 +31,27 @@ Replays TRACE (as llmsim replay), loads the simulated Prometheus series into a p
 FILE at each evaluation time of the replay and prints when each alert went pending, fired and
 resolved, in trace time and UTC (--start-time is trace time 0).
 
+Every selector of every rule is checked against the replay's series, and the replay's length
+against each rule's for + evaluation interval + longest range: a rule that matches nothing or
+needs a longer replay gets a warning (an error with --strict).
+
 Alerts:
   --rules FILE                     Prometheus rule file (checked with promtool check rules)
   --evaluation-interval D          for groups without an interval (1m, as Prometheus's default)
   --fail-on-fire                   exit 1 when any alert fired
   --expect-fire ALERT              exit 1 unless ALERT fired (repeatable)
-  --expect-quiet ALERT             exit 1 if ALERT fired (repeatable)
+  --expect-quiet ALERT             exit 1 if ALERT fired, or if a selector of it matches no series
+                                   (its quiet would prove nothing) (repeatable)
+  --strict                         exit 1 when a rule cannot be judged on this replay (a selector
+                                   matches no series, or the replay is too short for it)
   --timeline-json FILE             the timeline as JSON
   --report FILE                    the replay's HTML report with the alerts' pending and firing
                                    windows on a timeline
   --promtool PATH                  promtool to run (promtool on PATH)
   --prometheus PATH                prometheus to run (prometheus on PATH)
 
-Replay flags (--metrics-out keeps the series; samples every --scrape-interval, 5s):
+Replay flags (--metrics-out keeps the series; samples every --scrape-interval, 5s; --fault to
+test the paging alerts: engine-down makes up 0, http-5xx counts 5xx in http_requests_total):
 
 )" + replay_usage().substr(replay_usage().find("\n\n") + 2);
 }
@@ -60,16 +69,17 @@ AlertsOptions parse_alerts_args(const std::vector<std::string>& args) {
             }
             o.evaluation_interval_ns = *ns;
           })
-      .boolean({"--fail-on-fire"}, o.fail_on_fire)
+      .boolean({"--fail-on-fire"}, o.expect.fail_on_fire)
+      .boolean({"--strict"}, o.expect.strict)
       .value({"--expect-fire"},
              [&o](const std::string& flag, const std::string& v) {
                if (v.empty()) throw UsageError(flag + ": empty alert name");
-               o.expect_fire.push_back(v);
+               o.expect.expect_fire.push_back(v);
              })
       .value({"--expect-quiet"},
              [&o](const std::string& flag, const std::string& v) {
                if (v.empty()) throw UsageError(flag + ": empty alert name");
-               o.expect_quiet.push_back(v);
+               o.expect.expect_quiet.push_back(v);
              })
       .nonempty({"--timeline-json"}, o.timeline_json)
       .nonempty({"--promtool"}, o.tools.promtool)
@@ -86,7 +96,7 @@ AlertsOptions parse_alerts_args(const std::vector<std::string>& args) {
       break;
     }
     const std::string name = a.substr(0, a.find('='));
-    if (name == "--fail-on-fire") {
+    if (name == "--fail-on-fire" || name == "--strict") {
       mine.push_back(a);
     } else if (kValueFlags.count(name)) {
       mine.push_back(a);
@@ -176,7 +186,13 @@ void write_alerts_report(PendingFile& file, HtmlReport report, const std::vector
   for (const AlertRuleTimeline& a : alerts) fired += a.ever_fired() ? 1 : 0;
   report.facts.insert(report.facts.begin(), {"Alerts fired", std::to_string(fired) + " of " +
                                                                  std::to_string(alerts.size())});
-  report.sections.insert(report.sections.begin(), alert_section(windows, trace_s(result.end_ns)));
+  std::vector<FaultBar> faults;
+  for (const FaultWindow& f : result.faults) {
+    faults.push_back({fault_spec_text(f) + " (" + fault_description(f) + ")",
+                      static_cast<double>(f.from_ns) / 1e9, static_cast<double>(f.to_ns) / 1e9});
+  }
+  report.sections.insert(report.sections.begin(),
+                         alert_section(windows, trace_s(result.end_ns), faults));
   file.stream() << render_html_report(report);
   file.commit();
 }
@@ -189,25 +205,29 @@ void check_expected_alerts_exist(const AlertsOptions& o, const PromRuleFile& rul
       if (!r.alert.empty()) names.insert(r.alert);
     }
   }
-  for (const auto* list : {&o.expect_fire, &o.expect_quiet}) {
+  for (const auto* list : {&o.expect.expect_fire, &o.expect.expect_quiet}) {
     for (const std::string& n : *list) {
       if (names.count(n)) continue;
       std::string known;
       for (const auto& k : names) known += (known.empty() ? "" : ", ") + k;
-      throw UsageError(std::string(list == &o.expect_fire ? "--expect-fire" : "--expect-quiet") +
-                       ": no alert " + n + " in " + o.rules_path +
-                       " (its alerts: " + (known.empty() ? "none" : known) + ")");
+      throw UsageError(
+          std::string(list == &o.expect.expect_fire ? "--expect-fire" : "--expect-quiet") +
+          ": no alert " + n + " in " + o.rules_path +
+          " (its alerts: " + (known.empty() ? "none" : known) + ")");
     }
   }
 }
 
 // Every alerting rule evaluated with a private Prometheus over the replay's series (from trace
-// time 0 to its last sample), and the checks judged on the timelines.
+// time 0 to its last sample), every selector looked up in the same series, and the checks judged
+// on the timelines.
 AlertsResult evaluate_alerts(const AlertsOptions& o, const PromRuleFile& rules,
                              const ReplayOptions& replay, const WorkDir& work) {
   AlertsResult result;
   result.start_ns = replay.start_time_unix_ns;
   result.end_ns = last_openmetrics_sample_ns(replay.metrics_out);
+  result.faults = replay.faults;
+  result.strict = o.expect.strict;
   {
     LocalPrometheus prometheus(o.tools, replay.metrics_out, work.path());
     result.alerts = evaluate_alert_rules(
@@ -215,10 +235,26 @@ AlertsResult evaluate_alerts(const AlertsOptions& o, const PromRuleFile& rules,
         [&prometheus](const std::string& expr, int64_t s, int64_t e, int64_t step) {
           return prometheus.query_range(expr, s, e, step);
         });
+    result.coverage = rule_coverage(
+        rules, o.evaluation_interval_ns, [&prometheus, &result](const std::string& selector) {
+          return prometheus.has_series(selector, result.start_ns, result.end_ns);
+        });
   }
-  result.checks =
-      check_alerts(result.alerts, result.start_ns, o.expect_fire, o.expect_quiet, o.fail_on_fire);
+  result.checks = check_alerts(result, o.expect);
   return result;
+}
+
+// One line on stderr when rules cannot be judged: a warning, an error with --strict.
+void report_problems(const AlertsResult& result, std::ostream& err) {
+  const std::vector<std::string> names = alerts_with_problems(result);
+  if (names.empty()) return;
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
+  err << "llmsim alerts: " << (result.strict ? "error" : "warning") << ": " << names.size()
+      << " rule" << (names.size() == 1 ? "" : "s")
+      << " cannot be judged on this replay (a selector matches no series, or the replay is too "
+         "short; see the timeline): "
+      << list << "\n";
 }
 
 }  // namespace
@@ -272,6 +308,7 @@ int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, 
       }
     }
     out << format_alert_checks(result);
+    report_problems(result, err);
     return alerts_exit_code(result);
   } catch (const std::invalid_argument& e) {  // a rule that cannot be evaluated
     err << "llmsim alerts: --rules: " << e.what() << "\n";

@@ -9,28 +9,54 @@
 #include <sstream>
 
 #include "core/flag_values.h"
+#include "sim/faults/fault_window.h"
 
 namespace llm {
 namespace {
 
 TEST(AlertsArgs, SplitsItsFlagsFromTheReplayFlags) {
-  const AlertsOptions o = parse_alerts_args(
-      {"trace.json", "--rules", "r.yml", "--max-num-seqs", "8", "--evaluation-interval=15s",
-       "--fail-on-fire", "--expect-fire", "A", "--expect-fire=B", "--expect-quiet", "C",
-       "--data-parallel-size", "2", "--timeline-json", "t.json", "--promtool", "/p/promtool"});
+  const AlertsOptions o = parse_alerts_args({"trace.json",
+                                             "--rules",
+                                             "r.yml",
+                                             "--max-num-seqs",
+                                             "8",
+                                             "--evaluation-interval=15s",
+                                             "--fail-on-fire",
+                                             "--expect-fire",
+                                             "A",
+                                             "--expect-fire=B",
+                                             "--expect-quiet",
+                                             "C",
+                                             "--data-parallel-size",
+                                             "2",
+                                             "--timeline-json",
+                                             "t.json",
+                                             "--promtool",
+                                             "/p/promtool",
+                                             "--strict",
+                                             "--fault",
+                                             "engine-down:1:1m:4m",
+                                             "--fault=http-5xx:20:0:90s"});
   EXPECT_EQ(o.rules_path, "r.yml");
   EXPECT_EQ(o.evaluation_interval_ns, 15'000'000'000);
-  EXPECT_TRUE(o.fail_on_fire);
-  EXPECT_EQ(o.expect_fire, (std::vector<std::string>{"A", "B"}));
-  EXPECT_EQ(o.expect_quiet, (std::vector<std::string>{"C"}));
+  EXPECT_TRUE(o.expect.fail_on_fire);
+  EXPECT_TRUE(o.expect.strict);
+  EXPECT_EQ(o.expect.expect_fire, (std::vector<std::string>{"A", "B"}));
+  EXPECT_EQ(o.expect.expect_quiet, (std::vector<std::string>{"C"}));
+  ASSERT_EQ(o.replay.faults.size(), 2u);
+  EXPECT_EQ(o.replay.faults[0], parse_fault("engine-down:1:1m:4m"));
+  EXPECT_EQ(o.replay.faults[1].kind, FaultKind::kHttp5xx);
+  EXPECT_EQ(o.replay.faults[1].to_ns, 90'000'000'000);
   EXPECT_EQ(o.timeline_json, "t.json");
   EXPECT_EQ(o.tools.promtool, "/p/promtool");
   EXPECT_EQ(o.tools.prometheus, "prometheus");
   EXPECT_EQ(o.replay.trace_path, "trace.json");
   EXPECT_EQ(o.replay.data_parallel_size, 2);
   EXPECT_EQ(o.replay.engine.max_num_seqs, 8);
-  EXPECT_EQ(parse_alerts_args({"t.json", "--rules", "r.yml"}).evaluation_interval_ns,
-            60'000'000'000);
+  const AlertsOptions plain = parse_alerts_args({"t.json", "--rules", "r.yml"});
+  EXPECT_EQ(plain.evaluation_interval_ns, 60'000'000'000);
+  EXPECT_FALSE(plain.expect.strict);
+  EXPECT_TRUE(plain.replay.faults.empty());
 }
 
 TEST(AlertsArgs, UsageErrorsNameTheFlag) {
@@ -45,6 +71,10 @@ TEST(AlertsArgs, UsageErrorsNameTheFlag) {
       {{"t.json", "--rules", "r.yml", "--evaluation-interval", "often"},
        "--evaluation-interval: expected a duration such as 15s or 1m, got 'often'"},
       {{"t.json", "--rules", "r.yml", "--fail-on-fire=yes"}, "--fail-on-fire: takes no value"},
+      {{"t.json", "--rules", "r.yml", "--strict=yes"}, "--strict: takes no value"},
+      {{"t.json", "--rules", "r.yml", "--fault", "slow:0:1m:2m"},
+       "--fault slow:0:1m:2m: expected slow:ENGINE:FACTOR:FROM:TO (5 parts separated by ':'), got "
+       "4 parts"},
       {{"t.json", "--rules", "r.yml", "--bogus"},
        "unknown flag --bogus (see llmsim alerts --help)"},
       {{"--rules", "r.yml"}, "missing TRACE (a trace file or synthetic:...)"},

@@ -238,4 +238,21 @@ std::vector<RangeSeries> LocalPrometheus::query_range(const std::string& expr, i
   }
 }
 
+bool LocalPrometheus::has_series(const std::string& selector, int64_t start_ns,
+                                 int64_t end_ns) const {
+  loadgen::BenchConfig target;
+  target.host = "127.0.0.1";
+  target.port = port_;
+  const std::string path = "/api/v1/series?match[]=" + url_encode(selector) +
+                           "&start=" + unix_seconds_text(start_ns) +
+                           "&end=" + unix_seconds_text(end_ns);
+  const loadgen::HttpGetResult r = loadgen::http_get(target, path);
+  try {
+    return series_answer_count(r.body) > 0;
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(std::string(e.what()) + " (HTTP " + std::to_string(r.status) +
+                             ", selector: " + selector + ")");
+  }
+}
+
 }  // namespace llm

@@ -4,7 +4,7 @@
 // (no scrape targets, 100-year retention so that the blocks' old timestamps are kept) until it is
 // stopped by its PID: by stop(), by the destructor, or by SIGINT/SIGTERM/SIGHUP while it runs
 // (the handler then also removes the work folder, and dies of the signal).
-// Range queries go to its HTTP API (/api/v1/query_range).
+// Range queries go to its HTTP API (/api/v1/query_range), series lookups to /api/v1/series.
 // Thread-safety: one thread; at most one instance at a time (the signal handler knows one PID).
 #pragma once
 
@@ -42,6 +42,9 @@ class LocalPrometheus {
   // Throws std::runtime_error with Prometheus's error for a bad query.
   std::vector<RangeSeries> query_range(const std::string& expr, int64_t start_ns, int64_t end_ns,
                                        int64_t step_ns) const;
+  // Whether any series in [start_ns, end_ns] matches the selector (/api/v1/series). Throws
+  // std::runtime_error with Prometheus's error for a bad selector.
+  bool has_series(const std::string& selector, int64_t start_ns, int64_t end_ns) const;
   // SIGTERM, then SIGKILL after 10 s; waits for the process. Idempotent.
   void stop();
 

@@ -12,9 +12,12 @@
 #include "core/vllm_metrics.h"
 #include "sim/cli/otlp_trace_writer.h"
 #include "sim/cli/pending_file.h"
+#include "sim/faults/fault_schedule.h"
+#include "sim/faults/fault_window.h"
 #include "sim/replay/metrics_recorder.h"
 #include "sim/replay/replay_report.h"
 #include "sim/replay/summarize_replay.h"
+#include "sim/replay/target_metrics.h"
 #include "sim/report/html_report.h"
 #include "sim/report/replay_sections.h"
 #include "sim/time_text.h"
@@ -64,6 +67,14 @@ Simulation:
                                    with a unit (ttft_p99=2s,tpot_p99=100ms), counts and ratios
                                    plain (preemptions=0); any summary figure name (docs/cli.md)
   --fail-on-slo                    exit 1 when a --slo target is missed
+Faults (repeatable; times on the replay's clock, 0 = the trace's start: 0, 90s, 10m, 1h):
+  --fault engine-down:ENGINE:FROM:TO
+                                   the engine's server is down: its requests fail, new ones go to
+                                   the engines that are up (fail when none is), no scrape (up 0);
+                                   it comes back restarted (counters from 0, empty cache)
+  --fault http-5xx:PERCENT:FROM:TO the API server answers that share of new requests with a 500
+  --fault slow:ENGINE:FACTOR:FROM:TO
+                                   the engine's steps take FACTOR times as long
   --quiet                          no summary table (the --slo lines are still printed)
   --no-progress                    no progress bar
 )";
@@ -172,6 +183,14 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
              })
       .nonempty({"--output-dir"}, o.output_dir)
       .value({"--slo"}, [&o](const std::string&, const std::string& v) { o.slo = parse_slo(v); })
+      .value({"--fault"},
+             [&o](const std::string& flag, const std::string& v) {
+               try {
+                 o.faults.push_back(parse_fault(v));
+               } catch (const FaultSpecError& e) {
+                 throw UsageError(flag + " " + v + ": " + e.what());
+               }
+             })
       .boolean({"--fail-on-slo"}, o.fail_on_slo)
       .boolean({"--no-api-server"}, o.api_server, false)
       .boolean({"--quiet"}, o.quiet)
@@ -265,6 +284,7 @@ struct ReplayRecording {
   std::vector<std::unique_ptr<ObserverTee>> tees;
   std::vector<EngineObserver*> observers;  // one per engine
   prometheus::Registry registry;
+  std::unique_ptr<TargetMetrics> targets;  // up and the HTTP metrics, for the series exports
   std::unique_ptr<VllmMetricFamilies> families;
   std::vector<std::unique_ptr<EngineMetrics>> engine_metrics;
   std::unique_ptr<OtlpTraceWriter> spans;
@@ -284,6 +304,7 @@ void observe_engines(const ReplayOptions& o, const ReplayConfig& config,
                         o.engine.num_gpu_blocks_override);
   const std::string model_name =
       o.served_model_name.empty() ? engine.model_name : o.served_model_name;
+  if (rec.want_series) rec.targets = std::make_unique<TargetMetrics>(num_engines);
   if (files.otlp) {
     rec.spans = std::make_unique<OtlpTraceWriter>(files.otlp->stream(), model_name,
                                                   o.start_time_unix_ns, o.seed, o.detailed_traces);
@@ -301,12 +322,17 @@ void observe_engines(const ReplayOptions& o, const ReplayConfig& config,
           std::make_unique<EngineMetrics>(*rec.families, model_name, static_cast<int>(i), cache));
       tee->add(rec.engine_metrics.back().get());
     }
+    if (rec.targets) tee->add(rec.targets->observer(i));
     rec.observers.push_back(tee.get());
     rec.tees.push_back(std::move(tee));
   }
   std::vector<EngineMetrics*> metric_ptrs;
   for (auto& m : rec.engine_metrics) metric_ptrs.push_back(m.get());
   rec.recorder = std::make_unique<MetricsRecorder>(rec.registry, metric_ptrs);
+  if (rec.targets) {
+    rec.recorder->add_registry(rec.targets->registry());
+    rec.recorder->set_scrape_targets(&TargetMetrics::scrape_target);
+  }
 }
 
 // Runs the replay under the recording's observers; returns its summary, with a summary per engine
@@ -322,11 +348,27 @@ ReplaySummary run_recorded_replay(const ReplayOptions& o, const Trace& trace,
   if (progress) {
     hooks.on_step = [&](size_t, const EngineCore&) { progress(rec.report.num_finished(), total); };
   }
+  const size_t num_engines = static_cast<size_t>(config.data_parallel_size);
+  const FaultSchedule faults(config.faults.windows, num_engines, config.seed);
   if (rec.want_series) {
     hooks.scrape_interval = o.scrape_interval_ns;
     MetricsRecorder* recorder = rec.recorder.get();
-    hooks.on_scrape = [recorder](Nanos t) { recorder->scrape(t); };
+    TargetMetrics* targets = rec.targets.get();
+    hooks.on_scrape = [recorder, targets, &faults, num_engines](Nanos t) {
+      std::vector<bool> down;
+      if (faults.any_down(t)) {
+        for (size_t i = 0; i < num_engines; ++i) down.push_back(faults.engine_down(i, t));
+      }
+      targets->set_up(down);
+      recorder->scrape(t, down);
+    };
+    hooks.on_restart = [recorder](size_t engine, Nanos) { recorder->restart_target(engine); };
   }
+  hooks.on_failed = [&](size_t request, size_t engine, int status, Nanos t) {
+    report_failed_request(trace.requests[request], request, engine, t, rec.report,
+                          rec.engine_reports);
+    if (rec.targets && engine != kNoEngine) rec.targets->record_failed(engine, status);
+  };
   const ReplayTotals totals = run_replay(trace, config, rec.observers, hooks);
   ReplaySummary summary =
       rec.report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
@@ -362,6 +404,7 @@ void write_replay_files(const ReplayOptions& o, const ReplaySummary& summary, Re
     HtmlReport html = replay_html_report(o.command_line, fs::path(o.trace_path).filename().string(),
                                          summary, replay_time_series(*rec.recorder),
                                          latency_cdfs(rec.report, kMaxCdfPoints));
+    if (!o.faults.empty()) html.facts.push_back({"Faults", faults_text(o.faults)});
     if (report_out) {
       *report_out = std::move(html);
     } else {
@@ -395,6 +438,7 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     write_replay_files(o, summary, files, rec, report_out);
     // The text: the summary table (summary.json's figures) and the SLOs checked against them.
     if (!o.quiet) out << format_summary_table(summary);
+    if (!o.quiet && !o.faults.empty()) out << "Faults: " << faults_text(o.faults) << "\n";
     if (!o.slo.empty()) {
       const std::vector<SloResult> slo = check_slo(summary, o.slo);
       out << format_slo_results(slo);

@@ -227,6 +227,7 @@ void write_report(const SweepOutcome& outcome, const std::vector<std::string>& a
   report.trace_name = fs::path(outcome.trace).filename().string();
   report.facts.emplace_back("Points", std::to_string(outcome.points.size()));
   report.facts.emplace_back("Failed points", std::to_string(num_failed_points(outcome)));
+  if (!outcome.faults.empty()) report.facts.emplace_back("Faults", faults_text(outcome.faults));
   const std::vector<size_t> ranking = sweep_ranking(outcome);
   if (!ranking.empty() && outcome.points[ranking[0]].ok) {
     report.facts.emplace_back("Best point by " + outcome.sort_by,
@@ -283,6 +284,7 @@ int run_sweep_command(const std::vector<std::string>& args, std::ostream& out, s
     outcome.trace = options.base.trace_path;
     outcome.sort_by = options.sort_by;
     outcome.slo = options.base.slo;
+    outcome.faults = options.base.faults;
     outcome.axes = options.axes;
     for (size_t i = 0; i < points.size(); ++i) {
       SweepPointResult result;

@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <iterator>
+#include <limits>
 #include <ostream>
 #include <stdexcept>
 
@@ -48,13 +50,29 @@ void append_value(std::string& out, double v) {
 
 MetricsRecorder::MetricsRecorder(prometheus::Registry& registry,
                                  std::vector<EngineMetrics*> engines)
-    : registry_(registry), engines_(std::move(engines)) {}
+    : registries_{&registry}, engines_(std::move(engines)) {}
 
-void MetricsRecorder::scrape(Nanos time) {
+void MetricsRecorder::add_registry(prometheus::Registry& registry) {
+  if (laid_out_) throw std::logic_error("add_registry after the first scrape");
+  registries_.push_back(&registry);
+}
+
+void MetricsRecorder::set_scrape_targets(TargetOf target_of) {
+  if (laid_out_) throw std::logic_error("set_scrape_targets after the first scrape");
+  target_of_ = std::move(target_of);
+}
+
+void MetricsRecorder::read_values(std::vector<double>& out) {
   for (EngineMetrics* e : engines_) e->flush();
-  const std::vector<prometheus::MetricFamily> families = registry_.Collect();
-  if (times_.empty()) {
-    // The first scrape fixes the layout: families, label sets and the text of every series.
+  std::vector<prometheus::MetricFamily> families;
+  for (prometheus::Registry* r : registries_) {
+    std::vector<prometheus::MetricFamily> more = r->Collect();
+    families.insert(families.end(), std::make_move_iterator(more.begin()),
+                    std::make_move_iterator(more.end()));
+  }
+  if (!laid_out_) {
+    laid_out_ = true;
+    // The first call fixes the layout: families, label sets and the text of every series.
     std::vector<SampleRef> samples;
     for (const auto& f : families) {
       samples.clear();
@@ -63,12 +81,19 @@ void MetricsRecorder::scrape(Nanos time) {
           f.name, f.help, type_name(f.type), series_.size(), samples.size(), sorted_metric_order(f),
           {}};
       for (size_t k : layout.order) layout.labels.push_back(f.metric[k].label);
+      const bool cumulative = f.type == prometheus::MetricType::Counter ||
+                              f.type == prometheus::MetricType::Histogram ||
+                              f.type == prometheus::MetricType::Summary;
+      for (const SampleRef& s : samples) {
+        std::optional<size_t> target;
+        if (target_of_) target = target_of_(f.name, layout.labels[s.metric]);
+        series_.push_back({s.series, s.metric, target, cumulative});
+      }
       families_.push_back(std::move(layout));
-      for (const SampleRef& s : samples) series_.push_back({s.series, s.metric});
     }
   }
-  // Later scrapes only read values, checking that the same label sets come in the same order.
-  const size_t before = values_.size();
+  // Later calls only read values, checking that the same label sets come in the same order.
+  const size_t before = out.size();
   if (families.size() != families_.size()) throw std::logic_error("metric families changed");
   for (size_t fi = 0; fi < families.size(); ++fi) {
     const Family& layout = families_[fi];
@@ -79,13 +104,43 @@ void MetricsRecorder::scrape(Nanos time) {
     for (size_t k = 0; k < layout.order.size(); ++k) {
       const prometheus::ClientMetric& m = f.metric[layout.order[k]];
       if (m.label != layout.labels[k]) throw std::logic_error("metric labels moved: " + f.name);
-      append_sample_values(f, m, values_);
+      append_sample_values(f, m, out);
     }
   }
-  if (values_.size() - before != series_.size()) {
+  if (out.size() - before != series_.size()) {
     throw std::logic_error("metric series changed between scrapes");
   }
+}
+
+void MetricsRecorder::scrape(Nanos time, const std::vector<bool>& down) {
+  const size_t before = values_.size();
+  read_values(values_);
+  if (!baseline_.empty()) {
+    for (size_t i = 0; i < series_.size(); ++i) values_[before + i] -= baseline_[i];
+  }
+  bool any_down = false;
+  for (bool d : down) any_down |= d;
+  if (any_down || !down_.empty()) {
+    down_.resize(times_.size());
+    down_.push_back(any_down ? down : std::vector<bool>{});
+  }
   times_.push_back(time);
+}
+
+void MetricsRecorder::restart_target(size_t target) {
+  scratch_.clear();
+  read_values(scratch_);
+  baseline_.resize(series_.size(), 0.0);
+  for (size_t i = 0; i < series_.size(); ++i) {
+    if (series_[i].cumulative && series_[i].target == target) baseline_[i] = scratch_[i];
+  }
+}
+
+bool MetricsRecorder::missing(size_t scrape, size_t series) const {
+  const std::optional<size_t>& target = series_[series].target;
+  if (!target || scrape >= down_.size()) return false;
+  const std::vector<bool>& down = down_[scrape];
+  return *target < down.size() && down[*target];
 }
 
 std::vector<MetricsRecorder::RecordedSeries> MetricsRecorder::series_named(
@@ -98,7 +153,10 @@ std::vector<MetricsRecorder::RecordedSeries> MetricsRecorder::series_named(
     if (text.size() > name.size() && text[name.size()] != '{') continue;
     RecordedSeries s{text, {}};
     s.values.reserve(times_.size());
-    for (size_t k = 0; k < times_.size(); ++k) s.values.push_back(values_[k * width + i]);
+    for (size_t k = 0; k < times_.size(); ++k) {
+      s.values.push_back(missing(k, i) ? std::numeric_limits<double>::quiet_NaN()
+                                       : values_[k * width + i]);
+    }
     found.push_back(std::move(s));
   }
   return found;
@@ -122,6 +180,7 @@ void MetricsRecorder::write_openmetrics(std::ostream& out, int64_t start_unix_ns
       size_t metric_end = s;
       while (metric_end < end && series_[metric_end].metric == series_[s].metric) ++metric_end;
       for (size_t k = 0; k < times_.size(); ++k) {
+        if (missing(k, s)) continue;  // its target was down: no sample
         for (size_t i = s; i < metric_end; ++i) {
           std::string& t = w.text();
           t += series_[i].text;
@@ -146,18 +205,33 @@ void MetricsRecorder::write_promtool_series(std::ostream& out, Nanos interval) c
   for (size_t i = 0; i < width; ++i) {
     std::string& b = w.text();
     b += "  - series: '" + series_[i].text + "'\n    values: '";
-    // Runs of equal values collapse to "vxN" (v repeated N more times).
+    // Runs of equal values collapse to "vxN" (v repeated N more times). Scrapes without a sample
+    // (the target down): "stale" after a sample, as Prometheus marks a failed target's series,
+    // then "_xN" (N missing samples).
     size_t k = 0;
     bool first = true;
     while (k < times_.size()) {
+      if (!first) b += ' ';
+      first = false;
+      if (missing(k, i)) {
+        size_t run = 1;
+        while (k + run < times_.size() && missing(k + run, i)) ++run;
+        const size_t blanks = k > 0 ? run - 1 : run;
+        if (k > 0) b += "stale";
+        if (blanks > 0) {
+          if (k > 0) b += ' ';
+          b += blanks == 1 ? "_" : "_x" + std::to_string(blanks);
+        }
+        k += run;
+        continue;
+      }
       value_text.clear();
       append_value(value_text, values_[k * width + i]);
       size_t run = 1;
-      while (k + run < times_.size() && values_[(k + run) * width + i] == values_[k * width + i]) {
+      while (k + run < times_.size() && !missing(k + run, i) &&
+             values_[(k + run) * width + i] == values_[k * width + i]) {
         ++run;
       }
-      if (!first) b += ' ';
-      first = false;
       b += value_text;
       if (run > 1) b += "x" + std::to_string(run - 1);
       k += run;

@@ -1,6 +1,7 @@
 #include "sim/replay/replay.h"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <limits>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include "core/engine_core.h"
 #include "core/rng.h"
 #include "sim/api_server/api_frontend.h"
+#include "sim/faults/fault_schedule.h"
 #include "sim/routing/announced_blocks.h"
 #include "sim/routing/scraped_gauges.h"
 
@@ -40,6 +42,8 @@ struct EngineSlot {
   std::vector<Arrival> inbox;  // arrived during a step
   std::vector<PendingAbort> aborts;
   bool busy = false;
+  bool down = false;                 // in an engine-down window: takes no requests, runs no steps
+  bool fail_when_step_ends = false;  // went down mid-step
   Nanos done_at = 0;
   EngineTotals totals;
 
@@ -76,6 +80,9 @@ class Replayer {
   void arrive(size_t index);
   void hand_off(Nanos now);
   void route(size_t index, Nanos frontend_arrival);
+  size_t pick_engine(Request& request);
+  void apply_fault_transitions(Nanos now);
+  void fail_everything(EngineSlot& slot);
   void add(EngineSlot& slot, Arrival arrival);
   void apply_client_aborts(Nanos now);
   bool apply_abort(EngineSlot& slot, const ClientAbort& abort, bool unqueued);
@@ -107,6 +114,10 @@ class Replayer {
   Rng loop_rng_;
   std::vector<const Request*> candidates_;  // scratch of loop_abort
   FaultTotals faults_;
+  FaultSchedule schedule_;
+  size_t next_transition_ = 0;
+  std::vector<EngineLoad> up_loads_;  // scratch of pick_engine while an engine is down
+  std::vector<size_t> up_engines_;
   bool scraping_;
   Nanos next_scrape_ = 0;
   Nanos last_scrape_ = -1;
@@ -130,6 +141,7 @@ Replayer::Replayer(const Trace& trace, const ReplayConfig& config,
       engine_of_(trace.requests.size(), 0),
       first_id_(trace.requests.size(), kNoId),
       loop_rng_(hash_combine(config.faults.seed, kLoopAbortStream)),
+      schedule_(config.faults.windows, observers.size(), config.seed),
       scraping_(hooks.scrape_interval > 0 && hooks.on_scrape),
       epp_policy_(routes_on_scrapes(config.routing) && observers.size() > 1),
       router_scraping_(epp_policy_ && config.epp.scrape_interval > 0),
@@ -187,6 +199,9 @@ Nanos Replayer::next_instant() const {
   if (!handoffs_.empty()) t = std::min(t, handoffs_.front().engine_arrival);
   if (frontend_ && frontend_->next_event() != kNoTime) t = std::min(t, frontend_->next_event());
   if (next_abort_ < aborts_.size()) t = std::min(t, aborts_[next_abort_].time);
+  if (next_transition_ < schedule_.transitions().size()) {
+    t = std::min(t, schedule_.transitions()[next_transition_].time);
+  }
   if (scraping_) t = std::min(t, next_scrape_);
   if (router_scraping_) t = std::min(t, next_router_scrape_);
   return t;
@@ -199,6 +214,7 @@ ReplayTotals Replayer::run() {
     const Nanos now = clock_.now();
     complete_steps(now);
     scrape_for_router(now);
+    apply_fault_transitions(now);
     while (next_ < requests.size() && requests[next_].arrival_ns <= now) {
       arrive(next_);
       ++next_;
@@ -227,6 +243,10 @@ void Replayer::complete_steps(Nanos now) {
     s.aborts.clear();
     if (config_.faults.loop_abort_probability > 0) aborted |= loop_abort(s);
     if (aborted) notify_state(s);
+    if (s.fail_when_step_ends) {
+      s.fail_when_step_ends = false;
+      fail_everything(s);
+    }
     if (epp_policy_) {
       // The step's KV-cache events reach the picker's index as the step completes.
       for (const KvEvent& e : s.core->take_kv_events()) announced_[i]->apply(e);
@@ -270,7 +290,19 @@ void Replayer::route(size_t index, Nanos frontend_arrival) {
       loads_[i].announced = announced_[i].get();
     }
   }
-  const size_t picked = router_.pick(*parent, loads_);
+  const size_t picked = pick_engine(*parent);
+  if (picked == kNoEngine) {
+    engine_of_[index] = kNoEngine;
+    ++faults_.unroutable;
+    if (hooks_.on_failed) hooks_.on_failed(index, kNoEngine, 503, now);
+    return;
+  }
+  if (schedule_.answers_5xx(index, now)) {
+    engine_of_[index] = kNoEngine;
+    ++faults_.http_5xx;
+    if (hooks_.on_failed) hooks_.on_failed(index, picked, 500, now);
+    return;
+  }
   if (hooks_.on_route) hooks_.on_route(index, picked);
   engine_of_[index] = picked;
   EngineSlot& slot = slots_[picked];
@@ -283,6 +315,59 @@ void Replayer::route(size_t index, Nanos frontend_arrival) {
       add(slot, {index, std::move(child)});
     }
   }
+}
+
+size_t Replayer::pick_engine(Request& request) {
+  bool any_down = false;
+  for (const EngineSlot& s : slots_) any_down |= s.down;
+  if (!any_down) return router_.pick(request, loads_);
+  // The router chooses among the engines that are up, as a gateway whose health checks failed
+  // for the others.
+  up_loads_.clear();
+  up_engines_.clear();
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].down) continue;
+    up_loads_.push_back(loads_[i]);
+    up_engines_.push_back(i);
+  }
+  if (up_engines_.empty()) return kNoEngine;
+  return up_engines_[router_.pick(request, up_loads_)];
+}
+
+void Replayer::apply_fault_transitions(Nanos now) {
+  const auto& transitions = schedule_.transitions();
+  for (; next_transition_ < transitions.size() && transitions[next_transition_].time <= now;
+       ++next_transition_) {
+    const FaultSchedule::Transition& t = transitions[next_transition_];
+    EngineSlot& slot = slots_[t.engine];
+    if (t.down) {
+      slot.down = true;
+      if (slot.busy) {
+        slot.fail_when_step_ends = true;
+      } else {
+        fail_everything(slot);
+      }
+    } else {
+      slot.down = false;
+      // A restarted server starts with an empty prefix cache (when a step it had begun before
+      // going down has not ended yet, its requests still hold blocks and the cache stays).
+      if (!slot.busy) slot.core->reset_prefix_cache();
+      if (hooks_.on_restart) hooks_.on_restart(t.engine, now);
+    }
+  }
+}
+
+void Replayer::fail_everything(EngineSlot& slot) {
+  for (Arrival& a : slot.inbox) add(slot, std::move(a));
+  slot.inbox.clear();
+  const Scheduler& s = slot.core->scheduler();
+  std::vector<uint64_t> ids;
+  for (const Request* r : s.running()) ids.push_back(r->id);
+  s.waiting().for_each([&ids](const Request* r) { ids.push_back(r->id); });
+  for (uint64_t id : ids) {
+    if (slot.core->finish_request(id, FinishReason::kError)) ++faults_.down_errors;
+  }
+  if (!ids.empty()) notify_state(slot);
 }
 
 void Replayer::add(EngineSlot& slot, Arrival a) {
@@ -300,6 +385,7 @@ void Replayer::apply_client_aborts(Nanos now) {
     const ClientAbort& abort = aborts_[next_abort_];
     if (abort.request >= routed_) continue;  // not at its engine yet: nothing to abort
     const size_t engine = engine_of_[abort.request];
+    if (engine == kNoEngine) continue;  // it failed without reaching an engine
     EngineSlot& slot = slots_[engine];
     if (slot.busy) {
       slot.aborts.push_back({abort, first_id_[abort.request] == kNoId});
@@ -379,11 +465,18 @@ GaugeSample Replayer::gauges_seen(size_t engine, Nanos now) {
 
 void Replayer::start_steps(Nanos now) {
   for (EngineSlot& s : slots_) {
-    if (s.busy || !s.core->has_unfinished()) continue;
+    if (s.busy || s.down || !s.core->has_unfinished()) continue;
     Nanos duration = 0;
     if (!s.core->begin_step(&duration)) {
       if (!s.core->has_unfinished()) continue;  // only seat holders were left, and they left
       throw std::logic_error("engine has unfinished requests but can schedule none");
+    }
+    if (!schedule_.empty()) {
+      const double factor = schedule_.slow_factor(static_cast<size_t>(&s - slots_.data()), now);
+      if (factor != 1.0) {
+        duration = static_cast<Nanos>(std::llround(static_cast<double>(duration) * factor));
+        ++faults_.slowed_steps;
+      }
     }
     s.busy = true;
     s.done_at = now + std::max<Nanos>(duration, 1);
@@ -416,7 +509,7 @@ bool ReplayFaults::any() const {
   for (double f : engine_slowdown) {
     if (f != 1.0) return true;
   }
-  return backend.any() || !aborts.empty() || loop_abort_probability > 0;
+  return backend.any() || !aborts.empty() || loop_abort_probability > 0 || !windows.empty();
 }
 
 const char* abort_state_name(AbortState state) {

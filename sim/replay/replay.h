@@ -13,13 +13,26 @@
 // those hand-overs come right after the arrivals. A client abort of a request still in the server
 // does nothing.
 //
-// Faults (ReplayFaults, for `llmsim dst`; none by default, and then nothing above changes): client
+// Faults (ReplayFaults; none by default, and then nothing above changes). For `llmsim dst`: client
 // aborts at given instants, applied at once on an idle engine and, on a busy one, when its step
 // completes (after the requests that arrived during the step are queued, so an abort may find its
 // sequence not yet queued); aborts of random unfinished sequences after a step (the engine loop's
 // fault point); and the mock GPU's faults (backends/sim/faulty_backend.h: slowdowns, latency
 // spikes, failed steps). At one instant the order becomes: step completions (each followed by its
 // engine's queued arrivals and aborts), arrivals, client aborts, the scrape, step starts.
+// The fault windows of --fault (sim/faults/fault_window.h), on the replay's clock:
+// - engine-down: from FROM (or, when the engine is mid-step, from the end of that step) the
+//   requests the engine holds (running, waiting, arrived during the step) finish with kError, and
+//   it takes no new ones: the router picks among the engines that are up, and a request that
+//   arrives while every engine is down fails at once (ReplayHooks::on_failed, status 503). At TO
+//   the engine comes back as a restarted server: empty, its prefix cache cleared
+//   (ReplayHooks::on_restart, where the metrics recorder restarts its counters).
+// - http-5xx: a request arriving in the window is routed as usual, then with the window's
+//   probability (a seeded draw per trace request) answered 500 by the API server without reaching
+//   the engine (ReplayHooks::on_failed).
+// - slow: a step that the engine begins in the window takes FACTOR times as long.
+// The driver wakes at every engine-down transition; at one instant they come after the step
+// completions and before the arrivals.
 // The llm-d routing policies (sim/routing/router.h) see the engines as llm-d's endpoint picker
 // does: the replay scrapes every engine's gauges for the router at 0, EppView::scrape_interval, ...
 // (right after the step completions of that instant, before its arrivals) and the router routes on
@@ -42,6 +55,7 @@
 #include "core/engine_observer.h"
 #include "core/scheduler_config.h"
 #include "sim/api_server/client_times.h"
+#include "sim/faults/fault_window.h"
 #include "sim/routing/router.h"
 #include "sim/trace/trace.h"
 
@@ -58,13 +72,15 @@ struct ClientAbort {
   int32_t child = -1;
 };
 
-// Faults injected into a replay, all drawn from `seed` (see the file comment).
+// Faults injected into a replay (see the file comment): the dst ones drawn from `seed`, the
+// windows' 5xx draws from ReplayConfig::seed.
 struct ReplayFaults {
   uint64_t seed = 0;
   BackendFaults backend;                // every engine's mock GPU
   std::vector<double> engine_slowdown;  // engine i's steps take this many times longer (1: none)
   std::vector<ClientAbort> aborts;      // any order; applied in time order (stable)
   double loop_abort_probability = 0;    // after each step: abort one random unfinished sequence
+  std::vector<FaultWindow> windows;     // --fault: engine-down, http-5xx and slow windows
 
   bool any() const;
 };
@@ -107,6 +123,10 @@ struct FaultTotals {
   int64_t failed_steps = 0;
   int64_t latency_spikes = 0;
   std::array<int64_t, kNumAbortStates> aborts{};  // by AbortState
+  int64_t down_errors = 0;   // sequences an engine held when it went down (finished with kError)
+  int64_t unroutable = 0;    // trace requests that arrived while every engine was down
+  int64_t http_5xx = 0;      // trace requests the API server answered with a 5xx
+  int64_t slowed_steps = 0;  // steps begun in a slow window
 };
 
 // Figures of one engine (or, summed, of all).
@@ -139,7 +159,15 @@ struct ReplayHooks {
   std::function<void(Nanos time)> on_scrape;
   // With ReplayConfig::api_server: what the client saw of each sequence, as it finishes.
   ClientTimesFn on_client_times;
+  // Trace request `request` failed at `time` without reaching an engine: the API server of engine
+  // `engine` answered `status` (500, an http-5xx fault), or every engine was down (engine
+  // kNoEngine, status 503: no server saw it).
+  std::function<void(size_t request, size_t engine, int status, Nanos time)> on_failed;
+  // Engine `engine` came back at `time` after an engine-down window, as a restarted server.
+  std::function<void(size_t engine, Nanos time)> on_restart;
 };
+
+inline constexpr size_t kNoEngine = static_cast<size_t>(-1);
 
 // Builds the engine request for one trace entry (before fan-out for n > 1).
 std::unique_ptr<Request> make_request(const TraceRequest& entry, size_t index);

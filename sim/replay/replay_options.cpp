@@ -1,5 +1,8 @@
 #include "sim/replay/replay_options.h"
 
+#include <string>
+
+#include "core/flag_values.h"
 #include "sim/routing/router.h"
 
 namespace llm {
@@ -17,6 +20,12 @@ ReplayConfig make_replay_config(const ReplayOptions& o, ResolvedEngine* resolved
   if (o.epp_staleness_ns) c.epp.staleness = *o.epp_staleness_ns;
   c.epp.weights = o.epp_weights;
   if (o.api_server) c.api_server = engine.api_server;
+  try {
+    check_fault_engines(o.faults, o.data_parallel_size);
+  } catch (const FaultSpecError& e) {
+    throw UsageError(std::string("--fault ") + e.what());
+  }
+  c.faults.windows = o.faults;
   return c;
 }
 

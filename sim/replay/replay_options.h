@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/sim/engine_args.h"
+#include "sim/faults/fault_window.h"
 #include "sim/replay/replay.h"
 #include "sim/replay/replay_report.h"
 #include "sim/replay/slo.h"
@@ -45,12 +46,14 @@ struct ReplayOptions {
   int64_t scrape_interval_ns = 5'000'000'000;
   int64_t start_time_unix_ns = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
   bool quiet = false;                                      // no summary table on stdout
-  bool progress = true;        // progress bar on stderr when it is a terminal
-  std::vector<SloTarget> slo;  // --slo: printed against the summary's figures
-  bool fail_on_slo = false;    // exit 1 when an SLO is missed
+  bool progress = true;             // progress bar on stderr when it is a terminal
+  std::vector<SloTarget> slo;       // --slo: printed against the summary's figures
+  bool fail_on_slo = false;         // exit 1 when an SLO is missed
+  std::vector<FaultWindow> faults;  // --fault, in the order given (sim/faults/fault_window.h)
 };
 
-// Resolves presets and defaults into an engine configuration. Throws UsageError.
+// Resolves presets and defaults into an engine configuration, the faults included. Throws
+// UsageError (a fault naming an engine the replay does not have, too).
 // `resolved` (optional) receives the resolved engine arguments (KV dtype, model name).
 ReplayConfig make_replay_config(const ReplayOptions& options, ResolvedEngine* resolved = nullptr);
 

@@ -83,7 +83,7 @@ void ReplayReport::on_finished(const Request& r) {
   const ClientTimes* client = client_of_ == &r ? &client_ : nullptr;
   client_of_ = nullptr;
   if (refused_at_admission(r)) {
-    if (out_) write_line(r, nullptr);
+    if (out_) write_line(r, nullptr, outcome(r));
     return;  // no tokens processed, no latency
   }
   summary_.prompt_tokens += r.prompt_len;
@@ -102,10 +102,29 @@ void ReplayReport::on_finished(const Request& r) {
     }
     client_e2e_.add(nanos_to_seconds(client->finished - client->server_arrival));
   }
-  if (out_) write_line(r, client);
+  if (out_) write_line(r, client, outcome(r));
 }
 
-void ReplayReport::write_line(const Request& r, const ClientTimes* client) {
+void ReplayReport::on_failed_request(const TraceRequest& entry, size_t index, Nanos time) {
+  const std::unique_ptr<Request> parent = make_request(entry, index);
+  for (const std::unique_ptr<Request>& child : fan_out(*parent)) {
+    child->finish_reason = FinishReason::kError;
+    child->timeline.finished = time;
+    ++num_finished_;
+    ++failed_sequences_;
+    ++summary_.finish_reasons["error"];
+    if (out_) write_line(*child, nullptr, "error");
+  }
+}
+
+void report_failed_request(const TraceRequest& entry, size_t index, size_t engine, Nanos time,
+                           ReplayReport& report,
+                           const std::vector<std::unique_ptr<ReplayReport>>& engine_reports) {
+  report.on_failed_request(entry, index, time);
+  if (engine < engine_reports.size()) engine_reports[engine]->on_failed_request(entry, index, time);
+}
+
+void ReplayReport::write_line(const Request& r, const ClientTimes* client, const char* outcome) {
   const PerRequestMetrics m = compute_per_request_metrics(r.timeline, r.num_output_tokens);
   std::string& s = line_;
   s.clear();
@@ -116,7 +135,7 @@ void ReplayReport::write_line(const Request& r, const ClientTimes* client) {
   s += "\",\"arrival_s\":";
   s += json_number(nanos_to_seconds(client ? client->server_arrival : r.timeline.arrival));
   s += ",\"finish_reason\":\"";
-  s += outcome(r);
+  s += outcome;
   s += "\",\"prompt_tokens\":";
   s += std::to_string(r.prompt_len);
   s += ",\"cached_tokens\":";
@@ -156,7 +175,7 @@ ReplaySummary ReplayReport::finish(Nanos end_time, const EngineTotals& totals,
                                    int64_t trace_requests) {
   ReplaySummary& s = summary_;
   s.requests = trace_requests;
-  s.sequences = totals.num_sequences;
+  s.sequences = totals.num_sequences + failed_sequences_;
   s.duration_s = nanos_to_seconds(end_time);
   if (s.duration_s > 0) {
     s.input_tokens_per_s = static_cast<double>(s.prompt_tokens) / s.duration_s;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ class ReplayReport final : public EngineObserver {
   void on_preempted(const Request& request) override;
   void on_finished(const Request& request) override;
   void on_step(const StepStats& stats) override;
+  // Trace request `entry` (index `index` in the trace) failed at `time` without reaching an
+  // engine (a fault: ReplayHooks::on_failed): each of its sequences counts as an `error`, with no
+  // token or latency figure, and gets its line.
+  void on_failed_request(const TraceRequest& entry, size_t index, Nanos time);
 
   int64_t num_finished() const { return num_finished_; }
 
@@ -71,11 +76,12 @@ class ReplayReport final : public EngineObserver {
   const LogSketch& itl_sketch() const { return itl_; }
 
  private:
-  void write_line(const Request& request, const ClientTimes* client);
+  void write_line(const Request& request, const ClientTimes* client, const char* outcome);
   static const char* outcome(const Request& request);
 
   std::ostream* out_;
   int64_t num_finished_ = 0;
+  int64_t failed_sequences_ = 0;  // of requests that reached no engine
   std::string line_;
   ReplaySummary summary_;
   ExactSamples ttft_, request_ttft_, queue_, prefill_, decode_, e2e_, tpot_;
@@ -84,6 +90,12 @@ class ReplayReport final : public EngineObserver {
   ClientTimes client_;
   LogSketch itl_;
 };
+
+// ReplayHooks::on_failed for a replay's reports: the whole run's, and engine `engine`'s when
+// there is one per engine (engine_reports[engine]; kNoEngine: none).
+void report_failed_request(const TraceRequest& entry, size_t index, size_t engine, Nanos time,
+                           ReplayReport& report,
+                           const std::vector<std::unique_ptr<ReplayReport>>& engine_reports);
 
 // The summary as an aligned text table, and as JSON (same figures, stable key order).
 std::string format_summary_table(const ReplaySummary& summary);

@@ -52,6 +52,9 @@ ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace,
       progress(report.num_finished(), total);
     };
   }
+  hooks.on_failed = [&](size_t request, size_t engine, int, Nanos t) {
+    report_failed_request(replayed->requests[request], request, engine, t, report, engine_reports);
+  };
   const ReplayTotals totals = run_replay(*replayed, config, observers, hooks);
   ReplaySummary summary =
       report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(replayed->requests.size()));

@@ -1,6 +1,7 @@
 #include "sim/report/alert_section.h"
 
 #include <algorithm>
+#include <string>
 
 #include "sim/report/svg_plot.h"
 #include "sim/report/svg_text.h"
@@ -8,12 +9,18 @@
 namespace llm {
 namespace {
 
-constexpr double kTimelineLeft = 260;
-constexpr double kTimelineRight = 900;
+constexpr double kTimelineLeft = 20;
+constexpr double kTimelineRight = 980;
 constexpr double kTimelineTop = 52;
-constexpr double kRow = 22;
+constexpr double kLabelLine = 14;  // a line of a row's label, above its bar
+constexpr double kBar = 16;
+constexpr double kRowGap = 8;
+// Labels are wrapped to lines of at most this many characters: about 900 px of 11 px text, so
+// that every label shows whole at the chart's width.
+constexpr size_t kLabelChars = 140;
 constexpr const char* kPendingColor = "#f2b134";
 constexpr const char* kFiringColor = "#d62728";
+constexpr const char* kFaultColor = "#7f7f7f";
 
 std::string row_label(const AlertWindow& w) {
   std::string label = w.alert;
@@ -30,9 +37,41 @@ std::string row_label(const AlertWindow& w) {
   return label;
 }
 
+// One chart row: its label (whole, over as many lines as it needs) and its bars.
+struct Row {
+  std::string label;
+  std::vector<std::string> lines;
+  struct Bar {
+    double from = 0;
+    double to = 0;
+    const char* color = "";
+    const char* kind = "";
+  };
+  std::vector<Bar> bars;
+};
+
+double row_height(const Row& row) {
+  return kLabelLine * static_cast<double>(row.lines.size()) + kBar + kRowGap;
+}
+
 }  // namespace
 
-std::string render_alert_timeline(const std::vector<AlertWindow>& windows, double trace_end_s) {
+std::vector<std::string> wrap_label(const std::string& label, size_t max_chars) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (label.size() - start > max_chars) {
+    // Break after the last ',' (between labels) or ' ' that fits, else at max_chars.
+    size_t cut = label.find_last_of(", ", start + max_chars - 1);
+    cut = cut == std::string::npos || cut < start ? start + max_chars : cut + 1;
+    lines.push_back(label.substr(start, cut - start));
+    start = cut;
+  }
+  lines.push_back(label.substr(start));
+  return lines;
+}
+
+std::string render_alert_timeline(const std::vector<AlertWindow>& windows, double trace_end_s,
+                                  const std::vector<FaultBar>& faults) {
   double end = std::max(trace_end_s, 0.0);
   for (const AlertWindow& w : windows) {
     for (const auto& t : {w.pending_s, w.fired_s, w.resolved_s}) {
@@ -40,40 +79,62 @@ std::string render_alert_timeline(const std::vector<AlertWindow>& windows, doubl
     }
   }
   if (end <= 0) end = 1;
-  const double height =
-      kTimelineTop + kRow * static_cast<double>(std::max<size_t>(windows.size(), 1)) + 44;
+  std::vector<Row> rows;
+  for (const FaultBar& f : faults) {
+    Row row;
+    row.label = "fault " + f.label;
+    row.bars.push_back({std::min(f.from_s, end), std::min(f.to_s, end), kFaultColor, "fault"});
+    rows.push_back(std::move(row));
+  }
+  for (const AlertWindow& w : windows) {
+    Row row;
+    row.label = row_label(w);
+    if (w.pending_s) {
+      const double until = w.fired_s ? *w.fired_s : (w.resolved_s ? *w.resolved_s : end);
+      row.bars.push_back({*w.pending_s, until, kPendingColor, "pending"});
+    }
+    if (w.fired_s) {
+      row.bars.push_back({*w.fired_s, w.resolved_s ? *w.resolved_s : end, kFiringColor, "firing"});
+    }
+    rows.push_back(std::move(row));
+  }
+  double rows_height = 0;
+  for (Row& row : rows) {
+    row.lines = wrap_label(row.label, kLabelChars);
+    rows_height += row_height(row);
+  }
+  if (rows.empty()) rows_height = kLabelLine + kBar + kRowGap;
+  const double height = kTimelineTop + rows_height + 44;
   const std::string h = coordinate_text(height);
   auto px = [&](double t) { return kTimelineLeft + t / end * (kTimelineRight - kTimelineLeft); };
   const double axis_y = height - 40;
 
   size_t bars = 0;
-  std::string rows;
-  for (size_t i = 0; i < windows.size(); ++i) {
-    const AlertWindow& w = windows[i];
-    const double y = kTimelineTop + kRow * static_cast<double>(i);
-    std::string row_bars;
-    size_t row_count = 0;
-    auto bar = [&](double from, double to, const char* color, const char* kind) {
-      row_bars += "<rect class=\"" + std::string(kind) + "\" x=\"" + coordinate_text(px(from)) +
-                  "\" y=\"" + coordinate_text(y + 3) + "\" width=\"" +
-                  coordinate_text(std::max(px(to) - px(from), 1.5)) + "\" height=\"" +
-                  coordinate_text(kRow - 6) + "\" fill=\"" + color + "\"><title>" +
-                  xml_escape(std::string(kind) + " " + short_number_text(from) + " s to " +
-                             short_number_text(to) + " s") +
-                  "</title></rect>";
-      ++row_count;
-    };
-    if (w.pending_s) {
-      const double until = w.fired_s ? *w.fired_s : (w.resolved_s ? *w.resolved_s : end);
-      bar(*w.pending_s, until, kPendingColor, "pending");
+  std::string body;
+  double y = kTimelineTop;
+  for (const Row& row : rows) {
+    for (const std::string& line : row.lines) {
+      y += kLabelLine;
+      body += "<text x=\"" + coordinate_text(kTimelineLeft) + "\" y=\"" + coordinate_text(y - 3) +
+              "\" font-size=\"11\">" + xml_escape(line) + "</text>";
     }
-    if (w.fired_s) bar(*w.fired_s, w.resolved_s ? *w.resolved_s : end, kFiringColor, "firing");
-    bars += row_count;
-    rows += "<text x=\"" + coordinate_text(kTimelineLeft - 8) + "\" y=\"" +
-            coordinate_text(y + 15) + "\" font-size=\"11\" text-anchor=\"end\">" +
-            xml_escape(row_label(w)) + "</text>";
-    rows += "<g class=\"series\" data-series=\"" + xml_escape(row_label(w)) + "\" data-points=\"" +
-            std::to_string(row_count) + "\">" + row_bars + "</g>";
+    std::string row_bars;
+    size_t alert_bars = 0;
+    for (const Row::Bar& b : row.bars) {
+      row_bars += "<rect class=\"" + std::string(b.kind) + "\" x=\"" + coordinate_text(px(b.from)) +
+                  "\" y=\"" + coordinate_text(y + 1) + "\" width=\"" +
+                  coordinate_text(std::max(px(b.to) - px(b.from), 1.5)) + "\" height=\"" +
+                  coordinate_text(kBar - 2) + "\" fill=\"" + b.color + "\"><title>" +
+                  xml_escape(std::string(b.kind) + " " + short_number_text(b.from) + " s to " +
+                             short_number_text(b.to) + " s") +
+                  "</title></rect>";
+      if (std::string(b.kind) != "fault") ++alert_bars;
+    }
+    bars += alert_bars;
+    body += "<g class=\"" + std::string(row.bars.size() == alert_bars ? "series" : "faults") +
+            "\" data-series=\"" + xml_escape(row.label) + "\" data-points=\"" +
+            std::to_string(row.bars.size()) + "\">" + row_bars + "</g>";
+    y += kBar + kRowGap;
   }
 
   std::string svg =
@@ -86,15 +147,20 @@ std::string render_alert_timeline(const std::vector<AlertWindow>& windows, doubl
       "<text class=\"plot-title\" x=\"20\" y=\"20\" font-size=\"14\" font-weight=\"bold\">"
       "Alert firing windows</text>";
   // Legend.
-  svg += "<g class=\"legend\"><rect x=\"" + coordinate_text(kTimelineLeft) +
-         "\" y=\"28\" width=\"14\" height=\"10\" fill=\"" + kPendingColor + "\"/><text x=\"" +
-         coordinate_text(kTimelineLeft + 20) +
-         "\" y=\"37\" font-size=\"11\">pending</text><rect x=\"" +
-         coordinate_text(kTimelineLeft + 90) + "\" y=\"28\" width=\"14\" height=\"10\" fill=\"" +
-         kFiringColor + "\"/><text x=\"" + coordinate_text(kTimelineLeft + 110) +
-         "\" y=\"37\" font-size=\"11\">firing</text></g>";
-  svg += rows;
-  if (windows.empty()) {
+  svg += "<g class=\"legend\">";
+  double legend_x = kTimelineLeft;
+  auto legend = [&](const char* color, const char* text) {
+    svg += "<rect x=\"" + coordinate_text(legend_x) +
+           "\" y=\"28\" width=\"14\" height=\"10\" fill=\"" + color + "\"/><text x=\"" +
+           coordinate_text(legend_x + 20) + "\" y=\"37\" font-size=\"11\">" + text + "</text>";
+    legend_x += 90;
+  };
+  legend(kPendingColor, "pending");
+  legend(kFiringColor, "firing");
+  if (!faults.empty()) legend(kFaultColor, "fault");
+  svg += "</g>";
+  svg += body;
+  if (rows.empty()) {
     svg += "<text x=\"" + coordinate_text((kTimelineLeft + kTimelineRight) / 2) + "\" y=\"" +
            coordinate_text(kTimelineTop + 15) +
            "\" font-size=\"13\" text-anchor=\"middle\" fill=\"#888\">no alert went pending</text>";
@@ -117,7 +183,8 @@ std::string render_alert_timeline(const std::vector<AlertWindow>& windows, doubl
   return svg;
 }
 
-ReportSection alert_section(const std::vector<AlertWindow>& windows, double trace_end_s) {
+ReportSection alert_section(const std::vector<AlertWindow>& windows, double trace_end_s,
+                            const std::vector<FaultBar>& faults) {
   size_t fired = 0;
   for (const AlertWindow& w : windows) fired += w.fired_s.has_value();
   ReportSection section{"alerts", "Alert firing windows", "", {}};
@@ -125,7 +192,8 @@ ReportSection alert_section(const std::vector<AlertWindow>& windows, double trac
                  std::to_string(fired) +
                  " fired. Amber: pending (the expression true, its `for` not yet over); red: "
                  "firing, until resolved or the end of the trace.";
-  section.figures.push_back(render_alert_timeline(windows, trace_end_s));
+  if (!faults.empty()) section.note += " Gray: the --fault windows the replay ran under.";
+  section.figures.push_back(render_alert_timeline(windows, trace_end_s, faults));
   return section;
 }
 

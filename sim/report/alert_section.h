@@ -1,10 +1,12 @@
 // The alert section of the HTML report (for `llmsim alerts` and `--rules`): a timeline with one
 // row per alert and label set, its pending window (pending until fired, or until resolved when it
 // never fired) and its firing window (fired until resolved, or until the end of the trace),
-// drawn as SVG bars over trace time.
+// drawn as SVG bars over trace time, after a row per --fault window. Each row's label is written
+// whole above its bar, wrapped over several lines when it is long.
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,9 +24,21 @@ struct AlertWindow {
   std::optional<double> resolved_s;           // trace time it resolved; none: still active
 };
 
-// The <svg> timeline of the windows over [0, trace_end_s].
-std::string render_alert_timeline(const std::vector<AlertWindow>& windows, double trace_end_s);
+// A fault window of the replay, drawn as its own row.
+struct FaultBar {
+  std::string label;  // the fault's spec and description
+  double from_s = 0;
+  double to_s = 0;
+};
 
-ReportSection alert_section(const std::vector<AlertWindow>& windows, double trace_end_s);
+// `label` cut into lines of at most max_chars, after a ',' or ' ' where one fits.
+std::vector<std::string> wrap_label(const std::string& label, size_t max_chars);
+
+// The <svg> timeline of the windows over [0, trace_end_s].
+std::string render_alert_timeline(const std::vector<AlertWindow>& windows, double trace_end_s,
+                                  const std::vector<FaultBar>& faults = {});
+
+ReportSection alert_section(const std::vector<AlertWindow>& windows, double trace_end_s,
+                            const std::vector<FaultBar>& faults = {});
 
 }  // namespace llm

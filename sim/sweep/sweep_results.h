@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/faults/fault_window.h"
 #include "sim/replay/replay_report.h"
 #include "sim/replay/slo.h"
 #include "sim/sweep/sweep_grid.h"
@@ -27,6 +28,7 @@ struct SweepOutcome {
   std::vector<SweepAxis> axes;
   std::vector<SweepPointResult> points;  // in grid order
   std::vector<SloTarget> slo;            // --slo: points meeting every target rank first
+  std::vector<FaultWindow> faults;       // --fault: every point ran under them
 };
 
 // Whether the point ran and meets every SLO target (true when there are none).

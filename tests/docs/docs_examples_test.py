@@ -40,7 +40,7 @@ import time
 import urllib.request
 
 BLOCK_TIMEOUT_S = 90
-README_MIN_RUN = 6  # the alert and dashboard quick starts and the four others
+README_MIN_RUN = 7  # the alert (with faults) and dashboard quick starts and the four others
 COMMAND_LANGUAGES = {"bash", "sh", "shell", "console", "python"}
 SKIP_REASONS = ("gpu", "cluster", "external", "long", "build")
 COPIED = ("ci", "deploy", "docs", "monitoring", "tests", "tools", "traces", "README.md")

@@ -3,7 +3,9 @@
 # normal and the overload replay of llmsim_rules_test.yml.in (same flags as monitoring_test.sh),
 # every alert_rule_test expectation there (at eval_time, alertname fires with exactly these label
 # sets, or with none) must hold on the timeline that llmsim alerts computes with a real Prometheus.
-# Then the CI switches: --fail-on-fire, --expect-fire, --expect-quiet, and bad usage (exit 2).
+# Then the CI switches: --fail-on-fire, --expect-fire, --expect-quiet; rules that cannot be judged
+# (old metric names, a replay too short: warnings, --strict errors); the two paging alerts under
+# --fault engine-down and http-5xx (each fires under its fault, quiet without); bad usage (exit 2).
 # Needs promtool, prometheus and python3 (ci/install-deps.sh installs them).
 # Usage: tests/monitoring/alerts_test.sh PATH/TO/llmsim
 set -u
@@ -132,7 +134,104 @@ expect_code 1 "normal, --expect-fire not met" "${normal[@]}" --expect-fire VLLMT
 grep -q "^expect-fire VLLMTTFTSLOShareLow: FAILED, it never fired$" "$work/cli.out" && ok \
   || fail "expect-fire line: $(cat "$work/cli.out")"
 
+# --- rules that cannot be judged: warnings, --strict errors, --expect-quiet fails ---------------
+# Old metric names select nothing on the overload replay, which has preemptions and a full cache.
+cat >"$work/old.yml" <<'YML'
+groups:
+  - name: old-names
+    rules:
+      - alert: OldPreemptions
+        expr: rate(vllm:num_preemptions[5m]) * 60 > 1
+        for: 1m
+      - alert: OldKVCache
+        expr: vllm:gpu_cache_usage_perc > 0.9
+        for: 1m
+      - alert: Preemptions
+        expr: rate(vllm:num_preemptions_total[5m]) * 60 > 1
+        for: 1m
+YML
+old() { "$llmsim" alerts "$trace" --quiet --rules "$work/old.yml" --evaluation-interval 15s "${overload[@]}" "$@" >"$work/old.out" 2>"$work/old.err"; }
+old --expect-fire Preemptions
+rc=$?
+[[ $rc -eq 0 ]] && ok || fail "old names: exit $rc: $(cat "$work/old.out" "$work/old.err")"
+grep -q "^  warning: selector vllm:num_preemptions matches no series of the replay" "$work/old.out" && ok \
+  || fail "old names: no warning under OldPreemptions: $(cat "$work/old.out")"
+grep -q "^  warning: selector vllm:gpu_cache_usage_perc matches no series of the replay" "$work/old.out" && ok \
+  || fail "old names: no warning under OldKVCache: $(cat "$work/old.out")"
+grep -q "^llmsim alerts: warning: 2 rules cannot be judged on this replay .*: OldPreemptions, OldKVCache$" "$work/old.err" && ok \
+  || fail "old names: stderr: $(cat "$work/old.err")"
+old --expect-quiet OldPreemptions
+rc=$?
+[[ $rc -eq 1 ]] && grep -q "^expect-quiet OldPreemptions: FAILED, its quiet proves nothing: vllm:num_preemptions matches no series of the replay$" "$work/old.out" && ok \
+  || fail "old names, --expect-quiet: exit $rc: $(cat "$work/old.out")"
+old --strict
+rc=$?
+[[ $rc -eq 1 ]] && grep -q "^strict: FAILED, 2 rules cannot be judged on this replay: OldPreemptions, OldKVCache$" "$work/old.out" \
+  && grep -q "^  error: selector vllm:num_preemptions" "$work/old.out" \
+  && grep -q "^llmsim alerts: error: 2 rules" "$work/old.err" && ok \
+  || fail "old names, --strict: exit $rc: $(cat "$work/old.out" "$work/old.err")"
+# Too short: the sample at its own rate lasts about 2 minutes, against for: 5m rules.
+run "${normal[@]}" --expect-quiet VLLMRequestsWaitingHigh
+rc=$?
+[[ $rc -eq 0 ]] && grep -q "^  warning: the replay (1m[0-9]*s) is shorter than the 5m15s this rule needs to mean something (for 5m + interval 15s + window 0s)$" "$work/cli.out" && ok \
+  || fail "short replay: exit $rc: $(cat "$work/cli.out")"
+expect_code 1 "short replay, --strict" "${normal[@]}" --strict
+
+# --- the paging alerts under faults: each fires under its fault and stays quiet without ------
+# The sample stretched to about 18 minutes on two engines.
+long=(--arrival-rate-scale 0.1 --data-parallel-size 2)
+expect_code 0 "no fault: both paging alerts quiet" "${long[@]}" --expect-quiet VLLMTargetDown \
+  --expect-quiet VLLMServerErrorsHigh --timeline-json "$work/nofault.json"
+expect_code 0 "engine-down: VLLMTargetDown fires" "${long[@]}" --fault engine-down:1:1m:4m \
+  --expect-fire VLLMTargetDown --expect-quiet VLLMServerErrorsHigh --timeline-json "$work/down.json"
+grep -q "^fault engine-down:1:1m:4m: engine 1 down from 1m to 4m$" "$work/cli.out" && ok \
+  || fail "engine-down: no fault line: $(cat "$work/cli.out")"
+expect_code 0 "http-5xx: VLLMServerErrorsHigh fires" "${long[@]}" --fault http-5xx:20:1m:12m \
+  --expect-fire VLLMServerErrorsHigh --expect-quiet VLLMTargetDown --timeline-json "$work/5xx.json" \
+  --report "$work/5xx.html"
+python3 - "$work" >"$work/faults.out" 2>&1 <<'PY' && ok || fail "fault timelines: $(cat "$work/faults.out")"
+import json, sys
+work = sys.argv[1]
+def episodes(name, alert):
+    doc = json.load(open("%s/%s.json" % (work, name)))
+    [a] = [a for a in doc["alerts"] if a["alert"] == alert]
+    assert a["unmatched_selectors"] == [], a
+    return doc, [(e["labels"], e["pending_s"], e["fired_s"], e["resolved_s"]) for e in a["episodes"]]
+doc, down = episodes("down", "VLLMTargetDown")
+# Down from 1m to 4m, for: 1m, evaluated every 15s: pending at 1m, firing at 2m, resolved at 4m.
+assert down == [({"alertname": "VLLMTargetDown", "instance": "engine-1", "job": "vllm",
+                  "severity": "page"}, 60.0, 120.0, 240.0)], down
+assert doc["faults"] == [{"spec": "engine-down:1:1m:4m", "kind": "engine-down", "engine": 1,
+                          "description": "engine 1 down from 1m to 4m", "from_s": 60.0,
+                          "to_s": 240.0}], doc["faults"]
+doc, errors = episodes("5xx", "VLLMServerErrorsHigh")
+# Both instances answer 20% with 5xx from 1m to 12m; for: 5m.
+assert {e[0]["instance"] for e in errors} == {"engine-0", "engine-1"}, errors
+for instance in ("engine-0", "engine-1"):
+    mine = [e for e in errors if e[0]["instance"] == instance]
+    assert all(pending >= 60 for _, pending, _, _ in mine), mine
+    assert any(fired is not None and 360 <= fired <= 720 for _, _, fired, _ in mine), mine
+for name in ("nofault", "5xx"):
+    _, quiet = episodes(name, "VLLMTargetDown")
+    assert quiet == [], (name, quiet)
+_, quiet = episodes("nofault", "VLLMServerErrorsHigh")
+assert quiet == [], quiet
+html = open("%s/5xx.html" % work, encoding="utf-8").read()
+assert "http-5xx:20:1m:12m (20% of requests answered 5xx from 1m to 12m)" in html
+assert '<rect class="fault"' in html
+print("ok")
+PY
+
 # --- bad usage: exit 2, naming what is wrong --------------------------------------------------
+for bad in "engine-down:x:1m:2m|ENGINE 'x' is not an engine index" \
+  "engine-down:2:1m:2m|--fault engine-down:2:1m:2m: ENGINE 2 is not an engine of this replay (--data-parallel-size 2: engines 0 to 1)" \
+  "http-5xx:150:1m:2m|PERCENT '150' is not a share of requests above 0 and at most 100" \
+  "slow:0:1m:2m|expected slow:ENGINE:FACTOR:FROM:TO (5 parts separated by ':'), got 4 parts" \
+  "engine-down:0:2m:1m|TO '1m' is not after FROM '2m'" \
+  "reboot:0:1m:2m|unknown fault 'reboot'"; do
+  expect_code 2 "--fault ${bad%%|*}" "${normal[@]}" --fault "${bad%%|*}"
+  grep -qF -- "${bad#*|}" "$work/cli.out" && ok || fail "--fault ${bad%%|*}: $(cat "$work/cli.out")"
+done
 expect_code 2 "unknown alert" --expect-fire NoSuchAlert
 grep -q -- "--expect-fire: no alert NoSuchAlert in" "$work/cli.out" && ok || fail "unknown alert: $(cat "$work/cli.out")"
 "$llmsim" alerts "$trace" >"$work/cli.out" 2>&1

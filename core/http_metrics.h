@@ -11,19 +11,25 @@
 // is the one the client got (a stream that began 200 stays 2xx whatever follows); a client that
 // left before any response began counts as 499 (4xx), never 5xx. The request size is its body
 // and the response size its Content-Length (0 for a stream), as the instrumentator reads them.
-// The series of every (handler, method, status class) exist from the start, at 0, so an
-// observation is index arithmetic and prometheus-cpp's additions, with no lookup or allocation.
+// The series of every (handler, method, status class) exist from the start, at 0 (of one route
+// with `only`), so an observation is index arithmetic and prometheus-cpp's additions, with no
+// lookup or allocation.
+// llmserve serves one set; llmsim's series exports (sim/replay/target_metrics.h) keep one per
+// simulated server in one registry, told apart by the labels a Prometheus scrape adds (`job`,
+// `instance`).
 // Thread-safety: record() and the lookups from any thread.
 #pragma once
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 #include <prometheus/histogram.h>
+#include <prometheus/labels.h>
 #include <prometheus/registry.h>
 #include <prometheus/summary.h>
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 namespace llm {
@@ -36,7 +42,17 @@ class HttpMetrics {
   static constexpr int kExcluded = -1;
   static constexpr int kClientClosedRequest = 499;  // nginx's code for a client that left
 
-  explicit HttpMetrics(prometheus::Registry& registry);
+  // One route (handler and method indices, as handler_of and method_of give them).
+  struct Route {
+    int handler = 0;
+    int method = 0;
+  };
+  // `target` labels go on every series (none for llmserve's own /metrics). `only`: the series of
+  // that route alone exist (llmsim's servers, which serve one route: the instrumentator creates a
+  // route's series at its first request, so a real scrape has no series of an unused route), and
+  // exchanges of any other route are not counted; none: every route's, as llmserve serves them.
+  explicit HttpMetrics(prometheus::Registry& registry, const prometheus::Labels& target = {},
+                       std::optional<Route> only = std::nullopt);
 
   // The handler index of a request path, or kExcluded.
   static int handler_of(std::string_view path);

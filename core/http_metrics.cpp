@@ -1,4 +1,4 @@
-#include "server/http/http_metrics.h"
+#include "core/http_metrics.h"
 
 #include <string>
 
@@ -39,9 +39,16 @@ constexpr std::string_view kExcludedHandlers[] = {"/metrics", "/health",  "/load
 
 std::string text(std::string_view s) { return std::string(s); }
 
+// `labels` with the target's labels added.
+prometheus::Labels with_target(prometheus::Labels labels, const prometheus::Labels& target) {
+  labels.insert(target.begin(), target.end());
+  return labels;
+}
+
 }  // namespace
 
-HttpMetrics::HttpMetrics(prometheus::Registry& r)
+HttpMetrics::HttpMetrics(prometheus::Registry& r, const prometheus::Labels& target,
+                         std::optional<Route> only)
     : requests_(BuildCounter()
                     .Name("http_requests")
                     .Help("Total number of requests by method, status and handler.")
@@ -64,25 +71,28 @@ HttpMetrics::HttpMetrics(prometheus::Registry& r)
                          .Register(r)) {
   const prometheus::Histogram::BucketBoundaries few = {0.1, 0.5, 1.0};
   for (int h = 0; h < kNumHandlers; ++h) {
+    if (only && only->handler != h) continue;
     const std::string handler = text(kHandlers[h]);
     for (int m = 0; m < kNumMethods; ++m) {
+      if (only && only->method != m) continue;
       const std::string method = text(kMethods[m]);
       durations_[h * kNumMethods + m] =
-          &duration_.Add({{"handler", handler}, {"method", method}}, few);
+          &duration_.Add(with_target({{"handler", handler}, {"method", method}}, target), few);
       for (int s = 0; s < kNumStatusClasses; ++s) {
-        counts_[(h * kNumMethods + m) * kNumStatusClasses + s] = &requests_.Add(
-            {{"handler", handler}, {"method", method}, {"status", text(kStatusClasses[s])}});
+        counts_[(h * kNumMethods + m) * kNumStatusClasses + s] = &requests_.Add(with_target(
+            {{"handler", handler}, {"method", method}, {"status", text(kStatusClasses[s])}},
+            target));
       }
     }
-    request_sizes_[h] =
-        &request_size_.Add({{"handler", handler}}, prometheus::Summary::Quantiles{});
-    response_sizes_[h] =
-        &response_size_.Add({{"handler", handler}}, prometheus::Summary::Quantiles{});
+    request_sizes_[h] = &request_size_.Add(with_target({{"handler", handler}}, target),
+                                           prometheus::Summary::Quantiles{});
+    response_sizes_[h] = &response_size_.Add(with_target({{"handler", handler}}, target),
+                                             prometheus::Summary::Quantiles{});
   }
-  highr_ =
-      &duration_highr_.Add({}, prometheus::Histogram::BucketBoundaries{
-                                   0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0,  1.5, 2.0,
-                                   2.5,  3.0,   3.5,  4.0,   4.5, 5.0,  7.5, 10.0, 30.0, 60.0});
+  highr_ = &duration_highr_.Add(
+      target, prometheus::Histogram::BucketBoundaries{0.01, 0.025, 0.05, 0.075, 0.1,  0.25, 0.5,
+                                                      0.75, 1.0,   1.5,  2.0,   2.5,  3.0,  3.5,
+                                                      4.0,  4.5,   5.0,  7.5,   10.0, 30.0, 60.0});
 }
 
 int HttpMetrics::handler_of(std::string_view path) {
@@ -103,7 +113,8 @@ int HttpMetrics::method_of(std::string_view method) {
 }
 
 void HttpMetrics::record(const Exchange& e) {
-  if (e.handler < 0 || e.handler >= kNumHandlers || e.method < 0 || e.method >= kNumMethods) {
+  if (e.handler < 0 || e.handler >= kNumHandlers || e.method < 0 || e.method >= kNumMethods ||
+      durations_[e.handler * kNumMethods + e.method] == nullptr) {  // a route without series
     return;
   }
   const int status_class = status_class_of(e.status);
