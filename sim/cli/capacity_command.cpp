@@ -229,13 +229,12 @@ std::vector<Candidate> make_candidates(const CapacityOptions& o) {
 CapacityPoint replay_point(const Trace& source, const ReplayOptions& o,
                            const std::vector<SloTarget>& slo) {
   // Scaled here, so that the busiest hour is the scaled trace's; the replay is llmsim replay's.
-  Trace trace = source;
-  if (o.arrival_rate_scale != 1.0) scale_arrivals(trace, o.arrival_rate_scale);
-  ReplayOptions unscaled = o;
-  unscaled.arrival_rate_scale = 1.0;
+  Trace storage;
+  LoadScalingInfo load;
+  const Trace& trace = replayed_trace(source, o, storage, load);
   BusyWindowObserver window(busiest_hour(trace));
   CapacityPoint r;
-  r.summary = summarize_replay(unscaled, trace, {}, &window);
+  r.summary = summarize_scaled_replay(o, trace, load, {}, &window);
   r.slo = check_slo(r.summary, slo);
   r.met = all_met(r.slo);
   r.window = window.figures();
