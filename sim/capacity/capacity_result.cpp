@@ -82,24 +82,24 @@ std::string format_engine_search(const CapacityResult& r) {
         << r.tensor_parallel << "); " << capacity_number(*r.gpu_hours()) << " GPU-hours over the "
         << capacity_number(r.at_answer()->summary.duration_s / 3600.0) << " h replayed";
     if (const std::optional<double> cost = r.cost()) {
-      out << "; cost " << capacity_number(*cost, "%.2f") << " at "
-          << capacity_number(*r.gpu_hour_cost) << " per GPU-hour";
+      out << "; cost " << capacity_number(*cost) << " at " << capacity_number(*r.gpu_hour_cost)
+          << " per GPU-hour";
     }
     out << "\n";
   }
   const auto engines_label = [](int64_t n) { return std::to_string(n); };
   out << "replayed: " << evaluated_line(outcome, " engine(s)", engines_label, true) << "\n";
-  for (const FigureReversal& f : figure_reversals(chosen.engines.points)) {
-    out << "  not monotone: " << f.key << " " << format_figure(f.key, f.from_value) << " at "
-        << f.from << " engine(s), " << format_figure(f.key, f.to_value) << " at " << f.to
-        << " (worse with more engines)\n";
-  }
   if (!outcome.violation_true) {
     out << "monotone: yes at the replayed points (more engines never missed where fewer met)\n";
   } else {
     out << "monotone: NO: " << outcome.violation_true->x << " engine(s) meet the SLOs but "
         << outcome.violation_false->x
         << " miss them; the answer is the search's, a smaller one may exist\n";
+  }
+  for (const FigureReversal& f : figure_reversals(chosen.engines.points)) {
+    out << "figure not monotone: " << f.key << " " << format_figure(f.key, f.from_value) << " at "
+        << f.from << " engine(s), " << format_figure(f.key, f.to_value) << " at " << f.to
+        << " (worse with more engines)\n";
   }
   return out.str();
 }
@@ -231,8 +231,10 @@ std::vector<FigureReversal> figure_reversals(const std::map<int64_t, CapacityPoi
     const std::vector<SloResult>& b = next->second.slo;
     for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
       if (std::isnan(a[i].value) || std::isnan(b[i].value) || a[i].value == b[i].value) continue;
-      const bool worse =
-          lower_is_better(a[i].key) ? b[i].value > a[i].value : b[i].value < a[i].value;
+      // Worse by more than kReversalTolerance of the fewer engines' value: not noise.
+      const double margin = kReversalTolerance * std::abs(a[i].value);
+      const bool worse = lower_is_better(a[i].key) ? b[i].value > a[i].value + margin
+                                                   : b[i].value < a[i].value - margin;
       if (worse) out.push_back({a[i].key, it->first, next->first, a[i].value, b[i].value});
     }
   }

@@ -98,8 +98,10 @@ struct CapacityResult {
   std::optional<double> cost() const;
 };
 
-// Where a replayed SLO figure got worse with more engines (`from` fewer, `to` more engines):
+// Where a replayed SLO figure got worse, by more than kReversalTolerance of its value, with more
+// engines (`from` fewer, `to` more engines):
 // the search assumes it never does, so each such pair is shown rather than hidden.
+inline constexpr double kReversalTolerance = 0.02;
 struct FigureReversal {
   std::string key;
   int64_t from = 0, to = 0;
