@@ -408,6 +408,8 @@ void write_capacity_report(const CapacityOptions& o, const std::vector<std::stri
   report.facts.emplace_back("Engines meeting every SLO",
                             engines ? std::to_string(*engines) : "none up to --max-engines");
   report.facts.emplace_back("SLO", describe_slo(o.slo));
+  report.facts.emplace_back("Winning configuration", describe_settings(result.shown().settings) +
+                                                         ", routing " + result.routing_policy);
   if (const std::optional<int64_t> gpus = result.gpus()) {
     report.facts.emplace_back("GPUs", std::to_string(*gpus) + " (" + std::to_string(*engines) +
                                           " engine(s) x tensor parallel " +

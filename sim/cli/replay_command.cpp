@@ -17,6 +17,7 @@
 #include "sim/replay/replay_reports.h"
 #include "sim/replay/summarize_replay.h"
 #include "sim/replay/summary_figures.h"
+#include "sim/report/deployment_facts.h"
 #include "sim/report/html_report.h"
 #include "sim/report/replay_sections.h"
 #include "sim/time_text.h"
@@ -316,6 +317,7 @@ struct ReplayRecording {
   std::vector<std::unique_ptr<EngineMetrics>> engine_metrics;
   std::unique_ptr<OtlpTraceWriter> spans;
   std::unique_ptr<MetricsRecorder> recorder;
+  ReportFacts report_facts;  // the deployment and the SLO verdict, first in the report's facts
 };
 
 // Adds the spans and metrics observers to every engine of the replay.
@@ -395,6 +397,7 @@ void write_replay_files(const ReplayOptions& o, const ReplaySummary& summary, Re
     HtmlReport html = replay_html_report(o.command_line, fs::path(o.trace_path).filename().string(),
                                          summary, replay_time_series(*rec.recorder),
                                          latency_cdfs(rec.reports.report(), kMaxCdfPoints));
+    html.facts.insert(html.facts.begin(), rec.report_facts.begin(), rec.report_facts.end());
     if (report_out) {
       *report_out = std::move(html);
     } else {
@@ -431,6 +434,10 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     rec.want_series = files.metrics || files.series || want_report;
     observe_engines(o, config, engine, files, rec);
     const ReplaySummary summary = run_recorded_replay(o, trace, load, config, progress, rec);
+    rec.report_facts =
+        deployment_facts(o.engine, engine, config.data_parallel_size, o.routing_policy);
+    const ReportFacts slo_verdict = slo_facts(o.slo, check_slo(summary, o.slo));
+    rec.report_facts.insert(rec.report_facts.end(), slo_verdict.begin(), slo_verdict.end());
     write_replay_files(o, summary, files, rec, report_out);
     // The text: the summary table (summary.json's figures) and the SLOs checked against them.
     if (!o.quiet) out << format_summary_table(summary);
