@@ -36,7 +36,9 @@ Distribution ExactSamples::summarize() {
   d.mean = sum / static_cast<double>(values_.size());
   d.p50 = sorted_quantile(values_, 0.50);
   d.p90 = sorted_quantile(values_, 0.90);
+  d.p95 = sorted_quantile(values_, 0.95);
   d.p99 = sorted_quantile(values_, 0.99);
+  d.p999 = sorted_quantile(values_, 0.999);
   d.max = values_.back();
   return d;
 }
@@ -77,7 +79,9 @@ Distribution LogSketch::summarize() const {
   d.mean = sum_ / static_cast<double>(count_);
   d.p50 = quantile(0.50);
   d.p90 = quantile(0.90);
+  d.p95 = quantile(0.95);
   d.p99 = quantile(0.99);
+  d.p999 = quantile(0.999);
   d.max = max_;
   return d;
 }

@@ -18,6 +18,8 @@ struct Distribution {
   double p90 = 0;
   double p99 = 0;
   double max = 0;
+  double p95 = 0;   // after max, so that brace initializers of the fields above stay valid
+  double p999 = 0;  // the 99.9th percentile
 };
 
 // The q-quantile (0 <= q <= 1) of `sorted` (ascending, not empty), interpolated linearly between

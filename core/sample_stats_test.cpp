@@ -40,6 +40,21 @@ TEST(ExactSamples, PercentilesInterpolateBetweenClosestRanksAsNumpyDoes) {
   }
 }
 
+// p95 and p99.9, the other percentiles SLOs are written in, by the same rule.
+TEST(ExactSamples, P95AndP999InterpolateLikeTheOthers) {
+  ExactSamples s;
+  for (int i = 1; i <= 1001; ++i) s.add(i);  // rank q x 1000 lands on a value
+  const Distribution d = s.summarize();
+  EXPECT_DOUBLE_EQ(d.p95, 951);
+  EXPECT_DOUBLE_EQ(d.p999, 1000);
+  ExactSamples two;
+  two.add(1);
+  two.add(3);
+  const Distribution t = two.summarize();
+  EXPECT_NEAR(t.p95, 2.9, 1e-12);
+  EXPECT_NEAR(t.p999, 2.998, 1e-12);
+}
+
 TEST(ExactSamples, NoValuesGiveAnEmptyDistribution) {
   ExactSamples s;
   const Distribution d = s.summarize();
@@ -59,6 +74,8 @@ TEST(LogSketch, QuantilesAreWithinTheBucketErrorOfTheExactRank) {
   EXPECT_NEAR(d.p50, 0.500, 0.500 * 5e-4);
   EXPECT_NEAR(d.p90, 0.900, 0.900 * 5e-4);
   EXPECT_NEAR(d.p99, 0.990, 0.990 * 5e-4);
+  EXPECT_NEAR(d.p95, 0.950, 0.950 * 5e-4);
+  EXPECT_NEAR(d.p999, 0.999, 0.999 * 5e-4);
 }
 
 TEST(LogSketch, ZerosCountAsExactZerosAndTheMaximumBoundsEveryQuantile) {

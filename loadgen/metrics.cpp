@@ -4,15 +4,25 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
+#include "sim/replay/goodput.h"
 
 namespace llm::loadgen {
 namespace {
 
 constexpr double kNsPerMs = 1e6;
+
+// The SLOs in seconds, for the goodput rule llmsim shares (sim/replay/goodput.h).
+GoodputTargets goodput_targets(const Slos& slos) {
+  GoodputTargets t;
+  if (slos.ttft_ms) t.ttft_s = *slos.ttft_ms / 1e3;
+  if (slos.tpot_ms) t.tpot_s = *slos.tpot_ms / 1e3;
+  if (slos.e2e_ms) t.e2e_s = *slos.e2e_ms / 1e3;
+  return t;
+}
 
 LatencyStats summarize(std::vector<double>& values_ms) {
   LatencyStats s;
@@ -44,7 +54,8 @@ double parse_ms(const std::string& item, const std::string& text) {
     used = 0;
   }
   if (used == 0 || used != text.size() || !std::isfinite(v) || v < 0)
-    throw std::invalid_argument("bad SLO '" + item + "': expected KEY:MILLISECONDS with a number >= 0");
+    throw std::invalid_argument("bad SLO '" + item +
+                                "': expected KEY:MILLISECONDS with a number >= 0");
   return v;
 }
 
@@ -53,7 +64,8 @@ double parse_ms(const std::string& item, const std::string& text) {
 void parse_slo(const std::string& item, Slos& slos) {
   const size_t colon = item.find(':');
   if (colon == std::string::npos)
-    throw std::invalid_argument("bad SLO '" + item + "': expected KEY:MILLISECONDS (ttft, tpot, e2e)");
+    throw std::invalid_argument("bad SLO '" + item +
+                                "': expected KEY:MILLISECONDS (ttft, tpot, e2e)");
   const std::string key = item.substr(0, colon);
   const double v = parse_ms(item, item.substr(colon + 1));
   if (key == "ttft") {
@@ -98,11 +110,9 @@ BenchReport compute_report(const std::vector<RequestResult>& results, double dur
     e2e.push_back(e2e_ms);
     if (r.output_tokens > 1) tpot.push_back(tpot_ms);
     for (int64_t g : r.itl_ns) itl.push_back(static_cast<double>(g) / kNsPerMs);
-    if (slos.any()) {
-      const bool good = (!slos.ttft_ms || ttft_ms <= *slos.ttft_ms) &&
-                        (!slos.tpot_ms || tpot_ms <= *slos.tpot_ms) &&
-                        (!slos.e2e_ms || e2e_ms <= *slos.e2e_ms);
-      if (good) ++rep.good_requests;
+    if (slos.any() &&
+        meets_goodput(goodput_targets(slos), ttft_ms / 1e3, tpot_ms / 1e3, e2e_ms / 1e3)) {
+      ++rep.good_requests;
     }
   }
   rep.ttft = summarize(ttft);
@@ -235,7 +245,10 @@ nlohmann::json report_to_json(const BenchReport& r, const Slos& slos) {
   if (slos.tpot_ms) s["tpot"] = *slos.tpot_ms;
   if (slos.e2e_ms) s["e2el"] = *slos.e2e_ms;
   j["goodput_slos_ms"] = s;
-  j["definitions"] = {{"ttft", kTtftDef}, {"tpot", kTpotDef}, {"itl", kItlDef}, {"e2el", kE2eDef},
+  j["definitions"] = {{"ttft", kTtftDef},
+                      {"tpot", kTpotDef},
+                      {"itl", kItlDef},
+                      {"e2el", kE2eDef},
                       {"request_goodput", "completed requests per second meeting every SLO"}};
   j["errors"] = r.errors;
   nlohmann::json counts = nlohmann::json::array();

@@ -12,7 +12,15 @@ std::string half_line(const char* what, double early, double late, const std::st
          " in the first half, " + capacity_number(late * scale) + unit + " in the second\n";
 }
 
+constexpr const char* kMissedWithoutSignal = "slo-missed-without-load-signal";
+
 }  // namespace
+
+std::string capacity_verdict_pattern(const WindowFigures& w, bool slo_met) {
+  const CapacityPattern pattern = classify_capacity(w).pattern;
+  if (pattern == CapacityPattern::kHeadroom && !slo_met) return kMissedWithoutSignal;
+  return capacity_pattern_name(pattern);
+}
 
 std::string capacity_number(double value, const char* format) {
   char buf[64];
@@ -20,7 +28,7 @@ std::string capacity_number(double value, const char* format) {
   return buf;
 }
 
-std::string format_capacity_signals(const WindowFigures& w, int64_t engines) {
+std::string format_capacity_signals(const WindowFigures& w, int64_t engines, bool slo_met) {
   const CapacitySignal signal = classify_capacity(w);
   std::string text = "capacity signals at the busiest hour (";
   text += w.window.whole_trace ? std::string("the whole trace, shorter than an hour")
@@ -41,9 +49,25 @@ std::string format_capacity_signals(const WindowFigures& w, int64_t engines) {
       half_line("prefix-cache hit rate", w.early.prefix_hit_rate, w.late.prefix_hit_rate, "%", 100);
   text +=
       half_line("inter-token latency (mean)", w.early.mean_itl_s, w.late.mean_itl_s, " ms", 1e3);
+  if (signal.pattern == CapacityPattern::kHeadroom && !slo_met) {
+    text += std::string("  pattern: ") + kMissedWithoutSignal +
+            ": no queue growth, full KV cache or rising latency, yet the SLOs are missed with " +
+            std::to_string(engines) + " engine(s)\n";
+    text +=
+        "  response: look at the SLO lines, not at load: the misses do not come from load "
+        "building up in the busiest hour; read the missed figures above (requests slow even alone, "
+        "refused requests, a "
+        "target tighter than one request's own time); more engines may not help\n";
+    return text;
+  }
   text += std::string("  pattern: ") + capacity_pattern_name(signal.pattern) + ": " +
           capacity_pattern_reading(signal.pattern) + "\n";
-  text += "  response: " + capacity_pattern_response(signal.pattern) + "\n";
+  std::string response = capacity_pattern_response(signal.pattern);
+  if (slo_met && signal.pattern != CapacityPattern::kHeadroom) {
+    response = "none needed for these SLOs, met with " + std::to_string(engines) +
+               " engine(s); what to add as the load grows: " + response;
+  }
+  text += "  response: " + response + "\n";
   return text;
 }
 
@@ -75,13 +99,15 @@ nlohmann::ordered_json capacity_slo_json(const CapacityPoint* p) {
   return j;
 }
 
-nlohmann::ordered_json capacity_signals_json(const WindowFigures& w, int64_t engines) {
+nlohmann::ordered_json capacity_signals_json(const WindowFigures& w, int64_t engines,
+                                             bool slo_met) {
   return {{"engines", engines},
           {"whole_trace", w.window.whole_trace},
           {"window_begin_s", w.window.begin * 1e-9},
           {"window_end_s", w.window.end * 1e-9},
           {"arrivals", w.window.arrivals},
-          {"pattern", capacity_pattern_name(classify_capacity(w).pattern)},
+          {"pattern", capacity_verdict_pattern(w, slo_met)},
+          {"slo_met", slo_met},
           {"mean_waiting", {w.early.mean_waiting, w.late.mean_waiting}},
           {"mean_prefill_s", {w.early.mean_prefill_s, w.late.mean_prefill_s}},
           {"mean_itl_s", {w.early.mean_itl_s, w.late.mean_itl_s}},

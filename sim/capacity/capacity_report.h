@@ -27,8 +27,10 @@ struct CapacityPoint {
 std::string capacity_number(double value, const char* format = "%.4g");
 
 // The busiest hour's figures, half by half, then the pattern and the seed's response; `engines`
-// is the number of engines the replay had.
-std::string format_capacity_signals(const WindowFigures& figures, int64_t engines);
+// is the number of engines the replay had. `slo_met` says whether that replay met every SLO: a
+// headroom pattern where the SLOs are missed is not called headroom but said to contradict them
+// (the misses do not come from load building up in the busiest hour).
+std::string format_capacity_signals(const WindowFigures& figures, int64_t engines, bool slo_met);
 
 // "  NAME: ttft_p99 1.2 s met, ...; busiest hour: preemptions 0, peak KV 12.5%; KV blocks N".
 std::string format_what_if(const std::string& name, const CapacityPoint& point);
@@ -37,6 +39,11 @@ std::string format_what_if(const std::string& name, const CapacityPoint& point);
 nlohmann::ordered_json capacity_summary_json(const CapacityPoint* point);  // summary.json object
 nlohmann::ordered_json capacity_slo_json(
     const CapacityPoint* point);  // {key: {value, target, met}}
-nlohmann::ordered_json capacity_signals_json(const WindowFigures& figures, int64_t engines);
+nlohmann::ordered_json capacity_signals_json(const WindowFigures& figures, int64_t engines,
+                                             bool slo_met);
+
+// The pattern name as printed and written: capacity_pattern_name, or "slo-missed-without-load-
+// signal" for a headroom pattern where the SLOs are missed.
+std::string capacity_verdict_pattern(const WindowFigures& figures, bool slo_met);
 
 }  // namespace llm

@@ -25,7 +25,7 @@ WindowFigures kv_bound_hour() {
 }
 
 TEST(CapacityReport, SignalsPrintTheHourTheEvidenceAndTheResponse) {
-  const std::string text = format_capacity_signals(kv_bound_hour(), 2);
+  const std::string text = format_capacity_signals(kv_bound_hour(), 2, false);
   EXPECT_EQ(text.rfind("capacity signals at the busiest hour (trace time 3600-7200 s, 1234 "
                        "arrivals) with 2 engine(s):\n",
                        0),
@@ -42,10 +42,39 @@ TEST(CapacityReport, SignalsPrintTheHourTheEvidenceAndTheResponse) {
         "  response: more KV memory or GPUs: an fp8 KV cache (--kv-cache-dtype fp8)"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
-  const nlohmann::ordered_json j = capacity_signals_json(kv_bound_hour(), 2);
+  const nlohmann::ordered_json j = capacity_signals_json(kv_bound_hour(), 2, false);
   EXPECT_EQ(j["pattern"], "kv-bound");
   EXPECT_EQ(j["preemptions"], 17);
   EXPECT_DOUBLE_EQ(j["window_begin_s"].get<double>(), 3600);
+}
+
+// The pattern and the response follow from the SLO verdict and the signals together: a pressure
+// pattern with the SLOs met asks for nothing now; a headroom hour with the SLOs missed is not
+// called headroom.
+TEST(CapacityReport, ThePatternAndResponseNeverContradictTheSloVerdict) {
+  const std::string met = format_capacity_signals(kv_bound_hour(), 2, true);
+  EXPECT_NE(met.find("  pattern: kv-bound:"), std::string::npos) << met;
+  EXPECT_NE(met.find("  response: none needed for these SLOs, met with 2 engine(s); what to add "
+                     "as the load grows: more KV memory"),
+            std::string::npos)
+      << met;
+  WindowFigures calm;  // no queue, no KV pressure, flat latencies
+  calm.early.mean_waiting = calm.late.mean_waiting = 0.5;
+  calm.peak_kv_usage = 0.2;
+  calm.early.mean_itl_s = calm.late.mean_itl_s = 0.02;
+  const std::string missed = format_capacity_signals(calm, 7, false);
+  EXPECT_EQ(missed.find("headroom"), std::string::npos) << missed;
+  EXPECT_EQ(missed.find("none needed"), std::string::npos) << missed;
+  EXPECT_NE(missed.find("  pattern: slo-missed-without-load-signal: no queue growth, full KV cache "
+                        "or rising latency, yet the SLOs are missed with 7 engine(s)\n"),
+            std::string::npos)
+      << missed;
+  EXPECT_EQ(capacity_signals_json(calm, 7, false)["pattern"], "slo-missed-without-load-signal");
+  EXPECT_EQ(capacity_signals_json(calm, 7, true)["pattern"], "headroom");
+  EXPECT_NE(format_capacity_signals(calm, 7, true)
+                .find("response: none needed: the busiest hour "
+                      "has headroom"),
+            std::string::npos);
 }
 
 TEST(CapacityReport, AWhatIfLineHasItsSloFiguresAndKvFigures) {

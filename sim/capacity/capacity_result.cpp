@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <sstream>
 
 #include "sim/replay/summary_figures.h"
@@ -76,6 +77,16 @@ std::string format_engine_search(const CapacityResult& r) {
       out << "one step below: none (one engine is the fewest)\n";
     }
   }
+  if (const std::optional<int64_t> gpus = r.gpus()) {
+    out << "gpus: " << *gpus << " (" << *engines << " engine(s) x tensor parallel "
+        << r.tensor_parallel << "); " << capacity_number(*r.gpu_hours()) << " GPU-hours over the "
+        << capacity_number(r.at_answer()->summary.duration_s / 3600.0) << " h replayed";
+    if (const std::optional<double> cost = r.cost()) {
+      out << "; cost " << capacity_number(*cost) << " at " << capacity_number(*r.gpu_hour_cost)
+          << " per GPU-hour";
+    }
+    out << "\n";
+  }
   const auto engines_label = [](int64_t n) { return std::to_string(n); };
   out << "replayed: " << evaluated_line(outcome, " engine(s)", engines_label, true) << "\n";
   if (!outcome.violation_true) {
@@ -84,6 +95,11 @@ std::string format_engine_search(const CapacityResult& r) {
     out << "monotone: NO: " << outcome.violation_true->x << " engine(s) meet the SLOs but "
         << outcome.violation_false->x
         << " miss them; the answer is the search's, a smaller one may exist\n";
+  }
+  for (const FigureReversal& f : figure_reversals(chosen.engines.points)) {
+    out << "figure not monotone: " << f.key << " " << format_figure(f.key, f.from_value) << " at "
+        << f.from << " engine(s), " << format_figure(f.key, f.to_value) << " at " << f.to
+        << " (worse with more engines)\n";
   }
   return out.str();
 }
@@ -105,6 +121,15 @@ std::string format_scale_search(const CapacityResult& r) {
         << "x the trace's arrival rate (misses at " << scale_label(*outcome.first_true)
         << "x; steps of 2^(1/32); " << r.scale.points.size() << " loads replayed)\n";
   }
+  if (sustained) {
+    out << "  that is " << capacity_number(*sustained * r.trace_rate_per_s) << " requests/s";
+    if (r.base_scale != 1.0) {
+      out << ", " << capacity_number(*sustained / r.base_scale)
+          << "x the load asked for (--arrival-rate-scale " << capacity_number(r.base_scale) << ": "
+          << capacity_number(r.base_scale * r.trace_rate_per_s) << " requests/s)";
+    }
+    out << "\n";
+  }
   if (outcome.violation_true) {
     out << "  monotone: NO: one engine misses at " << scale_label(outcome.violation_true->x)
         << "x but meets at " << scale_label(outcome.violation_false->x) << "x\n";
@@ -116,8 +141,8 @@ std::string format_scale_search(const CapacityResult& r) {
 std::string format_signals_and_what_ifs(const CapacityResult& r) {
   std::ostringstream out;
   const int64_t signal_engines = r.signal_engines();
-  out << format_capacity_signals(r.shown().engines.points.at(signal_engines).window,
-                                 signal_engines);
+  const CapacityPoint& at = r.shown().engines.points.at(signal_engines);
+  out << format_capacity_signals(at.window, signal_engines, at.met);
   out << "what-ifs replayed with " << signal_engines << " engine(s):\n";
   if (r.kv_blocks_fixed) {
     out << "  (--num-gpu-blocks-override fixes the KV blocks: these what-ifs cannot add any)\n";
@@ -179,6 +204,43 @@ int64_t CapacityResult::signal_engines() const {
   return n ? std::max<int64_t>(1, *n - 1) : max_engines;
 }
 
+std::optional<int64_t> CapacityResult::gpus() const {
+  const std::optional<int64_t> n = engines();
+  if (!n) return std::nullopt;
+  return *n * tensor_parallel;
+}
+
+std::optional<double> CapacityResult::gpu_hours() const {
+  const std::optional<int64_t> n = gpus();
+  if (!n) return std::nullopt;
+  return static_cast<double>(*n) * at_answer()->summary.duration_s / 3600.0;
+}
+
+std::optional<double> CapacityResult::cost() const {
+  const std::optional<double> hours = gpu_hours();
+  if (!hours || !gpu_hour_cost) return std::nullopt;
+  return *hours * *gpu_hour_cost;
+}
+
+std::vector<FigureReversal> figure_reversals(const std::map<int64_t, CapacityPoint>& points) {
+  std::vector<FigureReversal> out;
+  for (auto it = points.begin(); it != points.end(); ++it) {
+    const auto next = std::next(it);
+    if (next == points.end()) break;
+    const std::vector<SloResult>& a = it->second.slo;
+    const std::vector<SloResult>& b = next->second.slo;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+      if (std::isnan(a[i].value) || std::isnan(b[i].value) || a[i].value == b[i].value) continue;
+      // Worse by more than kReversalTolerance of the fewer engines' value: not noise.
+      const double margin = kReversalTolerance * std::abs(a[i].value);
+      const bool worse = lower_is_better(a[i].key) ? b[i].value > a[i].value + margin
+                                                   : b[i].value < a[i].value - margin;
+      if (worse) out.push_back({a[i].key, it->first, next->first, a[i].value, b[i].value});
+    }
+  }
+  return out;
+}
+
 std::string format_capacity(const CapacityResult& r) {
   return format_capacity_header(r) + format_engine_search(r) + format_scale_search(r) +
          format_signals_and_what_ifs(r);
@@ -207,13 +269,32 @@ nlohmann::ordered_json capacity_json(const CapacityResult& r) {
     replayed.push_back({{"engines", p.x}, {"met", p.value}});
   }
   result["replayed"] = replayed;
+  nlohmann::ordered_json reversals = nlohmann::ordered_json::array();
+  for (const FigureReversal& f : figure_reversals(chosen.engines.points)) {
+    reversals.push_back({{"key", f.key},
+                         {"from_engines", f.from},
+                         {"to_engines", f.to},
+                         {"from_value", f.from_value},
+                         {"to_value", f.to_value}});
+  }
+  result["figure_reversals"] = reversals;
+  const auto optional_json = [](const auto& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+  };
+  result["tensor_parallel_size"] = r.tensor_parallel;
+  result["gpus"] = optional_json(r.gpus());
+  result["gpu_hours"] = optional_json(r.gpu_hours());
+  result["gpu_hour_cost"] = optional_json(r.gpu_hour_cost);
+  result["cost"] = optional_json(r.cost());
   const std::optional<double> sustained = r.sustained_scale();
   result["one_engine_max_arrival_rate_scale"] =
       sustained ? nlohmann::ordered_json(*sustained) : nullptr;
+  result["one_engine_requests_per_s"] =
+      sustained ? nlohmann::ordered_json(*sustained * r.trace_rate_per_s) : nullptr;
   result["one_engine_scale_monotone"] = !r.scale.outcome.violation_true;
   const int64_t signal_engines = r.signal_engines();
-  result["signals"] =
-      capacity_signals_json(chosen.engines.points.at(signal_engines).window, signal_engines);
+  const CapacityPoint& signal_point = chosen.engines.points.at(signal_engines);
+  result["signals"] = capacity_signals_json(signal_point.window, signal_engines, signal_point.met);
   nlohmann::ordered_json what_ifs = nlohmann::ordered_json::array();
   for (const CapacityWhatIf& w : r.what_ifs) {
     if (!w.error.empty()) continue;

@@ -62,6 +62,9 @@ struct CapacityResult {
   std::vector<SloTarget> slo;
   std::string routing_policy;
   int32_t max_engines = 0;
+  int64_t tensor_parallel = 1;          // GPUs per engine (--tensor-parallel-size)
+  std::optional<double> gpu_hour_cost;  // --gpu-hour-cost: money per GPU-hour
+  double trace_rate_per_s = 0;          // the trace's requests per second of arrivals, unscaled
   // 1. Every candidate's engine search; `best` is the answer's index (candidates.size(): none
   // found one within max_engines).
   std::vector<CapacityCandidate> candidates;
@@ -88,13 +91,30 @@ struct CapacityResult {
   // The deployment whose busiest hour shows why the next engine is needed: one engine below the
   // answer (the answer when one engine suffices), or max_engines without an answer.
   int64_t signal_engines() const;
+  // The answer in GPUs: engines x tensor_parallel; GPU-hours over the replay at the answer (its
+  // duration_s); their cost at gpu_hour_cost. None without an answer (or without a cost).
+  std::optional<int64_t> gpus() const;
+  std::optional<double> gpu_hours() const;
+  std::optional<double> cost() const;
 };
+
+// Where a replayed SLO figure got worse, by more than kReversalTolerance of its value, with more
+// engines (`from` fewer, `to` more engines):
+// the search assumes it never does, so each such pair is shown rather than hidden.
+inline constexpr double kReversalTolerance = 0.02;
+struct FigureReversal {
+  std::string key;
+  int64_t from = 0, to = 0;
+  double from_value = 0, to_value = 0;
+};
+std::vector<FigureReversal> figure_reversals(const std::map<int64_t, CapacityPoint>& points);
 
 // The text `llmsim capacity` prints.
 std::string format_capacity(const CapacityResult& result);
 
 // The --result-json object: {"engines", "engine_args", "slo", "at_answer", "below_answer",
-// "slo_at_answer", "slo_below_answer", "monotone", "replayed", "one_engine_max_arrival_rate_scale",
+// "slo_at_answer", "slo_below_answer", "monotone", "replayed", "figure_reversals", "gpus",
+// "gpu_hours", "cost", "one_engine_max_arrival_rate_scale", "one_engine_requests_per_s",
 // "one_engine_scale_monotone", "signals", "what_ifs"}.
 nlohmann::ordered_json capacity_json(const CapacityResult& result);
 

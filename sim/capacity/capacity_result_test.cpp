@@ -115,6 +115,65 @@ TEST(CapacityResult, AWhatIfThatCannotRunIsNamedInTheTextAndLeftOutOfTheJson) {
   EXPECT_EQ(j["what_ifs"][0]["engines"], 1);
 }
 
+TEST(CapacityResult, TheAnswerIsGivenInGpusGpuHoursAndCost) {
+  CapacityResult r = result(3, 5);
+  r.tensor_parallel = 2;
+  r.candidates[0].engines.points.at(3).summary.duration_s = 1800;  // half an hour replayed
+  EXPECT_EQ(r.gpus(), 6);
+  EXPECT_DOUBLE_EQ(*r.gpu_hours(), 3.0);
+  EXPECT_FALSE(r.cost());  // no --gpu-hour-cost
+  r.gpu_hour_cost = 2.5;
+  EXPECT_DOUBLE_EQ(*r.cost(), 7.5);
+  const std::string text = format_capacity(r);
+  EXPECT_NE(text.find("gpus: 6 (3 engine(s) x tensor parallel 2); 3 GPU-hours over the 0.5 h "
+                      "replayed; cost 7.5 at 2.5 per GPU-hour\n"),
+            std::string::npos)
+      << text;
+  const nlohmann::ordered_json j = capacity_json(r);
+  EXPECT_EQ(j["gpus"], 6);
+  EXPECT_DOUBLE_EQ(j["gpu_hours"].get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(j["cost"].get<double>(), 7.5);
+  const nlohmann::ordered_json none = capacity_json(result(std::nullopt, 5));
+  EXPECT_TRUE(none["gpus"].is_null());
+  EXPECT_TRUE(none["cost"].is_null());
+}
+
+TEST(CapacityResult, TheSustainedLoadIsSaidInRequestsPerSecondAndAgainstTheAskedScale) {
+  CapacityResult r = result(1, 33);  // sustains scale_at(base, 32) = 2x the base
+  r.trace_rate_per_s = 4;
+  r.base_scale = 10;
+  const std::string text = format_capacity(r);
+  EXPECT_NE(text.find("one engine sustains 20x the trace's arrival rate"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  that is 80 requests/s, 2x the load asked for (--arrival-rate-scale 10: "
+                      "40 requests/s)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_DOUBLE_EQ(capacity_json(r)["one_engine_requests_per_s"].get<double>(), 80);
+}
+
+TEST(CapacityResult, LatencyRisingWithMoreEnginesIsShownEvenWhenTheVerdictIsMonotone) {
+  CapacityResult r = result(2, 5);
+  r.candidates[0].engines.points.at(3).slo[0].value = 0.4;
+  r.candidates[0].engines.points.at(4).slo[0].value = 0.9;  // still met, but worse than at 3
+  const std::vector<FigureReversal> reversals = figure_reversals(r.candidates[0].engines.points);
+  ASSERT_EQ(reversals.size(), 1u);
+  EXPECT_EQ(reversals[0].from, 3);
+  EXPECT_EQ(reversals[0].to, 4);
+  const std::string text = format_capacity(r);
+  EXPECT_NE(text.find("monotone: yes"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find("figure not monotone: ttft_p99 400 ms at 3 engine(s), 900 ms at 4 (worse with "
+                "more engines)\n"),
+      std::string::npos)
+      << text;
+  EXPECT_EQ(capacity_json(r)["figure_reversals"].size(), 1u);
+  EXPECT_TRUE(figure_reversals(result(2, 5).candidates[0].engines.points).empty());
+  // Within 2% of the fewer engines' value is noise, not a reversal.
+  r.candidates[0].engines.points.at(4).slo[0].value = 0.407;
+  EXPECT_TRUE(figure_reversals(r.candidates[0].engines.points).empty());
+}
+
 TEST(CapacityResult, SettingsAreDescribedAsFlags) {
   EXPECT_EQ(describe_settings({}), "(the given engine arguments)");
   EXPECT_EQ(describe_settings({{"max-num-seqs", "64"}, {"kv-cache-dtype", "fp8"}}),

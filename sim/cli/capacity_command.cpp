@@ -8,7 +8,9 @@
 #include <ostream>
 #include <thread>
 
+#include "core/clock.h"
 #include "core/flag_set.h"
+#include "core/flag_values.h"
 #include "sim/capacity/capacity_result.h"
 #include "sim/capacity/capacity_search.h"
 #include "sim/capacity/capacity_signals.h"
@@ -51,6 +53,8 @@ Flags:
   --jobs N                 replays run at once (the number of cores)
   --result-json FILE       {"engines", "engine_args", "slo", "at_answer", "below_answer", ...}
   --report FILE            an HTML report: each SLO figure against the number of engines
+  --gpu-hour-cost C        the price of one GPU-hour: the answer's cost over the replay
+                           (engines x --tensor-parallel-size GPUs x the replay's hours)
 
 Every llmsim replay flag that shapes the run is accepted (engine arguments, --routing-policy,
 --arrival-rate-scale, --seed); --data-parallel-size is what capacity searches, and replay's output
@@ -60,8 +64,8 @@ flags do not apply.
 
 namespace {
 
-const char* const kCapacityValueFlags[] = {"--slo",  "--search",      "--max-engines",
-                                           "--jobs", "--result-json", "--report"};
+const char* const kCapacityValueFlags[] = {"--slo",         "--search", "--max-engines",  "--jobs",
+                                           "--result-json", "--report", "--gpu-hour-cost"};
 const char* const kRefusedReplayFlags[] = {"--data-parallel-size",
                                            "--output-dir",
                                            "--metrics-out",
@@ -87,6 +91,7 @@ struct CapacityOptions {
   int jobs = 1;
   std::string result_json;
   std::string report;  // --report: the HTML report of the chosen candidate's engine search
+  std::optional<double> gpu_hour_cost;  // --gpu-hour-cost
 };
 
 ReplayOptions parse_replay_part(const std::vector<std::string>& args) {
@@ -178,7 +183,10 @@ CapacityOptions parse_capacity_args(const std::vector<std::string>& args) {
       .integer({"--max-engines"}, o.max_engines, 1, 4096)
       .integer({"--jobs"}, o.jobs, 1, 1024)
       .nonempty({"--result-json"}, o.result_json)
-      .nonempty({"--report"}, o.report);
+      .nonempty({"--report"}, o.report)
+      .value({"--gpu-hour-cost"}, [&](const std::string& flag, const std::string& v) {
+        o.gpu_hour_cost = parse_double_above_flag(flag, v, 0);
+      });
   flags.parse(own);
   o.base = parse_replay_part(o.replay_args);
   if (!have_slo) throw UsageError("missing --slo KEY=V,... (such as ttft_p99=2s,tpot_p99=100ms)");
@@ -226,16 +234,28 @@ std::vector<Candidate> make_candidates(const CapacityOptions& o) {
   return out;
 }
 
+// Requests per second of arrivals: the requests over the span from the first arrival to the
+// last (0 when they all arrive at one instant).
+double arrival_rate_per_s(const Trace& trace) {
+  if (trace.requests.size() < 2) return 0;
+  Nanos first = trace.requests.front().arrival_ns, last = first;
+  for (const TraceRequest& r : trace.requests) {
+    first = std::min(first, r.arrival_ns);
+    last = std::max(last, r.arrival_ns);
+  }
+  if (last <= first) return 0;
+  return static_cast<double>(trace.requests.size()) / nanos_to_seconds(last - first);
+}
+
 CapacityPoint replay_point(const Trace& source, const ReplayOptions& o,
                            const std::vector<SloTarget>& slo) {
   // Scaled here, so that the busiest hour is the scaled trace's; the replay is llmsim replay's.
-  Trace trace = source;
-  if (o.arrival_rate_scale != 1.0) scale_arrivals(trace, o.arrival_rate_scale);
-  ReplayOptions unscaled = o;
-  unscaled.arrival_rate_scale = 1.0;
+  Trace storage;
+  LoadScalingInfo load;
+  const Trace& trace = replayed_trace(source, o, storage, load);
   BusyWindowObserver window(busiest_hour(trace));
   CapacityPoint r;
-  r.summary = summarize_replay(unscaled, trace, {}, &window);
+  r.summary = summarize_scaled_replay(o, trace, load, {}, &window);
   r.slo = check_slo(r.summary, slo);
   r.met = all_met(r.slo);
   r.window = window.figures();
@@ -347,6 +367,8 @@ CapacityResult compute_capacity(const CapacityOptions& o, const Trace& trace) {
   r.slo = o.slo;
   r.routing_policy = o.base.routing_policy;
   r.max_engines = o.max_engines;
+  r.gpu_hour_cost = o.gpu_hour_cost;
+  r.trace_rate_per_s = arrival_rate_per_s(trace);
   r.best = candidates.size();
   for (size_t i = 0; i < candidates.size(); ++i) {
     r.candidates.push_back({candidates[i].settings, search_engines(trace, o, candidates[i])});
@@ -358,6 +380,7 @@ CapacityResult compute_capacity(const CapacityOptions& o, const Trace& trace) {
   }
   const Candidate& chosen = candidates[r.best == candidates.size() ? 0 : r.best];
   r.base_scale = chosen.options.arrival_rate_scale;
+  r.tensor_parallel = chosen.options.engine.tensor_parallel_size;
   r.scale = search_scale(trace, o, chosen, r.shown().engines.points.at(1));
   r.kv_blocks_fixed = chosen.options.engine.num_gpu_blocks_override.has_value();
   r.what_ifs = replay_what_ifs(trace, o, chosen, r.signal_engines());
@@ -384,8 +407,30 @@ void write_capacity_report(const CapacityOptions& o, const std::vector<std::stri
   const std::optional<double> sustained = result.sustained_scale();
   report.facts.emplace_back("Engines meeting every SLO",
                             engines ? std::to_string(*engines) : "none up to --max-engines");
+  report.facts.emplace_back("SLO", describe_slo(o.slo));
+  report.facts.emplace_back("Winning configuration", describe_settings(result.shown().settings) +
+                                                         ", routing " + result.routing_policy);
+  if (const std::optional<int64_t> gpus = result.gpus()) {
+    report.facts.emplace_back("GPUs", std::to_string(*gpus) + " (" + std::to_string(*engines) +
+                                          " engine(s) x tensor parallel " +
+                                          std::to_string(result.tensor_parallel) + ")");
+    report.facts.emplace_back("GPU-hours over the replay", capacity_number(*result.gpu_hours()));
+    if (const std::optional<double> cost = result.cost()) {
+      report.facts.emplace_back("Cost", capacity_number(*cost, "%.2f") + " at " +
+                                            capacity_number(*result.gpu_hour_cost) +
+                                            " per GPU-hour");
+    }
+  }
   report.facts.emplace_back("One engine's largest arrival-rate scale",
-                            sustained ? capacity_number(*sustained) + "x" : "none");
+                            sustained ? capacity_number(*sustained) + "x the trace's (" +
+                                            capacity_number(*sustained * result.trace_rate_per_s) +
+                                            " requests/s)"
+                                      : "none");
+  const int64_t signal_engines = result.signal_engines();
+  const CapacityPoint& signal_point = result.shown().engines.points.at(signal_engines);
+  report.facts.emplace_back(
+      "Busiest-hour pattern at " + std::to_string(signal_engines) + " engine(s)",
+      capacity_verdict_pattern(signal_point.window, signal_point.met));
   report.facts.emplace_back("Replays of the engine search", std::to_string(points.size()));
   report.sections.push_back(capacity_section(points, targets));
   PendingFile file("--report", o.report);

@@ -172,6 +172,31 @@ TEST(CapacityCommand, ResultJsonHasTheAnswerAndTheFiguresAsSummaryJson) {
   std::filesystem::remove(path);
 }
 
+TEST(CapacityCommand, TheAnswerIsInGpusAndMoneyWithTensorParallel) {
+  const std::string path = ::testing::TempDir() + "/capacity_gpus.json";
+  std::string out, err;
+  ASSERT_EQ(
+      run_capacity({kAzure, "--slo", kSlo, "--arrival-rate-scale", "40", "--tensor-parallel-size",
+                    "2", "--gpu-hour-cost", "4", "--result-json", path},
+                   &out, &err),
+      0)
+      << err;
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const int64_t engines = j["engines"].get<int64_t>();
+  EXPECT_EQ(j["gpus"].get<int64_t>(), 2 * engines);
+  const double hours = j["at_answer"]["duration_s"].get<double>() / 3600.0;
+  EXPECT_DOUBLE_EQ(j["gpu_hours"].get<double>(), 2.0 * static_cast<double>(engines) * hours);
+  EXPECT_DOUBLE_EQ(j["cost"].get<double>(), 4 * j["gpu_hours"].get<double>());
+  EXPECT_NE(out.find("gpus: " + std::to_string(2 * engines) + " (" + std::to_string(engines) +
+                     " engine(s) x tensor parallel 2)"),
+            std::string::npos)
+      << out;
+  // The sustained load is also said against the asked 40x, in requests per second.
+  EXPECT_NE(out.find("x the load asked for (--arrival-rate-scale 40: "), std::string::npos) << out;
+  std::filesystem::remove(path);
+}
+
 TEST(CapacityCommand, SearchFlagsGoBeforeADoubleDash) {
   std::string out, err;
   ASSERT_EQ(
@@ -202,7 +227,10 @@ TEST(CapacityCommand, BadUsageExitsTwoNamingTheFlag) {
       {{"--slo", kSlo}, "llmsim capacity: missing TRACE"},
       {{kAzure, "--slo", "ttft_p99=2"},
        "llmsim capacity: --slo: ttft_p99=2: ttft_p99 is a latency"},
-      {{kAzure, "--slo", "ttft=2s"}, "llmsim capacity: --slo: ttft=2s: unknown figure 'ttft'"},
+      {{kAzure, "--slo", "ttft_p42x=2s"},
+       "llmsim capacity: --slo: ttft_p42x=2s: unknown figure 'ttft_p42x'"},
+      {{kAzure, "--slo", "ttft=2s"},
+       "llmsim capacity: --slo: ttft=2s: a per-request target, for attainment or goodput"},
       {{kAzure, "--slo"}, "llmsim capacity: --slo: missing value"},
       {{kAzure, "--slo", kSlo, "--data-parallel-size", "2"},
        "llmsim capacity: --data-parallel-size: capacity searches the number of engines"},
@@ -212,6 +240,8 @@ TEST(CapacityCommand, BadUsageExitsTwoNamingTheFlag) {
        "llmsim capacity: unknown flag --frobnicate (see llmsim capacity --help)"},
       {{kAzure, "--slo", kSlo, "--max-engines", "0"}, "llmsim capacity: --max-engines: "},
       {{kAzure, "--slo", kSlo, "--jobs", "x"}, "llmsim capacity: --jobs: "},
+      {{kAzure, "--slo", kSlo, "--gpu-hour-cost", "-1"}, "llmsim capacity: --gpu-hour-cost: "},
+      {{kAzure, "--slo", kSlo, "--gpu-hour-cost", "cheap"}, "llmsim capacity: --gpu-hour-cost: "},
       {{kAzure, "--slo", kSlo, "--search", "max-num-seqs"},
        "llmsim capacity: --search: expected FLAG=V1,V2,..."},
       {{kAzure, "--slo", kSlo, "--search", "max-num-seqs=64,,128"},

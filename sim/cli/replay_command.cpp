@@ -16,8 +16,11 @@
 #include "sim/faults/fault_window.h"
 #include "sim/replay/metrics_recorder.h"
 #include "sim/replay/replay_report.h"
+#include "sim/replay/replay_reports.h"
 #include "sim/replay/summarize_replay.h"
+#include "sim/replay/summary_figures.h"
 #include "sim/replay/target_metrics.h"
+#include "sim/report/deployment_facts.h"
 #include "sim/report/html_report.h"
 #include "sim/report/replay_sections.h"
 #include "sim/time_text.h"
@@ -52,6 +55,11 @@ Simulation:
                                    docs/api-server.md)
   --seed N                         output-token and step-noise seed (0)
   --arrival-rate-scale F           multiply the arrival rate (2 = twice the load) (1)
+  --load-scaling MODE              how: stretch (divide every arrival time by F: requests that
+                                   arrive together stay together) or sample (below 1x keep each
+                                   request with probability F; above, superpose shifted copies
+                                   of the trace, the last thinned), drawn from --seed (stretch)
+  --loop-to D                      repeat the trace back to back up to D of arrivals (1h, 30m)
   --output-dir DIR                 write DIR/requests.jsonl and DIR/summary.json
   --metrics-out FILE               the replay's Prometheus metrics as OpenMetrics time series
   --promtool-series FILE           the same series as promtool test-rules input_series (YAML)
@@ -64,8 +72,13 @@ Simulation:
                                    prefill_chunk, preempted) to --otlp-out
   --start-time RFC3339             wall-clock time of the trace's start (2026-01-01T00:00:00Z)
   --slo KEY=V,...                  print these summary figures against their targets: latencies
-                                   with a unit (ttft_p99=2s,tpot_p99=100ms), counts and ratios
-                                   plain (preemptions=0); any summary figure name (docs/cli.md)
+                                   with a unit (ttft_p99=2s,tpot_p99=100ms,e2e_p99.9=30s), counts
+                                   and ratios plain (preemptions=0,error_rate=0.01); per-request
+                                   targets with attainment or goodput (ttft=2s,tpot=100ms,
+                                   'attainment>=0.99'); refused and errored requests count as
+                                   missed; any summary figure name (docs/cli.md)
+  --metric-percentiles P,...       the percentiles of the summary and summary.json (50,90,95,99,
+                                   99.9), as vllm bench serve's: 25,50,75,99.9
   --fail-on-slo                    exit 1 when a --slo target is missed
 Faults (repeatable; times on the replay's clock, 0 = the trace's start: 0, 90s, 10m, 1h):
   --fault engine-down:ENGINE:FROM:TO
@@ -81,6 +94,29 @@ Faults (repeatable; times on the replay's clock, 0 = the trace's start: 0, 90s, 
 }
 
 namespace {
+
+// "25,50,99.9": each a number in [0, 100], at most once.
+std::vector<double> parse_metric_percentiles(const std::string& flag, const std::string& v) {
+  std::vector<double> levels;
+  size_t start = 0;
+  while (start <= v.size()) {
+    const size_t comma = std::min(v.find(',', start), v.size());
+    const std::string item = v.substr(start, comma - start);
+    start = comma + 1;
+    const std::optional<FigureName> name = parse_figure_name("ttft_p" + item);
+    if (!name) {
+      throw UsageError(flag +
+                       ": expected percentiles from 0 to 100 separated by commas, such "
+                       "as 50,90,99.9; got '" +
+                       item + "' in '" + v + "'");
+    }
+    if (std::find(levels.begin(), levels.end(), name->level) != levels.end()) {
+      throw UsageError(flag + ": " + item + " given twice");
+    }
+    levels.push_back(name->level);
+  }
+  return levels;
+}
 
 // A duration for the EPP flags: 0 or a positive duration, whole microseconds.
 int64_t parse_epp_duration(const std::string& flag, const std::string& v) {
@@ -181,6 +217,24 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
              [&o](const std::string& flag, const std::string& v) {
                o.arrival_rate_scale = parse_double_above_flag(flag, v, 0);
              })
+      .value({"--load-scaling"},
+             [&o](const std::string& flag, const std::string& v) {
+               parse_choice_flag(flag, v, {"stretch", "sample"});
+               o.load_scaling = parse_load_scaling_mode(v);
+             })
+      .value({"--loop-to"},
+             [&o](const std::string& flag, const std::string& v) {
+               const auto ns = parse_duration_ns(v);
+               if (!ns || *ns <= 0) {
+                 throw UsageError(flag + ": expected a duration such as 1h, 30m or 90s, got '" + v +
+                                  "'");
+               }
+               o.loop_to_ns = *ns;
+             })
+      .value({"--metric-percentiles"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.metric_percentiles = parse_metric_percentiles(flag, v);
+             })
       .nonempty({"--output-dir"}, o.output_dir)
       .value({"--slo"}, [&o](const std::string&, const std::string& v) { o.slo = parse_slo(v); })
       .value({"--fault"},
@@ -271,27 +325,27 @@ ReplayFiles open_replay_files(const ReplayOptions& o, bool report_to_caller) {
   return f;
 }
 
-// What a replay's observers record: the whole-run report (streaming requests.jsonl), one report
-// per engine when there are several, the OTLP spans, and vLLM's metrics with the recorder of their
-// time series when a series, a snapshot or the report is wanted.
+// What a replay's observers record: the replay's reports (sim/replay/replay_reports.h: the
+// whole-run report streaming requests.jsonl, one per engine, the overload test), the OTLP spans,
+// and vLLM's metrics with the recorder of their time series when a series, a snapshot or the
+// report is wanted.
 struct ReplayRecording {
-  explicit ReplayRecording(std::ostream* requests) : report(requests) {}
+  ReplayRecording(const Trace& replayed, size_t num_engines, std::ostream* requests)
+      : reports(replayed, num_engines, requests) {}
 
   bool want_metrics = false;  // --metrics-out, --promtool-series, --metrics-snapshot or a report
   bool want_series = false;   // the same but the snapshot: scrapes during the run
-  ReplayReport report;
-  std::vector<std::unique_ptr<ReplayReport>> engine_reports;
-  std::vector<std::unique_ptr<ObserverTee>> tees;
-  std::vector<EngineObserver*> observers;  // one per engine
+  ReplayReports reports;
   prometheus::Registry registry;
   std::unique_ptr<TargetMetrics> targets;  // up and the HTTP metrics, for the series exports
   std::unique_ptr<VllmMetricFamilies> families;
   std::vector<std::unique_ptr<EngineMetrics>> engine_metrics;
   std::unique_ptr<OtlpTraceWriter> spans;
   std::unique_ptr<MetricsRecorder> recorder;
+  ReportFacts report_facts;  // the deployment and the SLO verdict, first in the report's facts
 };
 
-// Sets up the observers of every engine of the replay.
+// Adds the spans and metrics observers to every engine of the replay.
 void observe_engines(const ReplayOptions& o, const ReplayConfig& config,
                      const ResolvedEngine& engine, const ReplayFiles& files, ReplayRecording& rec) {
   const size_t num_engines = static_cast<size_t>(config.data_parallel_size);
@@ -310,21 +364,14 @@ void observe_engines(const ReplayOptions& o, const ReplayConfig& config,
                                                   o.start_time_unix_ns, o.seed, o.detailed_traces);
   }
   for (size_t i = 0; i < num_engines; ++i) {
-    auto tee = std::make_unique<ObserverTee>();
-    tee->add(&rec.report);
-    if (rec.spans) tee->add(rec.spans->add_engine());
-    if (num_engines > 1) {
-      rec.engine_reports.push_back(std::make_unique<ReplayReport>(nullptr));
-      tee->add(rec.engine_reports.back().get());
-    }
+    ObserverTee& tee = rec.reports.tee(i);
+    if (rec.spans) tee.add(rec.spans->add_engine());
     if (rec.want_metrics) {
       rec.engine_metrics.push_back(
           std::make_unique<EngineMetrics>(*rec.families, model_name, static_cast<int>(i), cache));
-      tee->add(rec.engine_metrics.back().get());
+      tee.add(rec.engine_metrics.back().get());
     }
-    if (rec.targets) tee->add(rec.targets->observer(i));
-    rec.observers.push_back(tee.get());
-    rec.tees.push_back(std::move(tee));
+    if (rec.targets) tee.add(rec.targets->observer(i));
   }
   std::vector<EngineMetrics*> metric_ptrs;
   for (auto& m : rec.engine_metrics) metric_ptrs.push_back(m.get());
@@ -338,15 +385,15 @@ void observe_engines(const ReplayOptions& o, const ReplayConfig& config,
 // Runs the replay under the recording's observers; returns its summary, with a summary per engine
 // when there are several.
 ReplaySummary run_recorded_replay(const ReplayOptions& o, const Trace& trace,
-                                  const ReplayConfig& config, const ProgressFn& progress,
-                                  ReplayRecording& rec) {
+                                  const LoadScalingInfo& load, const ReplayConfig& config,
+                                  const ProgressFn& progress, ReplayRecording& rec) {
   const int64_t total = sequences_of(trace);
   ReplayHooks hooks;
-  std::vector<ReplayReport*> per_engine;
-  for (auto& r : rec.engine_reports) per_engine.push_back(r.get());
-  hooks.on_client_times = client_times_to(rec.report, per_engine);
+  hooks.on_client_times = rec.reports.client_times();
   if (progress) {
-    hooks.on_step = [&](size_t, const EngineCore&) { progress(rec.report.num_finished(), total); };
+    hooks.on_step = [&](size_t, const EngineCore&) {
+      progress(rec.reports.report().num_finished(), total);
+    };
   }
   const size_t num_engines = static_cast<size_t>(config.data_parallel_size);
   const FaultSchedule faults(config.faults.windows, num_engines, config.seed);
@@ -365,18 +412,11 @@ ReplaySummary run_recorded_replay(const ReplayOptions& o, const Trace& trace,
     hooks.on_restart = [recorder](size_t engine, Nanos) { recorder->restart_target(engine); };
   }
   hooks.on_failed = [&](size_t request, size_t engine, int status, Nanos t) {
-    report_failed_request(trace.requests[request], request, engine, t, rec.report,
-                          rec.engine_reports);
+    rec.reports.on_failed(trace.requests[request], request, engine, t);
     if (rec.targets && engine != kNoEngine) rec.targets->record_failed(engine, status);
   };
-  const ReplayTotals totals = run_replay(trace, config, rec.observers, hooks);
-  ReplaySummary summary =
-      rec.report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
-  for (size_t i = 0; i < rec.engine_reports.size(); ++i) {
-    summary.per_engine.push_back(rec.engine_reports[i]->finish(totals.end_time, totals.engines[i],
-                                                               totals.engines[i].num_requests));
-  }
-  return summary;
+  const ReplayTotals totals = run_replay(trace, config, rec.reports.observers(), hooks);
+  return rec.reports.finish(totals, o, load);
 }
 
 // Writes what the run recorded into its files and commits them, summary.json (the summary's JSON)
@@ -403,7 +443,8 @@ void write_replay_files(const ReplayOptions& o, const ReplaySummary& summary, Re
   if (files.report || (report_out && !o.report.empty())) {
     HtmlReport html = replay_html_report(o.command_line, fs::path(o.trace_path).filename().string(),
                                          summary, replay_time_series(*rec.recorder),
-                                         latency_cdfs(rec.report, kMaxCdfPoints));
+                                         latency_cdfs(rec.reports.report(), kMaxCdfPoints));
+    html.facts.insert(html.facts.begin(), rec.report_facts.begin(), rec.report_facts.end());
     if (!o.faults.empty()) html.facts.push_back({"Faults", faults_text(o.faults)});
     if (report_out) {
       *report_out = std::move(html);
@@ -426,15 +467,25 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
   try {
     ResolvedEngine engine;
     const ReplayConfig config = make_replay_config(o, &engine);
-    Trace trace = read_trace_file(o.trace_path);
-    if (o.arrival_rate_scale != 1.0) scale_arrivals(trace, o.arrival_rate_scale);
+    const Trace read = read_trace_file(o.trace_path);
+    Trace storage;
+    LoadScalingInfo load;
+    const Trace& trace = replayed_trace(read, o, storage, load);
+    if (const std::string warning = stretch_warning(load); !warning.empty()) {
+      err << "llmsim replay: warning: " << warning << "\n";
+    }
     ReplayFiles files = open_replay_files(o, report_out != nullptr);
-    ReplayRecording rec(files.requests ? &files.requests->stream() : nullptr);
+    ReplayRecording rec(trace, static_cast<size_t>(config.data_parallel_size),
+                        files.requests ? &files.requests->stream() : nullptr);
     const bool want_report = files.report || (report_out && !o.report.empty());
     rec.want_metrics = files.metrics || files.series || files.snapshot || want_report;
     rec.want_series = files.metrics || files.series || want_report;
     observe_engines(o, config, engine, files, rec);
-    const ReplaySummary summary = run_recorded_replay(o, trace, config, progress, rec);
+    const ReplaySummary summary = run_recorded_replay(o, trace, load, config, progress, rec);
+    rec.report_facts =
+        deployment_facts(o.engine, engine, config.data_parallel_size, o.routing_policy);
+    const ReportFacts slo_verdict = slo_facts(o.slo, check_slo(summary, o.slo));
+    rec.report_facts.insert(rec.report_facts.end(), slo_verdict.begin(), slo_verdict.end());
     write_replay_files(o, summary, files, rec, report_out);
     // The text: the summary table (summary.json's figures) and the SLOs checked against them.
     if (!o.quiet) out << format_summary_table(summary);

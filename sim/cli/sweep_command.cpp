@@ -228,6 +228,18 @@ void write_report(const SweepOutcome& outcome, const std::vector<std::string>& a
   report.facts.emplace_back("Points", std::to_string(outcome.points.size()));
   report.facts.emplace_back("Failed points", std::to_string(num_failed_points(outcome)));
   if (!outcome.faults.empty()) report.facts.emplace_back("Faults", faults_text(outcome.faults));
+  if (!outcome.slo.empty()) {
+    int64_t met = 0;
+    for (const SweepPointResult& r : outcome.points)
+      met += r.ok && all_met(check_slo(r.summary, outcome.slo));
+    report.facts.emplace_back("SLO", describe_slo(outcome.slo));
+    report.facts.emplace_back("Points meeting every SLO",
+                              std::to_string(met) + " of " + std::to_string(outcome.points.size()));
+  }
+  int64_t unstable = 0;
+  for (const SweepPointResult& r : outcome.points) unstable += r.ok && r.summary.overload.unstable;
+  report.facts.emplace_back("Unstable points (waiting queue grew without draining)",
+                            std::to_string(unstable));
   const std::vector<size_t> ranking = sweep_ranking(outcome);
   if (!ranking.empty() && outcome.points[ranking[0]].ok) {
     report.facts.emplace_back("Best point by " + outcome.sort_by,

@@ -132,7 +132,7 @@ TEST(SweepCommand, BadInputExitsTwoNamingTheSetBeforeAnythingRuns) {
       {{kSweepTrace, "--set", "metrics-out=a.om"},
        "--set metrics-out=a.om: --metrics-out cannot be"},
       {{kSweepTrace, "--set", "max-num-seqs=8", "--output-dir", "x"}, "--output-dir: not for"},
-      {{kSweepTrace, "--set", "max-num-seqs=8", "--sort", "ttft_p42"}, "--sort: unknown figure"},
+      {{kSweepTrace, "--set", "max-num-seqs=8", "--sort", "ttft_p142"}, "--sort: unknown figure"},
       {{kSweepTrace, "--set", "max-num-seqs=8", "--jobs", "0"}, "--jobs: must be at least 1"},
       {{kSweepTrace, "--set", "max-num-seqs=8", "--max-num-seqz", "4"},
        "unknown flag --max-num-seqz (see llmsim sweep --help)"},

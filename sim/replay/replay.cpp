@@ -103,8 +103,8 @@ class Replayer {
   std::vector<EngineSlot> slots_;
   Router router_;
   std::vector<EngineLoad> loads_;
-  size_t next_ = 0;    // next trace request to arrive
-  size_t routed_ = 0;  // trace requests routed to an engine (in trace order)
+  size_t next_ = 0;               // next trace request to arrive
+  size_t routed_ = 0;             // trace requests routed to an engine (in trace order)
   std::deque<Ingest> handoffs_;   // read by the API server (id: trace index), in engine order
   std::vector<Ingest> ingested_;  // scratch of hand_off
   std::vector<ClientAbort> aborts_;

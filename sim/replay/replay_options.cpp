@@ -36,4 +36,22 @@ ClientTimesFn client_times_to(ReplayReport& report, std::vector<ReplayReport*> e
   };
 }
 
+const Trace& replayed_trace(const Trace& trace, const ReplayOptions& o, Trace& storage,
+                            LoadScalingInfo& info) {
+  LoadScaling scaling;
+  scaling.factor = o.arrival_rate_scale;
+  scaling.mode = o.load_scaling;
+  scaling.loop_to_ns = o.loop_to_ns;
+  scaling.seed = o.seed;
+  if (scaling.factor == 1.0 && scaling.mode == LoadScalingMode::kStretch &&
+      scaling.loop_to_ns == 0) {
+    info = LoadScalingInfo{};
+    info.trace_requests = info.replayed_requests = static_cast<int64_t>(trace.requests.size());
+    info.bursts = arrival_bursts(trace);
+    return trace;
+  }
+  storage = scale_load(trace, scaling, &info);
+  return storage;
+}
+
 }  // namespace llm

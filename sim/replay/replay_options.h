@@ -17,6 +17,7 @@
 #include "sim/replay/replay_report.h"
 #include "sim/replay/slo.h"
 #include "sim/routing/epp_scorers.h"
+#include "sim/trace/load_scaling.h"
 
 namespace llm {
 
@@ -28,6 +29,8 @@ struct ReplayOptions {
   bool api_server = true;
   uint64_t seed = 0;
   double arrival_rate_scale = 1.0;
+  LoadScalingMode load_scaling = LoadScalingMode::kStretch;  // --load-scaling
+  int64_t loop_to_ns = 0;                                    // --loop-to (0: off)
   int32_t data_parallel_size = 1;
   std::string routing_policy = "round-robin";
   // The llm-d routing policies' view (sim/replay/replay.h EppView); unset: its defaults.
@@ -46,9 +49,10 @@ struct ReplayOptions {
   int64_t scrape_interval_ns = 5'000'000'000;
   int64_t start_time_unix_ns = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
   bool quiet = false;                                      // no summary table on stdout
-  bool progress = true;             // progress bar on stderr when it is a terminal
-  std::vector<SloTarget> slo;       // --slo: printed against the summary's figures
-  bool fail_on_slo = false;         // exit 1 when an SLO is missed
+  bool progress = true;                    // progress bar on stderr when it is a terminal
+  std::vector<SloTarget> slo;              // --slo: printed against the summary's figures
+  std::vector<double> metric_percentiles;  // --metric-percentiles (0-100; empty: the default)
+  bool fail_on_slo = false;                // exit 1 when an SLO is missed
   std::vector<FaultWindow> faults;  // --fault, in the order given (sim/faults/fault_window.h)
 };
 
@@ -60,6 +64,12 @@ ReplayConfig make_replay_config(const ReplayOptions& options, ResolvedEngine* re
 // The hook that hands each sequence's client view to `report` (the whole run's) and, with several
 // engines, to engine_reports[i] (may be empty).
 ClientTimesFn client_times_to(ReplayReport& report, std::vector<ReplayReport*> engine_reports);
+
+// The trace a replay of `options` runs: `trace` with its load scaled (sim/trace/load_scaling.h:
+// --arrival-rate-scale, --load-scaling, --loop-to, drawn from --seed). Returns `trace` itself when
+// nothing changes it, else `storage` filled with the scaled copy. Throws as scale_load.
+const Trace& replayed_trace(const Trace& trace, const ReplayOptions& options, Trace& storage,
+                            LoadScalingInfo& info);
 
 // Called now and then during a run with (finished sequences, all sequences so far).
 using ProgressFn = std::function<void(int64_t done, int64_t total)>;

@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <optional>
 #include <ostream>
+#include <utility>
 
 #include "core/request_metrics.h"
+#include "sim/replay/summary_figures.h"
 
 namespace llm {
 namespace {
@@ -40,6 +42,21 @@ void add_if(ExactSamples& samples, const std::optional<double>& v) {
 }
 
 }  // namespace
+
+int64_t failed_sequences(const ReplaySummary& s) {
+  int64_t failed = 0;
+  for (const char* reason : {"rejected", "error"}) {
+    const auto it = s.finish_reasons.find(reason);
+    if (it != s.finish_reasons.end()) failed += it->second;
+  }
+  return failed;
+}
+
+double error_rate(const ReplaySummary& s) {
+  return s.sequences > 0
+             ? static_cast<double>(failed_sequences(s)) / static_cast<double>(s.sequences)
+             : 0.0;
+}
 
 std::string json_number(double value) {
   if (!std::isfinite(value)) return "null";
@@ -77,12 +94,29 @@ void ReplayReport::note_client_times(const Request& r, const ClientTimes& times)
   client_ = times;
 }
 
+// The inter-token gaps a sequence would have made: its scripted output length (capped by
+// max_tokens) less one, at least one.
+int64_t expected_gaps(const Request& r) {
+  int64_t tokens = r.scripted_output_len > 0 ? r.scripted_output_len : 1;
+  if (r.params.max_tokens > 0) tokens = std::min(tokens, r.params.max_tokens);
+  return std::max<int64_t>(1, tokens - 1);
+}
+
 void ReplayReport::on_finished(const Request& r) {
   ++num_finished_;
   ++summary_.finish_reasons[outcome(r)];
   const ClientTimes* client = client_of_ == &r ? &client_ : nullptr;
   client_of_ = nullptr;
+  SequenceOutcome seq;
+  seq.completed =
+      r.finish_reason == FinishReason::kStop || r.finish_reason == FinishReason::kLength;
+  if (r.finish_reason == FinishReason::kError) {
+    ++failed_;
+    failed_gaps_ += expected_gaps(r);
+  }
   if (refused_at_admission(r)) {
+    seq.completed = false;
+    outcomes_.push_back(seq);
     if (out_) write_line(r, nullptr, outcome(r));
     return;  // no tokens processed, no latency
   }
@@ -102,6 +136,10 @@ void ReplayReport::on_finished(const Request& r) {
     }
     client_e2e_.add(nanos_to_seconds(client->finished - client->server_arrival));
   }
+  seq.ttft_s = iv.ttft_s.value_or(0);
+  seq.tpot_s = iv.tpot_s.value_or(0);
+  seq.e2e_s = iv.e2e_s.value_or(0);
+  outcomes_.push_back(seq);
   if (out_) write_line(r, client, outcome(r));
 }
 
@@ -113,6 +151,9 @@ void ReplayReport::on_failed_request(const TraceRequest& entry, size_t index, Na
     ++num_finished_;
     ++failed_sequences_;
     ++summary_.finish_reasons["error"];
+    ++failed_;
+    failed_gaps_ += expected_gaps(*child);
+    outcomes_.push_back(SequenceOutcome{});  // not completed
     if (out_) write_line(*child, nullptr, "error");
   }
 }
@@ -200,6 +241,18 @@ ReplaySummary ReplayReport::finish(Nanos end_time, const EngineTotals& totals,
   s.peak_waiting = totals.peak_waiting;
   s.steps = totals.num_steps;
   s.num_gpu_blocks = totals.num_gpu_blocks;
+  auto samples = std::make_shared<LatencySamples>();
+  const std::pair<const char*, const ExactSamples*> sorted[] = {
+      {"ttft", &ttft_},     {"request_ttft", &request_ttft_},
+      {"queue", &queue_},   {"prefill", &prefill_},
+      {"decode", &decode_}, {"e2e", &e2e_},
+      {"tpot", &tpot_}};
+  for (const auto& [name, values] : sorted) samples->sorted[name] = values->values();
+  samples->itl = itl_;
+  samples->outcomes = outcomes_;
+  samples->failed = failed_;
+  samples->failed_gaps = failed_gaps_;
+  s.samples = std::move(samples);
   return s;
 }
 
@@ -207,26 +260,28 @@ namespace {
 
 struct NamedDistribution {
   const char* key;
+  const char* name;  // summary_figures.h's
   const char* label;
   const Distribution* d;
 };
 
 std::vector<NamedDistribution> distributions(const ReplaySummary& s) {
   std::vector<NamedDistribution> all = {
-      {"ttft_s", "TTFT, arrival to first token (Prometheus)", &s.ttft},
-      {"request_ttft_s", "TTFT, scheduled to first token (per-request)", &s.request_ttft},
-      {"queue_s", "Queue (queued to first scheduled)", &s.queue},
-      {"prefill_s", "Prefill (scheduled to first token)", &s.prefill},
-      {"decode_s", "Decode (first to last token)", &s.decode},
-      {"e2e_s", "E2E (arrival to finish)", &s.e2e},
-      {"itl_s", "ITL (every gap between a request's tokens)", &s.itl},
-      {"tpot_s", "TPOT ((last - first) / (N - 1) per request)", &s.tpot},
+      {"ttft_s", "ttft", "TTFT, arrival to first token (Prometheus)", &s.ttft},
+      {"request_ttft_s", "request_ttft", "TTFT, scheduled to first token (per-request)",
+       &s.request_ttft},
+      {"queue_s", "queue", "Queue (queued to first scheduled)", &s.queue},
+      {"prefill_s", "prefill", "Prefill (scheduled to first token)", &s.prefill},
+      {"decode_s", "decode", "Decode (first to last token)", &s.decode},
+      {"e2e_s", "e2e", "E2E (arrival to finish)", &s.e2e},
+      {"itl_s", "itl", "ITL (every gap between a request's tokens)", &s.itl},
+      {"tpot_s", "tpot", "TPOT ((last - first) / (N - 1) per request)", &s.tpot},
   };
   if (s.client_e2e.count > 0) {  // the API server modelled
-    all.push_back(
-        {"client_ttft_s", "TTFT, client (reached the server to first token)", &s.client_ttft});
-    all.push_back(
-        {"client_e2e_s", "E2E, client (reached the server to last chunk)", &s.client_e2e});
+    all.push_back({"client_ttft_s", "client_ttft",
+                   "TTFT, client (reached the server to first token)", &s.client_ttft});
+    all.push_back({"client_e2e_s", "client_e2e", "E2E, client (reached the server to last chunk)",
+                   &s.client_e2e});
   }
   return all;
 }
@@ -237,12 +292,48 @@ std::string fmt(const char* format, double v) {
   return buf;
 }
 
+constexpr double kDefaultPercentiles[] = {50, 90, 95, 99, 99.9};
+
+// The percentile levels the table shows: --metric-percentiles, or the default set.
+std::vector<double> shown_percentiles(const ReplaySummary& s) {
+  if (!s.metric_percentiles.empty()) return s.metric_percentiles;
+  return {std::begin(kDefaultPercentiles), std::end(kDefaultPercentiles)};
+}
+
+// A distribution's percentile: its field for the fixed levels, else from the samples.
+double percentile_of(const ReplaySummary& s, const NamedDistribution& nd, double level) {
+  const std::string key = std::string(nd.name) + "_" + percentile_name(level);
+  if (const std::optional<double> v = summary_figure(s, key)) return *v;
+  // The client's distributions (the API server's) are not summary figures: their fixed levels.
+  const std::pair<double, double Distribution::*> fixed[] = {{50, &Distribution::p50},
+                                                             {90, &Distribution::p90},
+                                                             {95, &Distribution::p95},
+                                                             {99, &Distribution::p99},
+                                                             {99.9, &Distribution::p999}};
+  for (const auto& [at, member] : fixed) {
+    if (at == level) return (*nd.d).*member;
+  }
+  return NAN;
+}
+
+// A time unit that keeps every value of a row under 10,000: ms, s, or min.
+struct TimeUnit {
+  const char* name;
+  double per_second;
+};
+
+TimeUnit unit_for(double largest_s) {
+  if (largest_s * 1e3 < 1e4) return {"ms", 1e3};
+  if (largest_s < 1e4) return {"s", 1.0};
+  return {"min", 1.0 / 60};
+}
+
 }  // namespace
 
 std::string format_summary_table(const ReplaySummary& s) {
   std::string t;
   auto row = [&t](const std::string& label, const std::string& value) {
-    char buf[160];
+    char buf[400];
     std::snprintf(buf, sizeof buf, "%-46s %s\n", label.c_str(), value.c_str());
     t += buf;
   };
@@ -254,42 +345,82 @@ std::string format_summary_table(const ReplaySummary& s) {
     reasons += (reasons.empty() ? "" : ", ") + name + " " + std::to_string(count);
   }
   row("Finish reasons", reasons);
+  const int64_t failed = failed_sequences(s);
+  if (failed > 0) {
+    row("Refused or failed", std::to_string(failed) + " of " + std::to_string(s.sequences) +
+                                 " sequences (" + fmt("%.2f%%", error_rate(s) * 100) +
+                                 "): no latency below; an SLO counts them as missed");
+  }
+  if (s.load.scaled()) row("Load scaling", describe_load_scaling(s.load));
   row("Simulated duration (s)", fmt("%.3f", s.duration_s));
   row("Engine steps", std::to_string(s.steps));
   row("Input tokens", std::to_string(s.prompt_tokens));
   row("Output tokens", std::to_string(s.completion_tokens));
   row("Input token throughput (tok/s)", fmt("%.1f", s.input_tokens_per_s));
   row("Output token throughput (tok/s)", fmt("%.1f", s.output_tokens_per_s));
-  char header[160];
-  std::snprintf(header, sizeof header, "%-46s %10s %10s %10s %10s\n", "Latency (ms)", "mean", "p50",
-                "p90", "p99");
+  if (s.goodput.any() && s.samples) {
+    const int64_t good = good_sequences(*s.samples, s.goodput);
+    row("Goodput (" + describe_goodput(s.goodput) + ")",
+        fmt("%.3f", s.duration_s > 0 ? static_cast<double>(good) / s.duration_s : 0.0) +
+            " req/s; attainment " + fmt("%.2f%%", attainment(*s.samples, s.goodput) * 100) + " (" +
+            std::to_string(good) + " of " + std::to_string(s.samples->outcomes.size()) +
+            " sequences)");
+  }
+  // The latency rows: n, mean, the percentiles, each row in its own unit.
+  const std::vector<double> levels = shown_percentiles(s);
+  char header[400];
+  int used = std::snprintf(header, sizeof header, "%-46s %8s %9s", "Latency", "n", "mean");
+  for (double level : levels) {
+    used += std::snprintf(header + used, sizeof header - static_cast<size_t>(used), " %9s",
+                          percentile_name(level).c_str());
+  }
+  std::snprintf(header + used, sizeof header - static_cast<size_t>(used), "  unit\n");
   t += header;
   for (const auto& nd : distributions(s)) {
-    char buf[200];
-    std::snprintf(buf, sizeof buf, "%-46s %10.2f %10.2f %10.2f %10.2f\n", nd.label,
-                  nd.d->mean * 1e3, nd.d->p50 * 1e3, nd.d->p90 * 1e3, nd.d->p99 * 1e3);
-    t += buf;
+    std::vector<double> values = {nd.d->mean};
+    for (double level : levels) values.push_back(percentile_of(s, nd, level));
+    double largest = 0;
+    for (double v : values) {
+      if (std::isfinite(v)) largest = std::max(largest, v);
+    }
+    const TimeUnit unit = unit_for(largest);
+    char label[64];
+    std::snprintf(label, sizeof label, "%-46s %8lld", nd.label,
+                  static_cast<long long>(nd.d->count));
+    std::string line = label;
+    for (double v : values) line += fmt(" %9.2f", v * unit.per_second);
+    t += line + "  " + unit.name + "\n";
   }
   row("Preemptions", std::to_string(s.preemptions));
   row("Prefix-cache hit rate (tokens)", fmt("%.2f%%", s.prefix_hit_rate * 100));
-  row("Peak KV-cache usage", fmt("%.2f%%", s.peak_kv_usage * 100));
+  row("Peak KV-cache usage (any engine step)", fmt("%.2f%%", s.peak_kv_usage * 100));
   row("Peak waiting requests", std::to_string(s.peak_waiting));
+  row("Overload", describe_overload(s.overload));
   row("KV-cache blocks", std::to_string(s.num_gpu_blocks));
   if (!s.per_engine.empty()) {
+    double largest = 0;
+    for (const ReplaySummary& e : s.per_engine) {
+      largest = std::max({largest, e.ttft.p50, e.ttft.p99, e.itl.p50});
+    }
+    const TimeUnit unit = unit_for(largest);
     char header_row[200];
-    std::snprintf(header_row, sizeof header_row, "%-7s %9s %11s %10s %10s %10s %8s %8s %8s %8s\n",
-                  "Engine", "Seqs", "Out tok/s", "TTFT p50", "TTFT p99", "ITL p50", "Preempt",
-                  "Hit %", "Peak KV%", "Peak wait");
-    t += "Per engine (latencies in ms)\n";
+    std::snprintf(header_row, sizeof header_row,
+                  "%-7s %9s %11s %10s %10s %10s %8s %8s %8s %9s %s\n", "Engine", "Seqs",
+                  "Out tok/s", "TTFT p50", "TTFT p99", "ITL p50", "Preempt", "Hit %", "Peak KV%",
+                  "Peak wait", "Overload");
+    t += std::string("Per engine (latencies in ") + unit.name + ")\n";
     t += header_row;
     for (size_t i = 0; i < s.per_engine.size(); ++i) {
       const ReplaySummary& e = s.per_engine[i];
-      char buf[200];
+      char buf[240];
       std::snprintf(
-          buf, sizeof buf, "%-7zu %9lld %11.1f %10.2f %10.2f %10.2f %8lld %8.2f %8.2f %8lld\n", i,
-          static_cast<long long>(e.sequences), e.output_tokens_per_s, e.ttft.p50 * 1e3,
-          e.ttft.p99 * 1e3, e.itl.p50 * 1e3, static_cast<long long>(e.preemptions),
-          e.prefix_hit_rate * 100, e.peak_kv_usage * 100, static_cast<long long>(e.peak_waiting));
+          buf, sizeof buf, "%-7zu %9lld %11.1f %10.2f %10.2f %10.2f %8lld %8.2f %8.2f %9lld %s\n",
+          i, static_cast<long long>(e.sequences), e.output_tokens_per_s,
+          e.ttft.p50 * unit.per_second, e.ttft.p99 * unit.per_second, e.itl.p50 * unit.per_second,
+          static_cast<long long>(e.preemptions), e.prefix_hit_rate * 100, e.peak_kv_usage * 100,
+          static_cast<long long>(e.peak_waiting),
+          e.overload.unstable ? ("unstable from " + fmt("%.1f", e.overload.since_s) + " s").c_str()
+                              : "stable");
       t += buf;
     }
   }
@@ -299,7 +430,56 @@ std::string format_summary_table(const ReplaySummary& s) {
 
 namespace {
 
-std::string summary_json(const ReplaySummary& s, const std::string& indent) {
+std::string distribution_json(const ReplaySummary& s, const NamedDistribution& nd, bool top_level) {
+  const Distribution& d = *nd.d;
+  std::string j = "{\"count\": " + std::to_string(d.count) + ", \"mean\": " + json_number(d.mean) +
+                  ", \"p50\": " + json_number(d.p50) + ", \"p90\": " + json_number(d.p90) +
+                  ", \"p95\": " + json_number(d.p95) + ", \"p99\": " + json_number(d.p99) +
+                  ", \"p99.9\": " + json_number(d.p999) + ", \"max\": " + json_number(d.max);
+  if (top_level) {
+    for (double level : s.metric_percentiles) {
+      const std::string name = percentile_name(level);
+      if (j.find("\"" + name + "\"") != std::string::npos) continue;
+      j += ", \"" + name + "\": " + json_number(percentile_of(s, nd, level));
+    }
+  }
+  return j + "}";
+}
+
+std::string overload_json(const OverloadFigures& o) {
+  return std::string("{\"unstable\": ") + (o.unstable ? "true" : "false") +
+         ", \"since_s\": " + (o.unstable ? json_number(o.since_s) : "null") +
+         ", \"waiting_at_last_arrival\": " + std::to_string(o.waiting_at_end) +
+         ", \"waiting_growth_per_s\": " + json_number(o.growth_per_s) + "}";
+}
+
+std::string load_json(const LoadScalingInfo& l) {
+  return std::string("{\"mode\": \"") + load_scaling_mode_name(l.mode) +
+         "\", \"arrival_rate_scale\": " + json_number(l.factor) + ", \"loop_to_s\": " +
+         (l.loop_to_ns > 0 ? json_number(static_cast<double>(l.loop_to_ns) * 1e-9) : "null") +
+         ", \"trace_requests\": " + std::to_string(l.trace_requests) +
+         ", \"replayed_requests\": " + std::to_string(l.replayed_requests) +
+         ", \"trace_arrival_instants\": " + std::to_string(l.bursts.instants) +
+         ", \"largest_burst\": " + std::to_string(l.bursts.largest) + "}";
+}
+
+std::string goodput_json(const ReplaySummary& s) {
+  std::string targets = "{";
+  const auto add = [&targets](const char* key, const std::optional<double>& v) {
+    if (!v) return;
+    targets += std::string(targets.size() > 1 ? ", \"" : "\"") + key + "_s\": " + json_number(*v);
+  };
+  add("ttft", s.goodput.ttft_s);
+  add("tpot", s.goodput.tpot_s);
+  add("e2e", s.goodput.e2e_s);
+  const int64_t good = good_sequences(*s.samples, s.goodput);
+  return "{\"targets\": " + targets + "}, \"good_sequences\": " + std::to_string(good) +
+         ", \"attainment\": " + json_number(attainment(*s.samples, s.goodput)) +
+         ", \"requests_per_s\": " +
+         json_number(s.duration_s > 0 ? static_cast<double>(good) / s.duration_s : 0.0) + "}";
+}
+
+std::string summary_json(const ReplaySummary& s, const std::string& indent, bool top_level) {
   std::string j = "{\n";
   const std::string in = indent + "  ";
   auto field = [&](const std::string& key, const std::string& value) {
@@ -312,29 +492,27 @@ std::string summary_json(const ReplaySummary& s, const std::string& indent) {
     reasons += (reasons.size() > 1 ? ", \"" : "\"") + name + "\": " + std::to_string(count);
   }
   field("finish_reasons", reasons + "}");
+  field("error_rate", json_number(error_rate(s)));
   field("duration_s", json_number(s.duration_s));
   field("steps", std::to_string(s.steps));
   field("prompt_tokens", std::to_string(s.prompt_tokens));
   field("completion_tokens", std::to_string(s.completion_tokens));
   field("input_tokens_per_s", json_number(s.input_tokens_per_s));
   field("output_tokens_per_s", json_number(s.output_tokens_per_s));
-  for (const auto& nd : distributions(s)) {
-    const Distribution& d = *nd.d;
-    field(nd.key, "{\"count\": " + std::to_string(d.count) + ", \"mean\": " + json_number(d.mean) +
-                      ", \"p50\": " + json_number(d.p50) + ", \"p90\": " + json_number(d.p90) +
-                      ", \"p99\": " + json_number(d.p99) + ", \"max\": " + json_number(d.max) +
-                      "}");
-  }
+  if (top_level && s.goodput.any() && s.samples) field("goodput", goodput_json(s));
+  for (const auto& nd : distributions(s)) field(nd.key, distribution_json(s, nd, top_level));
   field("preemptions", std::to_string(s.preemptions));
   field("prefix_cache_queries", std::to_string(s.prefix_queries));
   field("prefix_cache_hits", std::to_string(s.prefix_hits));
   field("prefix_cache_hit_rate", json_number(s.prefix_hit_rate));
   field("peak_kv_usage", json_number(s.peak_kv_usage));
   field("peak_waiting", std::to_string(s.peak_waiting));
+  field("overload", overload_json(s.overload));
+  if (top_level) field("load_scaling", load_json(s.load));
   if (!s.per_engine.empty()) {
     std::string engines = "[";
     for (size_t i = 0; i < s.per_engine.size(); ++i) {
-      engines += (i ? ", " : "") + summary_json(s.per_engine[i], in);
+      engines += (i ? ", " : "") + summary_json(s.per_engine[i], in, false);
     }
     field("engines", engines + "]");
   }
@@ -344,6 +522,6 @@ std::string summary_json(const ReplaySummary& s, const std::string& indent) {
 
 }  // namespace
 
-std::string format_summary_json(const ReplaySummary& s) { return summary_json(s, "") + "\n"; }
+std::string format_summary_json(const ReplaySummary& s) { return summary_json(s, "", true) + "\n"; }
 
 }  // namespace llm

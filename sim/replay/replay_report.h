@@ -14,7 +14,11 @@
 #include "core/engine_observer.h"
 #include "core/sample_stats.h"
 #include "sim/api_server/client_times.h"
+#include "sim/replay/goodput.h"
+#include "sim/replay/latency_samples.h"
+#include "sim/replay/overload.h"
 #include "sim/replay/replay.h"
+#include "sim/trace/load_scaling.h"
 
 namespace llm {
 
@@ -43,7 +47,24 @@ struct ReplaySummary {
   int64_t steps = 0;
   int64_t num_gpu_blocks = 0;
   std::vector<ReplaySummary> per_engine;  // with several engines: each one's figures
+  // Whether the waiting queue grew without draining (sim/replay/overload.h), and from when.
+  OverloadFigures overload;
+  // How the trace's load was scaled (--arrival-rate-scale, --load-scaling, --loop-to).
+  LoadScalingInfo load;
+  // What the run was asked to report beyond the fixed figures: --metric-percentiles (the levels
+  // of the table and summary.json; empty: 50, 90, 95, 99, 99.9) and the per-request targets of
+  // --slo (ttft=, tpot=, e2e=) that goodput and attainment are counted against.
+  std::vector<double> metric_percentiles;
+  GoodputTargets goodput;
+  // The samples behind the latency figures (any percentile, the SLO view, goodput); null in the
+  // per-engine summaries and in summaries built by hand.
+  std::shared_ptr<const LatencySamples> samples;
 };
+
+// Refused (rejected) or errored sequences: finish_reasons' "rejected" and "error".
+int64_t failed_sequences(const ReplaySummary& summary);
+// Their share of all sequences (0 without any).
+double error_rate(const ReplaySummary& summary);
 
 class ReplayReport final : public EngineObserver {
  public:
@@ -84,6 +105,8 @@ class ReplayReport final : public EngineObserver {
   int64_t failed_sequences_ = 0;  // of requests that reached no engine
   std::string line_;
   ReplaySummary summary_;
+  std::vector<SequenceOutcome> outcomes_;
+  int64_t failed_ = 0, failed_gaps_ = 0;
   ExactSamples ttft_, request_ttft_, queue_, prefill_, decode_, e2e_, tpot_;
   ExactSamples client_ttft_, client_e2e_;
   const Request* client_of_ = nullptr;  // the request client_ belongs to
@@ -97,7 +120,9 @@ void report_failed_request(const TraceRequest& entry, size_t index, size_t engin
                            ReplayReport& report,
                            const std::vector<std::unique_ptr<ReplayReport>>& engine_reports);
 
-// The summary as an aligned text table, and as JSON (same figures, stable key order).
+// The summary as an aligned text table, and as JSON (same figures, stable key order). The table
+// gives each latency row in ms, s or min (whichever keeps its largest value under 10,000) and
+// the number of samples each row is over.
 std::string format_summary_table(const ReplaySummary& summary);
 std::string format_summary_json(const ReplaySummary& summary);
 

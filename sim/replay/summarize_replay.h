@@ -13,11 +13,17 @@
 namespace llm {
 
 // The summary `llmsim replay` would write to summary.json for `options` on `trace` (the trace as
-// read, before --arrival-rate-scale), calling `progress` after each step as execute_replay does.
+// read, before its load is scaled), calling `progress` after each step as execute_replay does.
 // `also` (optional) observes every engine too (llmsim capacity's busiest-hour figures).
 // Throws what the replay throws.
 ReplaySummary summarize_replay(const ReplayOptions& options, const Trace& trace,
                                const ProgressFn& progress = {}, EngineObserver* also = nullptr);
+
+// The same of a trace already scaled (replayed_trace), whose scaling `load` describes; the
+// options' scaling flags are not applied again.
+ReplaySummary summarize_scaled_replay(const ReplayOptions& options, const Trace& replayed,
+                                      const LoadScalingInfo& load, const ProgressFn& progress = {},
+                                      EngineObserver* also = nullptr);
 
 // The sequences of a trace: the sum of its requests' n.
 int64_t sequences_of(const Trace& trace);

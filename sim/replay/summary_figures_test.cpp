@@ -40,8 +40,10 @@ TEST(SummaryFigures, NamesReadTheFiguresTheyName) {
 
 TEST(SummaryFigures, UnknownNamesHaveNoFigure) {
   const ReplaySummary s = distinct_figures();
-  for (const char* key : {"", "ttft", "ttft_", "ttft_p95", "p99", "_p99", "ttft_p99x",
-                          "request_ttft", "preemption", "TTFT_P99"}) {
+  for (const char* key :
+       {"", "ttft", "ttft_", "ttft_p101", "p99", "_p99", "ttft_p99x", "request_ttft", "preemption",
+        "TTFT_P99", "ttft_p", "ttft_p999", "ttft_p99.", "ttft_p.5", "ttft_p-1", "ttft_p050",
+        "ttft_p50.0", "ttft_p1e2", "itl_p 9"}) {
     EXPECT_FALSE(summary_figure(s, key).has_value()) << key;
   }
 }

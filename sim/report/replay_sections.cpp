@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/replay/overload.h"
 #include "sim/replay/summary_figures.h"
 #include "sim/report/svg_plot.h"
 #include "sim/report/svg_text.h"
@@ -83,7 +84,8 @@ std::vector<ReportSection> replay_sections(const ReplayTimeSeries& s, const Late
   requests.series.push_back(time_line("running", t, total(s, &EngineSeries::running)));
   requests.series.push_back(time_line("waiting", t, total(s, &EngineSeries::waiting)));
 
-  Plot kv = time_plot("kv_cache", "KV-cache usage", "KV-cache usage (%)");
+  // Scraped: the gauge at each scrape, which can miss the peak of a step between two scrapes.
+  Plot kv = time_plot("kv_cache", "KV-cache usage (per scrape)", "KV-cache usage (%)");
   Plot preemptions = time_plot("preemptions", "Preemptions", "preemptions per second");
   Plot load = time_plot("engine_load", "Per-engine load (running + waiting)", "requests");
   for (size_t i = 0; i < s.engines.size(); ++i) {
@@ -127,7 +129,8 @@ std::vector<std::pair<std::string, std::string>> summary_facts(const ReplaySumma
   f.emplace_back("ITL p50 / p99", pair_text(s, "itl"));
   f.emplace_back("E2E p50 / p99", pair_text(s, "e2e"));
   f.emplace_back("Preemptions", std::to_string(s.preemptions));
-  f.emplace_back("Peak KV-cache usage", short_number_text(s.peak_kv_usage * 100) + " %");
+  f.emplace_back("Overload", describe_overload(s.overload));
+  f.emplace_back("Peak KV-cache usage (any engine step; the chart shows scrapes)", short_number_text(s.peak_kv_usage * 100) + " %");
   return f;
 }
 

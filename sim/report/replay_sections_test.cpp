@@ -176,7 +176,8 @@ TEST(SummaryFacts, LatenciesInMillisecondsBelowASecond) {
   EXPECT_EQ(facts["TTFT p50 / p99"], "500 ms / 16.5 s");
   EXPECT_EQ(facts["TPOT p50 / p99"], "4.551 ms / 5.2 ms");
   EXPECT_EQ(facts["Preemptions"], "98");
-  EXPECT_EQ(facts["Peak KV-cache usage"], "25 %");
+  EXPECT_EQ(facts["Peak KV-cache usage (any engine step; the chart shows scrapes)"], "25 %");
+  EXPECT_EQ(facts["Overload"], "stable: no engine's waiting queue grew without draining");
 }
 
 }  // namespace

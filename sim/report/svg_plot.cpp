@@ -36,12 +36,55 @@ bool finite_point(const PlotSeries& s, size_t i) {
   return std::isfinite(s.x[i]) && std::isfinite(s.y[i]);
 }
 
+// Every finite y of the plot, references included.
+Range y_range(const Plot& plot) {
+  Range yr;
+  for (const PlotSeries& s : plot.series) {
+    const size_t n = std::min(s.x.size(), s.y.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (finite_point(s, i)) yr.add(s.y[i]);
+    }
+  }
+  for (const ReferenceLine& r : plot.references) yr.add(r.y);
+  return yr;
+}
+
 std::string shortened(const std::string& text, size_t limit) {
   if (text.size() <= limit) return text;
   return text.substr(0, limit - 3) + "...";
 }
 
 }  // namespace
+
+bool log_y_axis(const Plot& plot) {
+  const Range yr = y_range(plot);
+  return !yr.empty() && yr.lo > 0 && yr.hi / yr.lo >= kLogSpan;
+}
+
+std::vector<std::string> wrap_text(const std::string& text, size_t width) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(at, end - at);
+    at = end + 1;
+    while (word.size() > width) {  // a word longer than a line is cut
+      if (!line.empty()) lines.push_back(std::move(line));
+      line.clear();
+      lines.push_back(word.substr(0, width));
+      word.erase(0, width);
+    }
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      lines.push_back(std::move(line));
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(line);
+  return lines;
+}
 
 std::vector<double> nice_ticks(double lo, double hi, int count) {
   std::vector<double> ticks;
@@ -61,18 +104,20 @@ std::vector<double> nice_ticks(double lo, double hi, int count) {
 
 std::string render_svg_plot(const Plot& plot) {
   const bool categorical = !plot.x_categories.empty();
-  Range xr, yr;
+  const bool log_y = log_y_axis(plot);
+  Range xr;
+  Range yr = y_range(plot);
   size_t num_points = 0;
+  bool markers = false;
   for (const PlotSeries& s : plot.series) {
     const size_t n = std::min(s.x.size(), s.y.size());
+    markers = markers || s.markers;
     for (size_t i = 0; i < n; ++i) {
       if (!finite_point(s, i)) continue;
       xr.add(s.x[i]);
-      yr.add(s.y[i]);
       ++num_points;
     }
   }
-  for (const ReferenceLine& r : plot.references) yr.add(r.y);
   if (categorical) {
     xr.lo = -0.5;
     xr.hi = static_cast<double>(plot.x_categories.size()) - 0.5;
@@ -83,19 +128,48 @@ std::string render_svg_plot(const Plot& plot) {
     xr.lo -= 0.5;
     xr.hi += 0.5;
   }
-  // Counts, latencies and usages start at zero; the top leaves a little air.
-  if (yr.lo > 0) yr.lo = 0;
-  if (yr.hi == yr.lo) yr.hi = yr.lo + 1;
-  const std::vector<double> yticks = nice_ticks(yr.lo, yr.hi, 5);
-  yr.hi = std::max(yr.hi, yticks.back());
-  yr.lo = std::min(yr.lo, yticks.front());
+  // Markers at the ends of a numeric x axis would be cut in half by the plot's edge: pad it.
+  if (markers && !categorical) {
+    const double pad = (xr.hi - xr.lo) * 0.03;
+    xr.lo -= pad;
+    xr.hi += pad;
+  }
+  std::vector<double> yticks;
+  if (log_y) {  // powers of ten around the values
+    yr.lo = std::pow(10, std::floor(std::log10(yr.lo)));
+    yr.hi = std::pow(10, std::ceil(std::log10(yr.hi)));
+    for (double t = yr.lo; t <= yr.hi * (1 + 1e-9); t *= 10) yticks.push_back(t);
+  } else {
+    // Counts, latencies and usages start at zero; the top leaves a little air.
+    if (yr.lo > 0) yr.lo = 0;
+    if (yr.hi == yr.lo) yr.hi = yr.lo + 1;
+    yticks = nice_ticks(yr.lo, yr.hi, 5);
+    yr.hi = std::max(yr.hi, yticks.back());
+    yr.lo = std::min(yr.lo, yticks.front());
+  }
+  // Markers at the ends of the y axis: a little air beyond them.
+  if (markers && !log_y) {
+    const double pad = (yr.hi - yr.lo) * 0.03;
+    yr.hi += pad;
+    yr.lo -= pad;
+  } else if (markers) {
+    yr.hi *= 1.15;
+    yr.lo /= 1.15;
+  }
 
   auto px = [&](double x) { return kLeft + (x - xr.lo) / (xr.hi - xr.lo) * (kRight - kLeft); };
-  auto py = [&](double y) { return kBottom - (y - yr.lo) / (yr.hi - yr.lo) * (kBottom - kTop); };
+  auto py = [&](double y) {
+    if (log_y) {
+      return kBottom - (std::log10(y) - std::log10(yr.lo)) /
+                           (std::log10(yr.hi) - std::log10(yr.lo)) * (kBottom - kTop);
+    }
+    return kBottom - (y - yr.lo) / (yr.hi - yr.lo) * (kBottom - kTop);
+  };
 
   std::string svg;
   svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" data-plot=\"" +
          xml_escape(plot.id) + "\" data-points=\"" + std::to_string(num_points) +
+         "\" data-y-scale=\"" + (log_y ? "log" : "linear") +
          "\" width=\"760\" height=\"300\" viewBox=\"0 0 760 300\" role=\"img\">";
   svg += "<title>" + xml_escape(plot.title) + "</title>";
   svg += "<text class=\"plot-title\" x=\"" + coordinate_text(kLeft) +
@@ -135,7 +209,8 @@ std::string render_svg_plot(const Plot& plot) {
          xml_escape(plot.x_label) + "</text>";
   svg += "<text class=\"y-label\" x=\"14\" y=\"" + coordinate_text((kTop + kBottom) / 2) +
          "\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 14 " +
-         coordinate_text((kTop + kBottom) / 2) + ")\">" + xml_escape(plot.y_label) + "</text>";
+         coordinate_text((kTop + kBottom) / 2) + ")\">" +
+         xml_escape(plot.y_label + (log_y ? " (log scale)" : "")) + "</text>";
 
   // Series, then reference lines over them.
   std::string legend;
@@ -145,10 +220,13 @@ std::string render_svg_plot(const Plot& plot) {
     legend += "<line x1=\"" + coordinate_text(kLegendX) + "\" x2=\"" +
               coordinate_text(kLegendX + 18) + "\" y1=\"" + y + "\" y2=\"" + y + "\" stroke=\"" +
               color + "\" stroke-width=\"2\"" + (dashed ? " stroke-dasharray=\"5 3\"" : "") + "/>";
-    legend += "<text x=\"" + coordinate_text(kLegendX + 24) + "\" y=\"" +
-              coordinate_text(legend_y + 4) + "\" font-size=\"11\">" +
-              xml_escape(shortened(name, kLegendChars)) + "</text>";
-    legend_y += 16;
+    for (const std::string& line : wrap_text(name, kLegendChars)) {
+      legend += "<text x=\"" + coordinate_text(kLegendX + 24) + "\" y=\"" +
+                coordinate_text(legend_y + 4) + "\" font-size=\"11\">" + xml_escape(line) +
+                "</text>";
+      legend_y += 13;
+    }
+    legend_y += 3;
   };
   for (size_t si = 0; si < plot.series.size(); ++si) {
     const PlotSeries& s = plot.series[si];

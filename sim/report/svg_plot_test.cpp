@@ -4,6 +4,8 @@
 #include <rapidcheck/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "sim/report/testing/xml_check.h"
 
@@ -39,6 +41,62 @@ TEST(SvgPlot, IsWellFormedAndCarriesTitleLabelsAndLegend) {
   ASSERT_EQ(root.size(), 1u);
   EXPECT_EQ(attribute(root[0], "data-plot"), "demo");
   EXPECT_EQ(attribute(root[0], "data-points"), "6");  // the NaN point is left out
+}
+
+TEST(SvgPlot, AxesSpanningDecadesAreLogarithmicSoATargetStaysVisible) {
+  Plot p;
+  p.id = "ttft";
+  p.y_label = "ttft_p99 (s)";
+  p.series.push_back({"ttft_p99", {1, 2, 4}, {1177, 40, 1.5}, true, true});
+  p.references.push_back({"SLO target 2 s", 2});
+  EXPECT_TRUE(log_y_axis(p));
+  const std::string svg = render_svg_plot(p);
+  EXPECT_EQ(xml_error(svg), "");
+  EXPECT_EQ(attribute(start_tags(svg, "svg")[0], "data-y-scale"), "log");
+  EXPECT_NE(svg.find(">ttft_p99 (s) (log scale)</text>"), std::string::npos);
+  // The 2 s target sits clear of the bottom: on a linear axis to 1,200 it would be at 0.2%.
+  const auto refs = start_tags(svg, "line");
+  double target_y = -1;
+  for (const auto& tag : refs) {
+    if (attribute(tag, "class") == "reference") target_y = std::stod(attribute(tag, "y1"));
+  }
+  ASSERT_GT(target_y, 0);
+  EXPECT_LT(target_y, 250 - 0.05 * (250 - 34));  // log: 7.5% of the way up (linear: 0.2%)
+  // A series with a zero, or one decade, stays linear.
+  p.series[0].y = {0, 40, 1.5};
+  EXPECT_FALSE(log_y_axis(p));
+  p.series[0].y = {10, 40, 50};
+  p.references.clear();
+  EXPECT_FALSE(log_y_axis(p));
+}
+
+TEST(SvgPlot, LongLegendEntriesWrapInsteadOfBeingCut) {
+  EXPECT_EQ(wrap_text("SLO target 2 s", 26), (std::vector<std::string>{"SLO target 2 s"}));
+  EXPECT_EQ(wrap_text("--max-num-seqs 64 --kv-cache-dtype fp8", 20),
+            (std::vector<std::string>{"--max-num-seqs 64", "--kv-cache-dtype fp8"}));
+  EXPECT_EQ(wrap_text("abcdefghij", 4), (std::vector<std::string>{"abcd", "efgh", "ij"}));
+  Plot p = two_series_plot();
+  p.series[0].name = "engine 0 with --max-num-seqs 64 --kv-cache-dtype fp8";
+  const std::string svg = render_svg_plot(p);
+  EXPECT_EQ(svg.find("..."), std::string::npos);
+  for (const char* line :
+       {">engine 0 with</text>", ">--max-num-seqs 64</text>", ">--kv-cache-dtype fp8</text>"}) {
+    EXPECT_NE(svg.find(line), std::string::npos) << line;
+  }
+}
+
+TEST(SvgPlot, MarkersStayInsideThePlotArea) {
+  Plot p;
+  p.id = "m";
+  p.series.push_back({"points", {1, 16}, {0, 10}, false, true});
+  const std::string svg = render_svg_plot(p);
+  for (const auto& c : start_tags(svg, "circle")) {
+    const double cx = std::stod(attribute(c, "cx")), cy = std::stod(attribute(c, "cy"));
+    EXPECT_GE(cx - 3.5, 72);
+    EXPECT_LE(cx + 3.5, 580);
+    EXPECT_GE(cy - 3.5, 34);
+    EXPECT_LE(cy + 3.5, 250);
+  }
 }
 
 TEST(SvgPlot, EachSeriesIsAGroupWithItsPointCount) {

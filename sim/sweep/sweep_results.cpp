@@ -72,6 +72,14 @@ int64_t num_failed_points(const SweepOutcome& outcome) {
                        [](const SweepPointResult& r) { return !r.ok; });
 }
 
+// The overload cell of a point: "UNSTABLE@27.0s" or "stable" (sim/replay/overload.h).
+std::string overload_cell(const ReplaySummary& summary) {
+  if (!summary.overload.unstable) return "stable";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "UNSTABLE@%.1fs", summary.overload.since_s);
+  return buf;
+}
+
 std::string format_sweep_table(const SweepOutcome& outcome) {
   const std::vector<std::string> figures = table_figures(outcome.sort_by);
   std::vector<std::vector<std::string>> rows;
@@ -79,6 +87,11 @@ std::string format_sweep_table(const SweepOutcome& outcome) {
   for (const SweepAxis& axis : outcome.axes) header.push_back(axis.flag);
   const bool with_slo = !outcome.slo.empty();
   if (with_slo) header.push_back("slo");
+  // An overload column once a point was unstable: its latencies say little but "too much load".
+  const bool with_overload =
+      std::any_of(outcome.points.begin(), outcome.points.end(),
+                  [](const SweepPointResult& r) { return r.ok && r.summary.overload.unstable; });
+  if (with_overload) header.push_back("overload");
   for (const std::string& key : figures) header.push_back(key);
   rows.push_back(header);
   const std::vector<size_t> ranking = sweep_ranking(outcome);
@@ -88,6 +101,7 @@ std::string format_sweep_table(const SweepOutcome& outcome) {
     for (const SweepSetting& setting : result.point) row.push_back(setting.value);
     if (result.ok) {
       if (with_slo) row.push_back(meets_slo(outcome, result) ? "met" : "MISSED");
+      if (with_overload) row.push_back(overload_cell(result.summary));
       for (const std::string& key : figures) row.push_back(short_number(figure(result, key)));
     } else {
       row.push_back("FAILED: " + result.error);
@@ -175,6 +189,10 @@ std::string format_sweep_json(const SweepOutcome& outcome) {
       }
     }
     if (result.ok) {
+      point["overload"] = {{"unstable", result.summary.overload.unstable},
+                           {"since_s", result.summary.overload.unstable
+                                           ? nlohmann::ordered_json(result.summary.overload.since_s)
+                                           : nlohmann::ordered_json(nullptr)}};
       nlohmann::ordered_json figures = nlohmann::ordered_json::object();
       for (const std::string& key : summary_figure_keys()) figures[key] = figure(result, key);
       point["figures"] = figures;

@@ -64,6 +64,24 @@ TEST(SweepTable, ShowsRankValuesFiguresAndFailures) {
   EXPECT_NE(table.find("1 of the points failed"), std::string::npos) << table;
 }
 
+TEST(SweepTable, AnUnstablePointIsSaidOutLoudInTheTableAndTheJson) {
+  SweepPointResult overloaded = ran("256", 9.5, 100);
+  overloaded.summary.overload.unstable = true;
+  overloaded.summary.overload.since_s = 27.04;
+  const SweepOutcome o = outcome_of({ran("64", 0.25, 100), overloaded}, "ttft_p99");
+  const std::string table = format_sweep_table(o);
+  EXPECT_NE(table.find("max-num-seqs  overload"), std::string::npos) << table;
+  EXPECT_NE(table.find("UNSTABLE@27.0s"), std::string::npos) << table;
+  EXPECT_NE(table.find("stable"), std::string::npos) << table;
+  const nlohmann::json j = nlohmann::json::parse(format_sweep_json(o));
+  EXPECT_EQ(j["points"][1]["overload"]["unstable"], true);
+  EXPECT_DOUBLE_EQ(j["points"][1]["overload"]["since_s"].get<double>(), 27.04);
+  EXPECT_TRUE(j["points"][0]["overload"]["since_s"].is_null());
+  // No column while every point was stable.
+  EXPECT_EQ(format_sweep_table(outcome_of({ran("64", 0.25, 100)}, "ttft_p99")).find("overload"),
+            std::string::npos);
+}
+
 TEST(SweepCsv, HasEveryFigureAndQuotesErrors) {
   const std::string csv = format_sweep_csv(
       outcome_of({failed("8", "bad, \"really\""), ran("64", 0.25, 100)}, "ttft_p99"));

@@ -1,0 +1,57 @@
+// Tests for deployment_facts.h: a report names the GPU, model, TP, engines, GPUs and KV blocks,
+// and every engine argument as it applied, with the defaults marked; and the SLO verdict.
+#include "sim/report/deployment_facts.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace llm {
+namespace {
+
+std::string fact(const ReportFacts& facts, const std::string& label) {
+  for (const auto& [l, v] : facts) {
+    if (l == label) return v;
+  }
+  return "(missing " + label + ")";
+}
+
+TEST(DeploymentFacts, NameTheDeploymentAndMarkTheDefaults) {
+  EngineArgs given;
+  given.max_num_seqs = 64;
+  given.tensor_parallel_size = 2;
+  const ResolvedEngine resolved = resolve_engine_args(given);
+  const ReportFacts f = deployment_facts(given, resolved, 3, "least-outstanding");
+  EXPECT_EQ(fact(f, "GPU"), resolved.deployment.gpu.name);
+  EXPECT_FALSE(resolved.deployment.gpu.name.empty());
+  EXPECT_EQ(fact(f, "Model"), resolved.model_name);
+  EXPECT_EQ(fact(f, "Tensor parallel"), "2");
+  EXPECT_EQ(fact(f, "Engines (data parallel)"), "3, routed by least-outstanding");
+  EXPECT_EQ(fact(f, "GPUs"), "6");
+  EXPECT_EQ(fact(f, "KV blocks per engine"),
+            std::to_string(resolved.scheduler.num_gpu_blocks) + " (default) of 16 tokens");
+  const std::string args = fact(f, "Engine arguments (* default)");
+  EXPECT_NE(args.find("--max-num-seqs 64 "), std::string::npos) << args;  // given: no star
+  EXPECT_NE(args.find("--max-num-batched-tokens " +
+                      std::to_string(resolved.scheduler.max_num_batched_tokens) + "*"),
+            std::string::npos)
+      << args;
+  EXPECT_NE(args.find("--gpu-memory-utilization 0.92*"), std::string::npos) << args;
+  EXPECT_NE(args.find("--enable-prefix-caching"), std::string::npos) << args;
+  EXPECT_EQ(fact(deployment_facts(given, resolved, 1, "round-robin"), "Engines (data parallel)"),
+            "1");
+}
+
+TEST(DeploymentFacts, TheSloVerdictNamesTheTargetsAndWhatWasMissed) {
+  EXPECT_TRUE(slo_facts({}, {}).empty());
+  const std::vector<SloTarget> targets = parse_slo("ttft_p99=2s,tpot_p99=100ms");
+  std::vector<SloResult> results = {{"ttft_p99", 1.0, 2.0, true}, {"tpot_p99", 0.193, 0.1, false}};
+  const ReportFacts f = slo_facts(targets, results);
+  EXPECT_EQ(fact(f, "SLO targets"), describe_slo(targets));
+  EXPECT_EQ(fact(f, "SLO verdict"), "MISSED: tpot_p99 193 ms > 100 ms");
+  results[1].met = true;
+  EXPECT_EQ(fact(slo_facts(targets, results), "SLO verdict"), "met");
+}
+
+}  // namespace
+}  // namespace llm
