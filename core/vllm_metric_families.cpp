@@ -63,6 +63,19 @@ VllmMetricFamilies::VllmMetricFamilies(prometheus::Registry& r, int64_t max_len)
                                .Name("vllm:prompt_tokens_cached")
                                .Help("Number of prompt tokens served from a cache.")
                                .Register(r)),
+      prompt_tokens_recomputed(
+          BuildCounter()
+              .Name("vllm:prompt_tokens_recomputed")
+              .Help("Number of cached prompt tokens computed again for the forward pass.")
+              .Register(r)),
+      mm_cache_queries(BuildCounter()
+                           .Name("vllm:mm_cache_queries")
+                           .Help("Multi-modal cache queries, in items.")
+                           .Register(r)),
+      mm_cache_hits(BuildCounter()
+                        .Name("vllm:mm_cache_hits")
+                        .Help("Multi-modal cache hits, in items.")
+                        .Register(r)),
       generation_tokens(BuildCounter()
                             .Name("vllm:generation_tokens")
                             .Help("Number of generation tokens processed.")

@@ -34,6 +34,9 @@ class VllmMetricFamilies {
   prometheus::Family<prometheus::Counter>& prompt_tokens;
   prometheus::Family<prometheus::Counter>& prompt_tokens_by_source;
   prometheus::Family<prometheus::Counter>& prompt_tokens_cached;
+  prometheus::Family<prometheus::Counter>& prompt_tokens_recomputed;
+  prometheus::Family<prometheus::Counter>& mm_cache_queries;
+  prometheus::Family<prometheus::Counter>& mm_cache_hits;
   prometheus::Family<prometheus::Counter>& generation_tokens;
   prometheus::Family<prometheus::Counter>& request_success;
   prometheus::Family<prometheus::Histogram>& ttft;

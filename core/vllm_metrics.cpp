@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/metric_buckets.h"
+#include "core/prompt_token_stats.h"
 #include "core/request_metrics.h"
 
 namespace llm {
@@ -29,11 +30,6 @@ prometheus::Labels with_label(prometheus::Labels labels, const char* name, const
   return labels;
 }
 
-// Prompt tokens of a request whose KV was computed rather than found in the prefix cache.
-int64_t computed_prompt_tokens(const Request& r) {
-  return r.prompt_len - std::clamp<int64_t>(r.num_cached_tokens, 0, r.prompt_len);
-}
-
 }  // namespace
 
 EngineMetrics::Handle EngineMetrics::make(prometheus::Family<prometheus::Histogram>& family,
@@ -58,6 +54,7 @@ EngineMetrics::EngineMetrics(VllmMetricFamilies& f, const std::string& model_nam
       prompt_local_cache_hit_(
           f.prompt_tokens_by_source.Add(with_label(labels_, "source", "local_cache_hit"))),
       prompt_tokens_cached_(f.prompt_tokens_cached.Add(labels_)),
+      prompt_tokens_recomputed_(f.prompt_tokens_recomputed.Add(labels_)),
       generation_tokens_(f.generation_tokens.Add(labels_)),
       ttft_(make(f.ttft, ttft_buckets())),
       itl_(make(f.itl, itl_buckets())),
@@ -81,13 +78,16 @@ EngineMetrics::EngineMetrics(VllmMetricFamilies& f, const std::string& model_nam
   }
   // Series that exist from the start and stay as set here: nothing waits for a reason other than
   // capacity (no structured output, KV connector or LoRA limit), the engine never sleeps, and
-  // there is no KV connector.
+  // there is no KV connector and no multi-modal input (vLLM registers the mm_cache counters on
+  // text-only servers too).
   f.waiting_by_reason.Add(with_label(labels_, "reason", "deferred")).Set(0);
   f.sleep_state.Add(with_label(labels_, "sleep_state", "awake")).Set(1);
   f.sleep_state.Add(with_label(labels_, "sleep_state", "weights_offloaded")).Set(0);
   f.sleep_state.Add(with_label(labels_, "sleep_state", "discard_all")).Set(0);
   f.external_prefix_queries.Add(labels_);
   f.external_prefix_hits.Add(labels_);
+  f.mm_cache_queries.Add(labels_);
+  f.mm_cache_hits.Add(labels_);
   f.prompt_tokens_by_source.Add(with_label(labels_, "source", "external_kv_transfer"));
   // vLLM's info gauge: the cache settings and the engine, no model_name.
   prometheus::Labels info;
@@ -105,12 +105,15 @@ void EngineMetrics::on_token(const Request& r, Nanos time, Nanos itl_ns) {
   step_has_output_ = true;
   ++step_tokens_;
   if (itl_ns == kNoTime) {
-    // The prefill is over: its prompt is counted once, by where its KV came from.
-    const int64_t computed = computed_prompt_tokens(r);
+    // The prefill is over: its prompt is counted once, by where its KV came from, and the step
+    // counts the whole prompt, cached tokens included (vLLM's num_prompt_tokens).
+    const PromptTokenSplit split = split_prompt_tokens(r.prompt_len, r.num_cached_tokens);
     d_prompt_tokens_ += r.prompt_len;
-    d_prompt_computed_ += computed;
-    d_prompt_cached_ += r.prompt_len - computed;
-    step_tokens_ += computed;
+    d_prompt_computed_ += split.computed;
+    d_prompt_cache_hit_ += split.local_cache_hit;
+    d_prompt_cached_ += split.cached;
+    d_prompt_recomputed_ += split.recomputed;
+    step_tokens_ += r.prompt_len;
     ttft_.observe(nanos_to_seconds(time - r.timeline.arrival));
   } else {
     itl_.observe(nanos_to_seconds(itl_ns));
@@ -138,7 +141,8 @@ void EngineMetrics::on_finished(const Request& r) {
   }
   prompt_len_.observe(static_cast<double>(r.prompt_len));
   generation_len_.observe(static_cast<double>(n));
-  prefill_kv_computed_.observe(static_cast<double>(computed_prompt_tokens(r)));
+  prefill_kv_computed_.observe(
+      static_cast<double>(split_prompt_tokens(r.prompt_len, r.num_cached_tokens).computed));
   num_preemptions_.observe(static_cast<double>(r.timeline.num_preemptions));
   if (r.params.max_tokens >= 0)
     params_max_tokens_.observe(static_cast<double>(r.params.max_tokens));
@@ -162,8 +166,8 @@ void EngineMetrics::observe_parent(const Request& r) {
 }
 
 void EngineMetrics::on_step(const StepStats& s) {
-  // vLLM observes a step only when it returned outputs: the prompt tokens computed for requests
-  // whose prefill ended in it plus the tokens generated (a partial prefill chunk alone is not).
+  // vLLM observes a step only when it returned outputs: the whole prompts of requests whose
+  // prefill ended in it plus the tokens generated (a partial prefill chunk alone is not).
   if (step_has_output_) iteration_tokens_.observe(static_cast<double>(step_tokens_));
   step_has_output_ = false;
   step_tokens_ = 0;
@@ -190,10 +194,10 @@ void EngineMetrics::flush() {
   add(preemptions_, d_preemptions_);
   add(prompt_tokens_, d_prompt_tokens_);
   add(prompt_local_compute_, d_prompt_computed_);
-  // The local prefix cache is our only cache: cached tokens are all local_cache_hit.
-  int64_t cached = d_prompt_cached_;
-  add(prompt_tokens_cached_, cached);
-  add(prompt_local_cache_hit_, d_prompt_cached_);
+  // The local prefix cache is our only cache: cache hits are all local_cache_hit.
+  add(prompt_tokens_cached_, d_prompt_cached_);
+  add(prompt_local_cache_hit_, d_prompt_cache_hit_);
+  add(prompt_tokens_recomputed_, d_prompt_recomputed_);
   add(generation_tokens_, d_generation_tokens_);
   for (int i = 0; i < kNumFinishedReasons; ++i) add(*success_[i], d_success_[i]);
   int64_t dq = last_queries_ - seen_queries_;

@@ -73,6 +73,7 @@ class EngineMetrics final : public EngineObserver {
   prometheus::Counter& prompt_local_compute_;    // prompt_tokens_by_source{source=...}
   prometheus::Counter& prompt_local_cache_hit_;  // (external_kv_transfer stays 0)
   prometheus::Counter& prompt_tokens_cached_;
+  prometheus::Counter& prompt_tokens_recomputed_;
   prometheus::Counter& generation_tokens_;
   std::array<prometheus::Counter*, kNumFinishedReasons> success_;  // kFinishedReasons' order
   Handle ttft_, itl_, tpot_, e2e_, queue_, prefill_, decode_, inference_;
@@ -81,7 +82,8 @@ class EngineMetrics final : public EngineObserver {
 
   // Pending deltas and latest gauges (engine thread).
   int64_t d_preemptions_ = 0, d_prompt_tokens_ = 0, d_generation_tokens_ = 0;
-  int64_t d_prompt_computed_ = 0, d_prompt_cached_ = 0;
+  int64_t d_prompt_computed_ = 0, d_prompt_cache_hit_ = 0, d_prompt_cached_ = 0;
+  int64_t d_prompt_recomputed_ = 0;
   std::array<int64_t, kNumFinishedReasons> d_success_{};
   // The step being applied: whether it returned an output, and its iteration_tokens value.
   bool step_has_output_ = false;
@@ -98,10 +100,9 @@ class EngineMetrics final : public EngineObserver {
   std::unordered_map<std::string, ParentProgress> parents_;
 };
 
-// Why the API server refused a request at admission: vLLM names the reason after the queue cap
-// that fired (--max-num-queued-reqs, --max-num-queued-tokens). llmserve's --max-waiting-requests
-// is a cap on queued requests, so it counts as kMaxNumQueuedReqs; nothing here caps tokens, so the
-// kMaxNumQueuedTokens series stays 0 (it exists so that rules written for vLLM find it).
+// Why the API server refused a request at admission: vLLM names the reason after the cap that
+// fired (--max-num-queued-reqs, --max-num-queued-tokens; core/admission_rule.h). llmserve's own
+// --max-waiting-requests caps queued requests too, so it counts as kMaxNumQueuedReqs.
 enum class AdmissionRejection { kMaxNumQueuedReqs = 0, kMaxNumQueuedTokens = 1 };
 inline constexpr int kNumAdmissionRejections = 2;
 const char* admission_rejection_reason(AdmissionRejection reason);  // the label value

@@ -1,7 +1,8 @@
 // The count expectations of vLLM's own metrics test (tests/entrypoints/serve/instrumentator/
-// test_metrics.py: N sequential requests of P prompt tokens, each ending at max_tokens = M),
-// checked on EngineMetrics with and without chunked prefill and async scheduling, and the
-// preemption rules of docs/metrics.md.
+// test_metrics.py: N sequential requests of the same P prompt tokens, each ending at
+// max_tokens = M), checked on EngineMetrics with and without chunked prefill and async
+// scheduling, with prompts the prefix cache can and cannot serve, and the preemption rules of
+// docs/metrics.md.
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -35,12 +36,17 @@ struct Setup {
   const char* what;
   int64_t max_num_batched_tokens;  // below the prompt: chunked prefill
   bool async_scheduling;
+  int kP;          // prompt tokens, the same prompt for every request
+  int cached;      // prefix-cache hit of every request after the first (16-token blocks)
+  int recomputed;  // vLLM's recomputed last token of each of those requests
 };
 
 class VllmMetricsTestCounts : public ::testing::TestWithParam<Setup> {};
 
 TEST_P(VllmMetricsTestCounts, SequentialRequestsGiveVllmsCounts) {
-  constexpr int kN = 10, kP = 11, kM = 10;
+  constexpr int kN = 10, kM = 10;
+  const int kP = GetParam().kP;
+  const int cached = GetParam().cached, recomputed = GetParam().recomputed;
   SchedulerConfig config;
   config.block_size = 16;
   config.num_gpu_blocks = 64;
@@ -64,7 +70,7 @@ TEST_P(VllmMetricsTestCounts, SequentialRequestsGiveVllmsCounts) {
   const std::string text = serialize_exposition(registry.Collect());
   struct Want {
     std::string series;
-    double value;
+    int64_t value;
   };
   const Want wants[] = {
       {"vllm:time_to_first_token_seconds_count", kN},
@@ -86,6 +92,13 @@ TEST_P(VllmMetricsTestCounts, SequentialRequestsGiveVllmsCounts) {
       {"vllm:iteration_tokens_total_count", kN * kM},
       {"vllm:prompt_tokens_total", kN * kP},
       {"vllm:generation_tokens_total", kN * kM},
+      // Where the prompts' KV came from (vLLM's PromptTokenStats): the first request computes
+      // its prompt, the others find `cached` tokens and compute the rest.
+      {"vllm:prompt_tokens_cached_total", (kN - 1) * cached},
+      {"vllm:prompt_tokens_recomputed_total", (kN - 1) * recomputed},
+      {"vllm:request_prefill_kv_computed_tokens_sum", kN * kP - (kN - 1) * cached},
+      {"vllm:mm_cache_queries_total", 0},
+      {"vllm:mm_cache_hits_total", 0},
   };
   for (const Want& w : wants) {
     EXPECT_EQ(sample(text, w.series + kL), w.value) << GetParam().what << ": " << w.series;
@@ -96,13 +109,30 @@ TEST_P(VllmMetricsTestCounts, SequentialRequestsGiveVllmsCounts) {
                                   std::string(reason) + "\",model_name=\"m\"}");
   }
   EXPECT_EQ(successes, kN) << GetParam().what;
+  // The sources sum to the prompts plus the recomputed tokens.
+  double by_source = 0;
+  for (const char* source : {"external_kv_transfer", "local_cache_hit", "local_compute"}) {
+    by_source += sample(text,
+                        "vllm:prompt_tokens_by_source_total{engine=\"0\",model_name=\"m\","
+                        "source=\"" +
+                            std::string(source) + "\"}");
+  }
+  EXPECT_EQ(by_source, kN * kP + (kN - 1) * recomputed) << GetParam().what;
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, VllmMetricsTestCounts,
-                         ::testing::Values(Setup{"whole prefill", 2048, false},
-                                           Setup{"chunked prefill", 4, false},
-                                           Setup{"async scheduling", 2048, true},
-                                           Setup{"chunked and async", 4, true}));
+// 11 tokens fill no block: nothing is cached. 40 tokens: two blocks (32 tokens) are found.
+// 33 tokens: the two blocks are all of the prompt but its last token, which vLLM counts as
+// recomputed.
+INSTANTIATE_TEST_SUITE_P(
+    Engines, VllmMetricsTestCounts,
+    ::testing::Values(Setup{"whole prefill", 2048, false, 11, 0, 0},
+                      Setup{"chunked prefill", 4, false, 11, 0, 0},
+                      Setup{"async scheduling", 2048, true, 11, 0, 0},
+                      Setup{"chunked and async", 4, true, 11, 0, 0},
+                      Setup{"prefix cached", 2048, false, 40, 32, 0},
+                      Setup{"prefix cached, chunked and async", 4, true, 40, 32, 0},
+                      Setup{"all but the last token cached", 2048, false, 33, 32, 1},
+                      Setup{"all but the last cached, chunked", 4, true, 33, 32, 1}));
 
 // Two requests that outgrow the cache together: B is preempted while A runs on.
 struct PreemptionRun {

@@ -138,7 +138,7 @@ TEST(VllmMetrics, ObservationRulesOnAScriptedWorkload) {
   expect("vllm:request_params_n_bucket{engine=\"0\",le=\"1.0\",model_name=\"test-model\"} 4.0");
   expect("vllm:request_max_num_generation_tokens_count{" + kLabels + "} 5.0");
   expect("vllm:request_prompt_tokens_count{" + kLabels + "} 6.0");
-  // Per step with outputs: prompts computed whose prefill ended in it, plus the tokens made.
+  // Per step with outputs: whole prompts whose prefill ended in it, plus the tokens made.
   // Step 1: A, B, 0_C, 1_C, W (8 + 4 * 4 prompt tokens, 5 tokens) = 29; step 2: A, B, and R's
   // prefill (4 + 3) = 7; step 3: A and R = 2.
   expect("vllm:iteration_tokens_total_count{" + kLabels + "} 3.0");
@@ -148,6 +148,9 @@ TEST(VllmMetrics, ObservationRulesOnAScriptedWorkload) {
   expect("vllm:prompt_tokens_by_source_total{" + kLabels + ",source=\"local_cache_hit\"} 0.0");
   expect("vllm:prompt_tokens_by_source_total{" + kLabels + ",source=\"external_kv_transfer\"} 0.0");
   expect("vllm:prompt_tokens_cached_total{" + kLabels + "} 0.0");
+  expect("vllm:prompt_tokens_recomputed_total{" + kLabels + "} 0.0");
+  expect("vllm:mm_cache_queries_total{" + kLabels + "} 0.0");
+  expect("vllm:mm_cache_hits_total{" + kLabels + "} 0.0");
   expect("vllm:request_prefill_kv_computed_tokens_count{" + kLabels + "} 6.0");
   expect("vllm:request_prefill_kv_computed_tokens_sum{" + kLabels + "} 28.0");
   expect("vllm:request_num_preemptions_count{" + kLabels + "} 6.0");

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/admission_rule.h"
 #include "core/vllm_metrics.h"
 #include "server/api/openai_request.h"
 #include "server/api/request_log.h"
@@ -23,7 +24,7 @@
 
 namespace llm {
 
-// Seconds in the Retry-After header of a 503 from --max-waiting-requests.
+// Seconds in the Retry-After header of a 503 from admission control.
 inline constexpr int kAdmissionRetryAfterS = 1;
 
 // The flags the API layer reads (llmserve's names).
@@ -36,6 +37,8 @@ struct ApiOptions {
   bool enable_prompt_tokens_details = false;
   // --max-waiting-requests: refuse completions while this many sequences wait; -1 = no limit.
   int64_t max_waiting_requests = -1;
+  // vLLM's --max-num-queued-reqs and --max-num-queued-tokens (core/admission_rule.h).
+  AdmissionCaps admission_caps;
   uint64_t seed = 0;  // --seed: mixed into the seeds of unseeded requests (seed_unseeded_requests)
 };
 

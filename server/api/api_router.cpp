@@ -6,6 +6,7 @@
 #include <optional>
 #include <random>
 
+#include "core/admission_rule.h"
 #include "core/exposition.h"
 #include "server/api/api_error.h"
 #include "server/api/completion_job.h"
@@ -32,13 +33,11 @@ HttpResponse error_response(int status, std::string message, std::string param =
   return r;
 }
 
-// vLLM's QueueOverflowError: 503 ServiceUnavailableError; our Retry-After tells clients when to
-// try again.
-HttpResponse admission_rejected(AdmissionMetrics* metrics) {
-  if (metrics) metrics->record(AdmissionRejection::kMaxNumQueuedReqs);
-  HttpResponse r = error_response(503,
-                                  "The engine is currently busy and cannot accept new requests. "
-                                  "Please try again later or on a different instance.");
+// vLLM's QueueOverflowError or MaxQueuedTokensError: 503 ServiceUnavailableError; our
+// Retry-After tells clients when to try again.
+HttpResponse admission_rejected(AdmissionMetrics* metrics, AdmissionRejection reason) {
+  if (metrics) metrics->record(reason);
+  HttpResponse r = error_response(503, admission_rejection_message(reason));
   r.headers.emplace_back("Retry-After", std::to_string(kAdmissionRetryAfterS));
   return r;
 }
@@ -205,10 +204,19 @@ RouteResult generate_route(ApiContext& context, ApiCall& call, Endpoint endpoint
         503, "The engine has failed and accepts no new requests (see the server log)."));
   }
   // Admission control: a cheap look first, so that under overload most refusals cost no parsing
-  // or tokenization; then, knowing n and the prompts, a reservation of all their sequences.
+  // or tokenization (as if n were 1); then, knowing n and the prompts, a reservation of all their
+  // sequences.
   const int64_t limit = context.options.max_waiting_requests;
+  const AdmissionCaps& caps = context.options.admission_caps;
+  const bool capped = caps.max_num_queued_reqs >= 0 || caps.max_num_queued_tokens >= 0;
+  if (capped) {
+    if (auto refused = check_admission(caps, context.engines.admission_load(), 1)) {
+      return respond(admission_rejected(context.admission_metrics, *refused));
+    }
+  }
   if (limit >= 0 && static_cast<int64_t>(context.engines.num_waiting()) >= limit) {
-    return respond(admission_rejected(context.admission_metrics));
+    return respond(
+        admission_rejected(context.admission_metrics, AdmissionRejection::kMaxNumQueuedReqs));
   }
   const HttpRequest& req = call.http;
   CompletionRequest parsed =
@@ -217,10 +225,13 @@ RouteResult generate_route(ApiContext& context, ApiCall& call, Endpoint endpoint
           : parse_completion_request(endpoint, req.body, *context.codec, context.model);
   log_ignored_fields(call.request_id, parsed.ignored_fields);
   std::optional<WaitingReservation> place;
-  if (limit >= 0) {
+  if (limit >= 0 || capped) {
     const int64_t sequences = static_cast<int64_t>(parsed.prompts.size()) * parsed.n;
-    place = context.engines.reserve_waiting(sequences, limit);
-    if (!place) return respond(admission_rejected(context.admission_metrics));
+    EngineSet::Admission admission = context.engines.admit(sequences, caps, limit);
+    if (admission.refused) {
+      return respond(admission_rejected(context.admission_metrics, *admission.refused));
+    }
+    place = std::move(admission.place);
   }
   add_pod_headers(context, req, call.headers);
   auto job = std::make_shared<CompletionJob>(context, std::move(parsed), req, call.request_id,

@@ -172,6 +172,7 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
   Prompt& prompt = prompts_[p];
   if (u.finished) ++prompt.engine_finished;
   prompt.cached_tokens = std::max(prompt.cached_tokens, u.cached_tokens);
+  prompt.created_cache_tokens = std::max(prompt.created_cache_tokens, u.created_cache_tokens);
   if (cancelled_ || done_) return;
   Choice& c = choices_[p * static_cast<size_t>(request_.n) + static_cast<size_t>(u.child_index)];
   if (c.done) return;  // finished here by a stop string; the engine's finish arrives later
@@ -359,9 +360,13 @@ Usage CompletionJob::usage() const {
 Usage CompletionJob::final_usage() const {
   Usage u = usage();
   if (context_.options.enable_prompt_tokens_details) {
-    int64_t cached = 0;
-    for (const Prompt& p : prompts_) cached += p.cached_tokens;
-    if (cached > 0) u.cached_tokens = cached;  // vLLM leaves the details out when 0
+    // vLLM prints both counts, 0 included, for every request its engine prefilled.
+    PromptTokensDetails d;
+    for (const Prompt& p : prompts_) {
+      d.cached_tokens += p.cached_tokens;
+      d.created_cache_tokens += p.created_cache_tokens;
+    }
+    u.prompt_tokens_details = d;
   }
   return u;
 }

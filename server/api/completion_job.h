@@ -93,9 +93,10 @@ class CompletionJob final : public HttpJob, public std::enable_shared_from_this<
     std::string engine_id;
     EngineService* engine = nullptr;  // the data-parallel engine running it (once submitted)
     int64_t length = 0;
-    int32_t engine_finished = 0;  // children the engine reported finished
-    int32_t local_done = 0;       // choices finished here (engine finish or stop string)
-    int64_t cached_tokens = 0;    // prompt tokens the prefix cache held (the engine's count)
+    int32_t engine_finished = 0;       // children the engine reported finished
+    int32_t local_done = 0;            // choices finished here (engine finish or stop string)
+    int64_t cached_tokens = 0;         // prompt tokens the prefix cache held (the engine's count)
+    int64_t created_cache_tokens = 0;  // prompt tokens it wrote into the prefix cache
   };
 
   // One engine update waiting for the strand (an intrusive lock-free stack, newest first).

@@ -54,9 +54,11 @@ void append_usage(std::string& out, const Usage& u) {
   append_int(out, u.prompt_tokens + u.completion_tokens);
   out += ",\"completion_tokens\":";
   append_int(out, u.completion_tokens);
-  if (u.cached_tokens) {
+  if (u.prompt_tokens_details) {
     out += ",\"prompt_tokens_details\":{\"cached_tokens\":";
-    append_int(out, *u.cached_tokens);
+    append_int(out, u.prompt_tokens_details->cached_tokens);
+    out += ",\"created_cache_tokens\":";
+    append_int(out, u.prompt_tokens_details->created_cache_tokens);
     out += '}';
   }
   out += '}';

@@ -17,11 +17,18 @@
 
 namespace llm {
 
+// usage.prompt_tokens_details (vLLM's PromptTokenUsageInfo): prompt tokens found in the prefix
+// cache and prompt tokens this request wrote into it.
+struct PromptTokensDetails {
+  int64_t cached_tokens = 0;
+  int64_t created_cache_tokens = 0;
+};
+
 struct Usage {
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
-  // prompt_tokens_details.cached_tokens (vLLM: with --enable-prompt-tokens-details, when not 0).
-  std::optional<int64_t> cached_tokens;
+  // Only with --enable-prompt-tokens-details (vLLM's flag).
+  std::optional<PromptTokensDetails> prompt_tokens_details;
 };
 
 struct ChoiceResult {

@@ -1,7 +1,9 @@
-// --max-waiting-requests over HTTP: with the engines held still by a gate in the backend, the queue
-// is filled exactly; then completions get 503 with Retry-After and the error envelope, each counted
-// in vllm:admission_rejections_total, /health stays 200, and every accepted request completes once
-// the gate opens. With data parallelism the limit counts all engines' waiting sequences together.
+// Admission control over HTTP (--max-waiting-requests, and vLLM's --max-num-queued-reqs and
+// --max-num-queued-tokens at the end): with the engines held still by a gate in the backend, the
+// queue is filled exactly; then completions get 503 with Retry-After and the error envelope, each
+// counted in vllm:admission_rejections_total, /health stays 200, and every accepted request
+// completes once the gate opens. With data parallelism the limit counts all engines' waiting
+// sequences together.
 #include <gtest/gtest.h>
 
 #include <condition_variable>
@@ -88,8 +90,8 @@ struct GatedServer {
     return in_engines == n && waiting() == n;
   }
   // The refusals counted so far (read in-process: /metrics waits for the held step to end).
-  double rejections() const {
-    return server->api().admission_metrics->value(AdmissionRejection::kMaxNumQueuedReqs);
+  double rejections(AdmissionRejection reason = AdmissionRejection::kMaxNumQueuedReqs) const {
+    return server->api().admission_metrics->value(reason);
   }
 };
 
@@ -106,16 +108,16 @@ std::unique_ptr<Connection> send(uint16_t port, const std::string& body,
   return c;
 }
 
-// Checks a refusal: 503, Retry-After, vLLM's envelope and message.
-void expect_refused(const testing::Response& r) {
+// Checks a refusal: 503, Retry-After, vLLM's envelope and message (QueueOverflowError's by
+// default, MaxQueuedTokensError's "prefill token backlog limit" for the token cap).
+void expect_refused(const testing::Response& r, const std::string& message = "currently busy") {
   EXPECT_EQ(r.status, 503) << r.body;
   EXPECT_EQ(r.header("retry-after"), std::to_string(kAdmissionRetryAfterS));
   const nlohmann::json j = nlohmann::json::parse(r.body);
   EXPECT_EQ(j["error"]["type"], "ServiceUnavailableError") << r.body;
   EXPECT_EQ(j["error"]["code"], 503) << r.body;
   EXPECT_TRUE(j["error"]["param"].is_null()) << r.body;
-  EXPECT_NE(j["error"]["message"].get<std::string>().find("currently busy"), std::string::npos)
-      << r.body;
+  EXPECT_NE(j["error"]["message"].get<std::string>().find(message), std::string::npos) << r.body;
 }
 
 // Checks that an accepted request ran to its end.
@@ -233,6 +235,57 @@ TEST(AdmissionControl, DataParallelEnginesShareOneLimit) {
   for (GateBackend* g : s.gates) g->open();
   for (auto* conn : {a.get(), b.get(), c.get(), d.get()}) expect_completed(*conn, false);
   EXPECT_EQ(testing::metric(port, kRejections), 1);
+}
+
+// vLLM's --max-num-queued-reqs: the unfinished sequences (running and waiting, all engines) plus
+// the new request's n may not exceed the cap.
+TEST(AdmissionControl, MaxNumQueuedReqsCountsRunningAndWaitingSequences) {
+  ServerOptions o = testing::test_options();
+  o.max_num_queued_reqs = 3;
+  o.engine.max_num_seqs = 1;
+  GatedServer s(o);
+  const uint16_t port = s.port();
+  auto running = send(port, kCompletion);
+  ASSERT_TRUE(s.gates[0]->wait_entered(1));  // A runs, held in its first step
+  auto waiting = send(port, kCompletion);
+  ASSERT_TRUE(testing::eventually([&] { return s.settled(1); })) << s.waiting();
+  // 2 unfinished: n = 2 would make 4, refused; n = 1 makes 3, admitted; then nothing more.
+  expect_refused(request(port, "POST", "/v1/completions",
+                         R"({"prompt":"Hello","max_tokens":5,"ignore_eos":true,"n":2})"));
+  auto third = send(port, kCompletion);
+  ASSERT_TRUE(testing::eventually([&] { return s.settled(2); })) << s.waiting();
+  expect_refused(request(port, "POST", "/v1/chat/completions",
+                         R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":3})"));
+  EXPECT_EQ(s.rejections(), 2);
+  EXPECT_EQ(s.rejections(AdmissionRejection::kMaxNumQueuedTokens), 0);
+  s.gates[0]->open();
+  for (auto* conn : {running.get(), waiting.get(), third.get()}) expect_completed(*conn, false);
+  ASSERT_TRUE(testing::eventually([&] { return s.server->engine(0).num_unfinished() == 0; }));
+  EXPECT_EQ(request(port, "POST", "/v1/completions", kCompletion).status, 200);
+  EXPECT_EQ(testing::metric(port, kRejections), 2);
+}
+
+// vLLM's --max-num-queued-tokens: refused while the prompt tokens of sequences still in prefill
+// are at the cap (the new request's own tokens not counted); admitted again once the prefill ends.
+TEST(AdmissionControl, MaxNumQueuedTokensCountsPromptsStillInPrefill) {
+  ServerOptions o = testing::test_options();
+  o.max_num_queued_tokens = 8;
+  GatedServer s(o);
+  const uint16_t port = s.port();
+  const std::string eight = R"({"prompt":[11,12,13,14,15,16,17,18],"max_tokens":3,)"
+                            R"("ignore_eos":true})";
+  auto a = send(port, eight);
+  ASSERT_TRUE(s.gates[0]->wait_entered(1));  // its prefill step is held: 8 tokens in prefill
+  expect_refused(request(port, "POST", "/v1/completions", kCompletion),
+                 "prefill token backlog limit");
+  EXPECT_EQ(s.rejections(AdmissionRejection::kMaxNumQueuedTokens), 1);
+  EXPECT_EQ(s.rejections(), 0);
+  s.gates[0]->open();
+  expect_completed(*a, false);
+  EXPECT_EQ(testing::metric(port, R"(vllm:admission_rejections_total{model_name="Llama-3.1-8B",)"
+                                  R"(reason="max_num_queued_tokens"})"),
+            1);
+  EXPECT_EQ(request(port, "POST", "/v1/completions", kCompletion).status, 200);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@ ApiOptions api_options(const ServerOptions& o) {
   a.enable_per_request_metrics = o.enable_per_request_metrics;
   a.enable_prompt_tokens_details = o.enable_prompt_tokens_details;
   a.max_waiting_requests = o.max_waiting_requests;
+  a.admission_caps = {o.max_num_queued_reqs, o.max_num_queued_tokens};
   a.seed = o.seed;
   return a;
 }

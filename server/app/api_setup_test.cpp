@@ -19,12 +19,15 @@ TEST(ApiSetup, EveryFlagTheApiReadsReachesItsOptions) {
   EXPECT_FALSE(off.enable_per_request_metrics);
   EXPECT_FALSE(off.enable_prompt_tokens_details);
   EXPECT_EQ(off.max_waiting_requests, -1);
+  EXPECT_EQ(off.admission_caps.max_num_queued_reqs, -1);
+  EXPECT_EQ(off.admission_caps.max_num_queued_tokens, -1);
 
-  const ApiOptions on = api_options(parse_server_args(
-      {"--api-key", "k", "--metrics-api-key", "mk", "--enable-request-id-headers",
-       "--enable-force-include-usage", "--enable-per-request-metrics",
-       "--enable-prompt-tokens-details", "--max-waiting-requests", "7", "--seed", "42"},
-      nullptr));
+  const ApiOptions on = api_options(
+      parse_server_args({"--api-key", "k", "--metrics-api-key", "mk", "--enable-request-id-headers",
+                         "--enable-force-include-usage", "--enable-per-request-metrics",
+                         "--enable-prompt-tokens-details", "--max-waiting-requests", "7", "--seed",
+                         "42", "--max-num-queued-reqs", "12", "--max-num-queued-tokens", "4096"},
+                        nullptr));
   EXPECT_EQ(on.api_key, "k");
   EXPECT_EQ(on.metrics_api_key, "mk");
   EXPECT_TRUE(on.enable_request_id_headers);
@@ -32,6 +35,8 @@ TEST(ApiSetup, EveryFlagTheApiReadsReachesItsOptions) {
   EXPECT_TRUE(on.enable_per_request_metrics);
   EXPECT_TRUE(on.enable_prompt_tokens_details);
   EXPECT_EQ(on.max_waiting_requests, 7);
+  EXPECT_EQ(on.admission_caps.max_num_queued_reqs, 12);
+  EXPECT_EQ(on.admission_caps.max_num_queued_tokens, 4096);
   EXPECT_EQ(on.seed, 42u);
 }
 

@@ -95,7 +95,7 @@ TEST(GatewayApi, GatewayAndLlmdHeadersAreIgnored) {
   EXPECT_EQ(a["usage"], b["usage"]);
 }
 
-TEST(GatewayApi, CachedTokensAppearInUsageOnlyWithTheFlagAndACacheHit) {
+TEST(GatewayApi, PromptTokensDetailsAppearInUsageOnlyWithTheFlag) {
   // 40 prompt token ids: two full 16-token blocks can be served from the prefix cache.
   std::string ids;
   for (int i = 0; i < 40; ++i) ids += (i ? "," : "") + std::to_string(1000 + i);
@@ -106,9 +106,15 @@ TEST(GatewayApi, CachedTokensAppearInUsageOnlyWithTheFlagAndACacheHit) {
     o.enable_prompt_tokens_details = flag;
     auto server = start_server(o);
     const uint16_t port = server->port();
-    // The first request computes its whole prompt: no details even with the flag (vLLM omits 0).
+    // The first request computes its whole prompt and writes its two full blocks into the cache.
     json first = json::parse(request(port, "POST", "/v1/completions", body + "}").body);
-    EXPECT_FALSE(first["usage"].contains("prompt_tokens_details")) << first["usage"];
+    if (flag) {
+      EXPECT_EQ(first["usage"]["prompt_tokens_details"],
+                json({{"cached_tokens", 0}, {"created_cache_tokens", 32}}))
+          << first["usage"];
+    } else {
+      EXPECT_FALSE(first["usage"].contains("prompt_tokens_details")) << first["usage"];
+    }
     json second = json::parse(request(port, "POST", "/v1/completions", body + "}").body);
     const auto streamed =
         frames(request(port, "POST", "/v1/completions", body + stream + "}").body);
@@ -121,9 +127,10 @@ TEST(GatewayApi, CachedTokensAppearInUsageOnlyWithTheFlagAndACacheHit) {
       EXPECT_FALSE(last["usage"].contains("prompt_tokens_details")) << last;
       continue;
     }
-    EXPECT_EQ(second["usage"]["prompt_tokens_details"], json({{"cached_tokens", 32}}))
-        << second["usage"];
-    EXPECT_EQ(last["usage"]["prompt_tokens_details"], json({{"cached_tokens", 32}})) << last;
+    // The later ones find both blocks and write nothing (the 8-token tail fills no block).
+    const json hit = {{"cached_tokens", 32}, {"created_cache_tokens", 0}};
+    EXPECT_EQ(second["usage"]["prompt_tokens_details"], hit) << second["usage"];
+    EXPECT_EQ(last["usage"]["prompt_tokens_details"], hit) << last;
     EXPECT_EQ(second["usage"]["prompt_tokens"], 40);
     // Only the final chunk carries usage: the token chunks do not.
     for (size_t i = 0; i + 1 < streamed.size(); ++i) EXPECT_FALSE(streamed[i].contains("usage"));

@@ -24,8 +24,8 @@ Server (vLLM's names):
   --kv-events-config JSON          publish KV-cache events over ZeroMQ for prefix-aware routers
                                    (vLLM's JSON, e.g. '{"enable_kv_cache_events":true,
                                    "endpoint":"tcp://*:5557"}'; docs/kv-events.md)
-  --enable-prompt-tokens-details   usage.prompt_tokens_details.cached_tokens when the prefix
-                                   cache served part of the prompt
+  --enable-prompt-tokens-details   usage.prompt_tokens_details: cached_tokens (prefix-cache
+                                   hit) and created_cache_tokens (written into the cache)
 )" + engine_flags_usage() +
          R"(  --data-parallel-size N           engines, each with its own backend and KV cache (1); a
                                    request goes to the one with the fewest unfinished requests
@@ -62,6 +62,10 @@ Operations (ours):
   --max-waiting-requests N         while N sequences wait in the engines (all of them together),
                                    new completions get 503 with Retry-After: 1 and count in
                                    vllm:admission_rejections_total (default: no limit)
+  --max-num-queued-reqs N          vLLM's cap: 503 when the unfinished sequences (waiting and
+                                   running, all engines) plus the request's would exceed N
+  --max-num-queued-tokens N        vLLM's cap: 503 while the prompt tokens of sequences still in
+                                   prefill are N or more (docs/metrics.md, admission control)
   --http-threads N                 I/O threads (2)
 Tracing (docs/tracing.md):
   --otlp-traces-endpoint URL       export an llm_request span per request over OTLP/HTTP to URL
@@ -120,6 +124,8 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
       .number({"--read-timeout"}, o.read_timeout_s, 0.001)
       .integer({"--max-connections"}, o.max_connections, 1)
       .integer({"--max-waiting-requests"}, o.max_waiting_requests, 0)
+      .integer({"--max-num-queued-reqs"}, o.max_num_queued_reqs, 0)
+      .integer({"--max-num-queued-tokens"}, o.max_num_queued_tokens, 0)
       .integer({"--http-threads"}, o.http_threads, 1)
       .value({"--kv-events-config"},
              [&o](const std::string& flag, const std::string& v) {

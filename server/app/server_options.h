@@ -64,6 +64,9 @@ struct ServerOptions {
   // --max-waiting-requests: refuse (503, Retry-After) completions while this many sequences wait
   // in the engines, all data-parallel engines together; -1 (the default) = no limit, as vLLM.
   int64_t max_waiting_requests = -1;
+  // vLLM's --max-num-queued-reqs / --max-num-queued-tokens (core/admission_rule.h); -1 = none.
+  int64_t max_num_queued_reqs = -1;
+  int64_t max_num_queued_tokens = -1;
   // --kv-events-config: vLLM's KV-cache event publishing (server/kv_events/, docs/kv-events.md).
   KvEventsConfig kv_events;
   // OpenTelemetry traces (docs/tracing.md): vLLM's --otlp-traces-endpoint and

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "core/prompt_token_stats.h"
 #include "core/rng.h"
 
 namespace llm {
@@ -18,10 +19,17 @@ class EngineService::Relay final : public EngineObserver {
     SequenceSink sink;
     std::vector<uint64_t> children;  // engine ids
     int32_t remaining = 0;
+    int32_t prefilling = 0;  // sequences with no token yet (in the admission load)
+    int64_t prompt_len = 0;
   };
 
-  Relay(std::atomic<size_t>& unfinished, std::atomic<int64_t>& waiting)
-      : unfinished_(unfinished), waiting_(waiting) {}
+  Relay(std::atomic<size_t>& unfinished, std::atomic<int64_t>& waiting, AdmissionCounters& load,
+        int64_t block_size, bool prefix_caching)
+      : unfinished_(unfinished),
+        waiting_(waiting),
+        load_(load),
+        block_size_(block_size),
+        prefix_caching_(prefix_caching) {}
 
   // The waiting count, as soon as the scheduler has taken its decision (not only when the step's
   // modelled time has passed) and after each step and abort.
@@ -42,6 +50,7 @@ class EngineService::Relay final : public EngineObserver {
     for (Pending& p : pending_) {
       const Request* request = p.request;
       SequenceUpdate u = make_update(*request);
+      if (request->num_output_tokens == 1) prefill_done(*request);
       u.new_tokens.push_back(p.token);
       if (p.logprobs) u.logprobs.push_back(std::move(*p.logprobs));
       if (request->params.prompt_logprobs >= 0 && request->num_output_tokens == 1) {
@@ -79,13 +88,15 @@ class EngineService::Relay final : public EngineObserver {
   std::unordered_map<std::string, Parent> parents_;
 
  private:
-  static SequenceUpdate make_update(const Request& r) {
+  SequenceUpdate make_update(const Request& r) const {
     SequenceUpdate u;
     u.child_index = r.child_index;
     u.finish_reason = r.finish_reason;
     u.stop_token = r.stop_token;
     u.prompt_tokens = r.prompt_len;
     u.cached_tokens = std::max<int64_t>(r.num_cached_tokens, 0);
+    u.created_cache_tokens =
+        cache_creation_tokens(r.prompt_len, r.num_cached_tokens, block_size_, prefix_caching_);
     u.num_output_tokens = r.num_output_tokens;
     u.timeline = r.timeline;
     return u;
@@ -101,8 +112,10 @@ class EngineService::Relay final : public EngineObserver {
   // A sequence's final update. The request leaves (and stops counting as unfinished) once all
   // its sequences have, before the sink hears of it, so a client that saw the end sees it gone.
   void deliver_final(const Request& r, const SequenceUpdate& u) {
+    if (r.num_output_tokens == 0) prefill_done(r);
     auto p = parents_.find(r.parent_id);
     if (p == parents_.end()) return;
+    --load_.sequences;
     if (--p->second.remaining == 0) {
       outbox_.push_back({nullptr, std::move(p->second.sink), u});
       parents_.erase(p);
@@ -111,6 +124,13 @@ class EngineService::Relay final : public EngineObserver {
       outbox_.push_back({nullptr, p->second.sink, u});
     }
   }
+  // A sequence left the prefill (its first token, or its end without one).
+  void prefill_done(const Request& r) {
+    auto p = parents_.find(r.parent_id);
+    if (p == parents_.end() || p->second.prefilling == 0) return;
+    --p->second.prefilling;
+    load_.prefill_tokens -= p->second.prompt_len;
+  }
   void deliver(const Request& r, const SequenceUpdate& u) {
     auto p = parents_.find(r.parent_id);
     if (p != parents_.end()) outbox_.push_back({&p->second.sink, {}, u});
@@ -118,6 +138,9 @@ class EngineService::Relay final : public EngineObserver {
 
   std::atomic<size_t>& unfinished_;
   std::atomic<int64_t>& waiting_;
+  AdmissionCounters& load_;
+  const int64_t block_size_;
+  const bool prefix_caching_;
   struct Pending {
     const Request* request;
     int32_t token;
@@ -132,7 +155,8 @@ EngineService::EngineService(const SchedulerConfig& config, Backend& backend,
                              EngineObserver* observer)
     : config_(config),
       backend_(backend),
-      relay_(std::make_unique<Relay>(unfinished_, scheduler_waiting_)) {
+      relay_(std::make_unique<Relay>(unfinished_, scheduler_waiting_, load_, config.block_size,
+                                     config.enable_prefix_caching)) {
   tee_.add(relay_.get());
   if (observer) tee_.add(observer);
   engine_ = std::make_unique<EngineCore>(config, backend, clock_, &tee_);
@@ -157,6 +181,12 @@ int64_t sequences_of(const GenerateRequest& request) {
 
 }  // namespace
 
+void EngineService::unload(const GenerateRequest& request) {
+  const int64_t sequences = sequences_of(request);
+  load_.sequences -= sequences;
+  load_.prefill_tokens -= sequences * static_cast<int64_t>(request.prompt_tokens.size());
+}
+
 size_t EngineService::num_waiting() const {
   const int64_t n = inbox_sequences_.load() + scheduler_waiting_.load();
   return n > 0 ? static_cast<size_t>(n) : 0;
@@ -173,6 +203,8 @@ bool EngineService::submit(GenerateRequest request, SequenceSink sink) {
   if (request.arrival == kNoTime) request.arrival = clock_.now();
   ++unfinished_;
   const int64_t sequences = sequences_of(request);
+  load_.sequences += sequences;
+  load_.prefill_tokens += sequences * static_cast<int64_t>(request.prompt_tokens.size());
   inbox_sequences_ += sequences;
   if (submit_hook_) submit_hook_(sequences);  // after counting them: never missing from both
   inbox_.push_back({Command::kSubmit, std::move(request), std::move(sink), {}, {}, nullptr});
@@ -247,6 +279,7 @@ void EngineService::apply(Command& c) {
         refused.finish_reason = FinishReason::kError;
         refused.prompt_tokens = static_cast<int64_t>(c.request.prompt_tokens.size());
         --unfinished_;
+        unload(c.request);
         c.sink(refused);
         break;
       }
@@ -279,6 +312,8 @@ void EngineService::apply(Command& c) {
       Relay::Parent& parent = relay_->parents_[c.request.request_id];
       parent.sink = std::move(c.sink);
       parent.remaining = static_cast<int32_t>(children.size());
+      parent.prefilling = parent.remaining;
+      parent.prompt_len = proto.prompt_len;
       for (auto& child : children) {
         // add_request may finish the child at once (error), which updates `parent`.
         const uint64_t id = engine_->add_request(std::move(child));
@@ -330,6 +365,8 @@ void EngineService::fail_all(const char* what) {
   relay_->parents_.clear();
   for (auto& [id, parent] : parents) {
     --unfinished_;
+    load_.sequences -= parent.remaining;
+    load_.prefill_tokens -= parent.prefilling * parent.prompt_len;
     // One error update per child: the API layer ignores those of children it already finished.
     for (size_t i = 0; i < parent.children.size() || i == 0; ++i) {
       SequenceUpdate u;
@@ -348,6 +385,7 @@ void EngineService::apply_failed(Command& c) {
       refused.finished = true;
       refused.finish_reason = FinishReason::kError;
       --unfinished_;
+      unload(c.request);
       c.sink(refused);
       break;
     }

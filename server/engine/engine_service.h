@@ -9,6 +9,7 @@
 // (run_on_engine_thread, snapshot and stop wait for it); sinks are called on the engine thread.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -49,8 +50,9 @@ struct SequenceUpdate {
   int32_t stop_token = -1;  // the stop token id that ended it, if any
   int64_t prompt_tokens = 0;
   int64_t cached_tokens = 0;
-  int64_t num_output_tokens = 0;  // total so far
-  Timeline timeline;              // final when finished
+  int64_t created_cache_tokens = 0;  // prompt tokens it wrote into the prefix cache (vLLM's)
+  int64_t num_output_tokens = 0;     // total so far
+  Timeline timeline;                 // final when finished
   // Only when the request's params ask (SamplingParams::logprobs, prompt_logprobs): one entry per
   // new token (none if the backend computes none), and, with the first token, the prompt's
   // positions 1, 2, ... (core/logprobs.h).
@@ -98,6 +100,11 @@ class EngineService {
 
   // Cheap counters for /health, draining, admission control and tests.
   size_t num_unfinished() const { return unfinished_.load(); }
+  // vLLM's admission load (core/admission_rule.h): sequences submitted and not finished (waiting
+  // or running), and the prompt tokens of those that have no token yet. Counted at submit(), so
+  // never below the true figures.
+  int64_t num_unfinished_sequences() const { return std::max<int64_t>(load_.sequences.load(), 0); }
+  int64_t num_prefill_tokens() const { return std::max<int64_t>(load_.prefill_tokens.load(), 0); }
   // Sequences waiting for their first scheduling: those submitted and not yet handed to the
   // scheduler plus the scheduler's waiting queue (preempted ones included), as published by the
   // engine thread when it takes commands and at each step's decision and end. Never below the
@@ -139,6 +146,8 @@ class EngineService {
   // After a failure: fails every in-flight request; later commands are answered or dropped.
   void fail_all(const char* what);
   void apply_failed(Command& command);
+  // Takes a submission that never reached the engine out of the admission load.
+  void unload(const GenerateRequest& request);
 
   // Constant after construction (the hooks: before serving).
   SchedulerConfig config_;
@@ -163,6 +172,11 @@ class EngineService {
 
   // Readable from any thread without the lock.
   std::atomic<size_t> unfinished_{0};  // requests submitted and not yet finished (all children)
+  struct AdmissionCounters {
+    std::atomic<int64_t> sequences{0};       // unfinished sequences
+    std::atomic<int64_t> prefill_tokens{0};  // their prompt tokens while they have no token
+  };
+  AdmissionCounters load_;
   std::atomic<int64_t> inbox_sequences_{0};    // sequences of kSubmit commands not yet applied
   std::atomic<int64_t> scheduler_waiting_{0};  // the scheduler's waiting queue, last published
   std::atomic<bool> failed_{false};            // a step threw; set once by the engine thread

@@ -94,17 +94,40 @@ size_t EngineSet::num_waiting() const {
 }
 
 std::optional<WaitingReservation> EngineSet::reserve_waiting(int64_t sequences, int64_t limit) {
-  // Reserve first, then count: of two requests racing for the last place, the later reservation
-  // sees both, so they cannot both pass.
+  return admit(sequences, AdmissionCaps{}, limit).place;
+}
+
+AdmissionLoad EngineSet::admission_load() const {
+  AdmissionLoad load;
+  load.unfinished_sequences = std::max<int64_t>(reserved_.load(), 0);
+  for (const EngineService* e : engines_) {
+    load.unfinished_sequences += e->num_unfinished_sequences();
+    load.prefill_tokens += e->num_prefill_tokens();
+  }
+  return load;
+}
+
+EngineSet::Admission EngineSet::admit(int64_t sequences, const AdmissionCaps& caps,
+                                      int64_t waiting_limit) {
+  Admission a;
+  // Reserve first, then count (as reserve_waiting): of two requests racing for the last place,
+  // the later reservation sees both.
   reserved_ += sequences;
-  if (static_cast<int64_t>(num_waiting()) > limit) {
+  AdmissionLoad load = admission_load();
+  load.unfinished_sequences -= sequences;  // check_admission adds the request's own n
+  a.refused = check_admission(caps, load, sequences);
+  if (!a.refused && waiting_limit >= 0 && static_cast<int64_t>(num_waiting()) > waiting_limit) {
+    a.refused = AdmissionRejection::kMaxNumQueuedReqs;
+  }
+  if (a.refused) {
     reserved_ -= sequences;
-    return std::nullopt;
+    return a;
   }
   auto left = std::make_shared<std::atomic<int64_t>>(sequences);
   t_hand_off.set = this;
   t_hand_off.left = left;
-  return WaitingReservation(&reserved_, std::move(left));
+  a.place = WaitingReservation(&reserved_, std::move(left));
+  return a;
 }
 
 void EngineSet::abort_all() {

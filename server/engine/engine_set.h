@@ -21,6 +21,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/admission_rule.h"
 #include "core/vllm_metrics.h"
 #include "server/engine/engine_service.h"
 #include "server/engine/metrics_publication.h"
@@ -73,6 +74,17 @@ class EngineSet {
   // both be refused. The next submissions to any engine of this set from this thread take their
   // sequences out of the reservation.
   std::optional<WaitingReservation> reserve_waiting(int64_t sequences, int64_t limit);
+  // vLLM's load for its admission caps, all engines together, reserved sequences included.
+  AdmissionLoad admission_load() const;
+  // Admission by vLLM's caps and, when `waiting_limit` >= 0, --max-waiting-requests (counted as
+  // the request cap): reserves `sequences` as reserve_waiting does, or says which cap refused.
+  // The request cap is race-free like the waiting limit; the token cap reads the load as it is
+  // (two requests admitted at the same moment may both pass it, as in vLLM's check).
+  struct Admission {
+    std::optional<WaitingReservation> place;
+    std::optional<AdmissionRejection> refused;
+  };
+  Admission admit(int64_t sequences, const AdmissionCaps& caps, int64_t waiting_limit);
   void abort_all();
   void stop();
   // The registry's families for a /metrics scrape: each engine publishes its metrics after every

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/prompt_token_stats.h"
 #include "sim/dst/invariant_check.h"
 
 namespace llm {
@@ -28,9 +29,10 @@ struct FileSums {
   int64_t admitted_prompt = 0, cached = 0, with_token = 0, multi_token = 0, later_tokens = 0;
   int64_t scheduled = 0;
   int64_t observed = 0;  // lines of requests the engine metrics observe (all but rejected ones)
-  int64_t cached_with_token = 0;  // prompt tokens found cached, of requests that made a token
-  int64_t computed = 0;           // prompt minus cached tokens, every observed request
-  bool aborts = false;            // some request was aborted (its preemptions may go unreported)
+  int64_t cached_with_token = 0;      // prompt tokens found cached, of requests that made a token
+  int64_t recomputed_with_token = 0;  // vLLM's recomputed last tokens, of those requests
+  int64_t computed = 0;               // prompt minus cached tokens, every observed request
+  bool aborts = false;  // some request was aborted (its preemptions may go unreported)
 };
 
 namespace {
@@ -58,6 +60,7 @@ FileSums sum_file(const std::string& jsonl) {
     const int64_t cached = j.at("cached_tokens").get<int64_t>();
     s.cached += cached;
     s.cached_with_token += c > 0 ? cached : 0;
+    s.recomputed_with_token += c > 0 ? split_prompt_tokens(p, cached).recomputed : 0;
     s.computed += p - cached;
     s.scheduled += scheduled ? 1 : 0;
     s.with_token += c > 0 ? 1 : 0;
@@ -121,16 +124,19 @@ void MetricsTap::check(const FileSums& s, bool caching) {
   expect("num_requests_waiting", family_total(f.waiting), 0);
   expect("kv_cache_usage_perc", family_total(f.kv_usage), 0);
   expect("generation_tokens_total", family_total(f.generation_tokens), s.completion);
-  // By source: what was not found cached was computed, and the two add up to the prompts.
+  // By source: what was not found cached was computed; a recomputed last token counts as both, so
+  // the sources add up to the prompts plus the recomputed tokens (vLLM's PromptTokenStats).
   expect("prompt_tokens_by_source_total", family_total(f.prompt_tokens_by_source),
-         s.prompt_with_token);
+         s.prompt_with_token + s.recomputed_with_token);
   expect("prompt_tokens_by_source_total{source=\"local_cache_hit\"}",
          family_total(f.prompt_tokens_by_source, false, "source", "local_cache_hit"),
-         s.cached_with_token);
+         s.cached_with_token + s.recomputed_with_token);
   expect("prompt_tokens_cached_total", family_total(f.prompt_tokens_cached), s.cached_with_token);
-  // Each step with outputs adds its tokens and the computed prompts whose prefill ended in it.
+  expect("prompt_tokens_recomputed_total", family_total(f.prompt_tokens_recomputed),
+         s.recomputed_with_token);
+  // Each step with outputs adds its tokens and the whole prompts whose prefill ended in it.
   expect("iteration_tokens_total_sum", family_total(f.iteration_tokens, true),
-         s.prompt_with_token - s.cached_with_token + s.completion);
+         s.prompt_with_token + s.completion);
   expect("prompt_tokens_total", family_total(f.prompt_tokens), s.prompt_with_token);
   // Counted when a preempted request next reports output: a request aborted while preempted
   // reports none, so with aborts the counter may fall short of the per-request sum.

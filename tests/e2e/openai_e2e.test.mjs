@@ -111,6 +111,50 @@ test('errors reach the SDK as typed exceptions', async () => {
     (e) => e instanceof OpenAI.BadRequestError && /maximum context length/.test(e.message));
 });
 
+test('--enable-prompt-tokens-details: cached_tokens and created_cache_tokens in usage', async () => {
+  const details = await startServer(['--enable-prompt-tokens-details']);
+  try {
+    const c = new OpenAI({ baseURL: details.baseURL, apiKey: 'unused', maxRetries: 0 });
+    // 40 token ids: two full 16-token blocks. The first request writes them into the prefix
+    // cache, the second finds them (vLLM's PromptTokenUsageInfo; 0 is printed, not left out).
+    const prompt = Array.from({ length: 40 }, (_, i) => 2000 + i);
+    const ask = () => c.completions.create({ model: 'test-model', prompt, max_tokens: 2,
+                                             ignore_eos: true });
+    const first = await ask();
+    assert.deepEqual(first.usage.prompt_tokens_details,
+                     { cached_tokens: 0, created_cache_tokens: 32 });
+    const second = await ask();
+    assert.deepEqual(second.usage.prompt_tokens_details,
+                     { cached_tokens: 32, created_cache_tokens: 0 });
+    assert.equal(second.usage.prompt_tokens, 40);
+  } finally {
+    await stopLlmserve(details);
+  }
+  // Without the flag (the shared server) there are no details.
+  const plain = await client.completions.create({ model: 'test-model', prompt: 'a b c',
+                                                  max_tokens: 1 });
+  assert.equal(plain.usage.prompt_tokens_details, undefined);
+});
+
+test("vLLM's admission caps: a 503 the SDK reports with vLLM's message", async () => {
+  // Caps of 0 refuse every generation (vLLM's check_admission), and nothing else.
+  for (const [flag, message] of [['--max-num-queued-reqs', /currently busy/],
+                                 ['--max-num-queued-tokens', /prefill token backlog limit/]]) {
+    const capped = await startServer([flag, '0']);
+    try {
+      const c = new OpenAI({ baseURL: capped.baseURL, apiKey: 'unused', maxRetries: 0 });
+      await assert.rejects(
+        c.completions.create({ model: 'test-model', prompt: 'x', max_tokens: 2 }),
+        (e) => e instanceof OpenAI.InternalServerError && e.status === 503 &&
+               message.test(e.message));
+      const models = await c.models.list();
+      assert.equal(models.data[0].id, 'test-model');
+    } finally {
+      await stopLlmserve(capped);
+    }
+  }
+});
+
 test('api key: the right key works, a wrong one is a 401', async () => {
   const secured = await startServer(['--api-key', 'sekret']);
   try {

@@ -7,7 +7,8 @@ load, `promtool check metrics` lints the live /metrics, and the HTTP metrics cou
 
 Then the count expectations of vLLM's own metrics test (tests/entrypoints/serve/instrumentator/
 test_metrics.py): N sequential completions of P prompt tokens and max_tokens M on a fresh llmserve
-give N*(P+M) in vllm:iteration_tokens_total_sum, N*M in its _count, and so on.
+give N*(P+M) in vllm:iteration_tokens_total_sum, N*M in its _count, and so on, with the prompt
+found in the prefix cache by all but the first request.
 
 Usage: prometheus_scrape_test.py PATH/TO/llmserve   (needs /usr/bin/prometheus; loopback only)
 """
@@ -96,7 +97,10 @@ def promtool_check(text):
 def check_vllm_counts(binary):
     """vLLM's test_metrics_counts, ported: sequential completions, then the counts on /metrics."""
     n, m = 10, 10
-    prompt = list(range(100, 111))  # 11 token ids: below one block, so no prefix-cache hit
+    # 33 token ids: every request after the first finds the two full 16-token blocks in the prefix
+    # cache, all of its prompt but the last token, which vLLM then counts as recomputed; the
+    # iteration tokens still count whole prompts (vLLM's test runs with prefix caching on).
+    prompt = list(range(100, 133))
     p = len(prompt)
     serve, port = start_llmserve(binary)
     try:
@@ -133,6 +137,10 @@ def check_vllm_counts(binary):
         "vllm:iteration_tokens_total_count": n * m,
         "vllm:prompt_tokens_total": n * p,
         "vllm:generation_tokens_total": n * m,
+        "vllm:prompt_tokens_cached_total": (n - 1) * 32,
+        "vllm:prompt_tokens_recomputed_total": n - 1,
+        "vllm:mm_cache_queries_total": 0,
+        "vllm:mm_cache_hits_total": 0,
     }
     failures = []
     for name, want in expected.items():
@@ -144,6 +152,12 @@ def check_vllm_counts(binary):
                   for r in ("stop", "length", "abort", "error", "repetition"))
     if success != n:
         failures.append(f"vLLM's count test: request_success_total sums to {success}, not {n}")
+    by_source = sum(sample(text, f'vllm:prompt_tokens_by_source_total{{engine="0",model_name="m",'
+                                 f'source="{src}"}}') or 0
+                    for src in ("local_compute", "local_cache_hit", "external_kv_transfer"))
+    if by_source != n * p + (n - 1):
+        failures.append(f"vLLM's PromptTokenStats: prompt_tokens_by_source_total sums to "
+                        f"{by_source}, not prompt + recomputed = {n * p + (n - 1)}")
     for family in ("vllm:num_requests_waiting_by_reason", "vllm:prefix_cache_queries",
                    "vllm:cache_config_info", "vllm:request_num_preemptions_bucket"):
         if family not in text:
