@@ -18,7 +18,16 @@
 
 namespace {
 
-using namespace llm::loadgen;
+using llm::UsageError;
+using llm::loadgen::BenchRun;
+using llm::loadgen::CliOptions;
+using llm::loadgen::FakeOpenAiServer;
+using llm::loadgen::FakeServerOptions;
+using llm::loadgen::parse_args;
+using llm::loadgen::print_report;
+using llm::loadgen::report_to_json;
+using llm::loadgen::run_benchmark;
+using llm::loadgen::usage;
 
 constexpr const char* kFakeServerUsage =
     "usage: llmbench fake-server [--port P] [--chunks N] [--ttft-ms X] [--itl-ms Y] [--threads "

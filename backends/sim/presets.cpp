@@ -19,7 +19,14 @@
 namespace llm {
 namespace {
 
-using namespace sim_json;
+using sim_json::FieldReader;
+using sim_json::is_json_path;
+using sim_json::join;
+using sim_json::json;
+using sim_json::read_json_object;
+using sim_json::require_fraction;
+using sim_json::require_non_negative;
+using sim_json::require_positive;
 
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr Nanos kMicro = 1000;
