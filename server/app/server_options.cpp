@@ -2,7 +2,8 @@
 
 #include <algorithm>
 
-#include "backends/sim/engine_args.h"
+#include "backends/sim/resolve_engine_args.h"
+#include "core/engine_args.h"
 #include "core/flag_set.h"
 
 namespace llm {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/sim/cost_model.h"
-#include "backends/sim/engine_args.h"
+#include "core/engine_args.h"
 #include "core/flag_values.h"
 #include "core/scheduler_config.h"
 #include "core/vllm_metrics.h"

@@ -10,13 +10,14 @@
 #include <stdexcept>
 #include <utility>
 
-#include "backends/sim/engine_args.h"
 #include "backends/sim/engine_profile.h"
+#include "backends/sim/resolve_engine_args.h"
 #include "backends/sim/step_model.h"
 #include "backends/sim/step_record.h"
 #include "calibrate/prometheus_text.h"
 #include "calibrate/step_fit.h"
 #include "calibrate/step_log_samples.h"
+#include "core/engine_args.h"
 #include "core/flag_set.h"
 #include "loadgen/bench.h"
 #include "loadgen/cli.h"

@@ -5,7 +5,8 @@
 #include <fstream>
 #include <ostream>
 
-#include "backends/sim/engine_args.h"
+#include "backends/sim/resolve_engine_args.h"
+#include "core/engine_args.h"
 #include "core/exposition.h"
 #include "core/flag_set.h"
 #include "core/observer_tee.h"

@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/sim/engine_args.h"
+#include "backends/sim/resolve_engine_args.h"
+#include "core/engine_args.h"
 #include "core/flag_values.h"
 #include "sim/replay.h"
 #include "sim/report/html_report.h"

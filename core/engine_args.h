@@ -1,14 +1,15 @@
-// The engine arguments llmsim and llmserve share (vLLM's names), and how they resolve into a
-// scheduler configuration and a simulated deployment: presets or JSON profiles, vLLM's
-// device-dependent defaults, KV capacity from the cost model, and validation.
-// Thread-safety: plain values and pure functions.
+// The engine arguments llmsim and llmserve share, under vLLM's names (--max-num-seqs, --gpu,
+// --model, ...), and the flag parser that fills them. Plain values: what they mean for a simulated
+// deployment (presets, the cost model, KV capacity) is resolved in
+// backends/sim/resolve_engine_args.h; the CPU and CUDA backends read them for a real model
+// (backends/cpu/cpu_engine_config.h, backends/cuda/cuda_engine_config.h). Thread-safety: plain
+// values; an EngineFlagParser is used by one thread.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include "backends/sim/cost_model.h"
 #include "core/flag_set.h"
 #include "core/scheduler_config.h"
 
@@ -39,16 +40,6 @@ struct EngineArgs {
   // --no-step-noise: price each step at the profile's modelled time, ignoring its step_time_noise.
   bool no_step_noise = false;
 };
-
-struct ResolvedEngine {
-  SchedulerConfig scheduler;
-  Deployment deployment;
-  std::string kv_cache_dtype;  // as cache_config_info reports it
-  std::string model_name;      // the served name by default: --model, or the profile's model
-};
-
-// Throws UsageError whose message starts with the offending flag.
-ResolvedEngine resolve_engine_args(const EngineArgs& args);
 
 // The engine-argument flags both binaries accept (--max-num-seqs, --gpu, ...), on the shared
 // flag layer. Must outlive the FlagSet it was added to.
