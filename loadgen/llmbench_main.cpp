@@ -3,14 +3,14 @@
 #include <sys/resource.h>
 
 #include <csignal>
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/flag_set.h"
+#include "core/pending_file.h"
 #include "loadgen/bench.h"
 #include "loadgen/cli.h"
 #include "loadgen/fake_server.h"
@@ -96,9 +96,12 @@ int main(int argc, char** argv) {
                 << " -> http://" << options.config.host << ':' << options.config.port
                 << options.config.base_path << options.config.endpoint << '\n';
     }
+    // Created before the run, so that a --result-json that cannot be written fails at once.
+    std::optional<llm::PendingFile> result_json;
+    if (!options.result_json.empty()) result_json.emplace("--result-json", options.result_json);
     BenchRun run = run_benchmark(trace, options.config);
     if (!options.quiet) print_report(run.report, options.config.slos, std::cout);
-    if (!options.result_json.empty()) {
+    if (result_json) {
       nlohmann::json j = report_to_json(run.report, options.config.slos);
       j["model"] = run.model;
       j["base_url"] = "http://" + options.config.host + ":" + std::to_string(options.config.port) +
@@ -107,19 +110,8 @@ int main(int argc, char** argv) {
       j["trace"] = trace.source;
       j["stream"] = options.config.stream;
       j["num_requests"] = run.results.size();
-      const std::string tmp = options.result_json + ".partial";
-      {
-        std::ofstream out(tmp);
-        out << j.dump(2) << '\n';
-        if (!out) {
-          std::cerr << "llmbench: --result-json: cannot write " << tmp << '\n';
-          return 1;
-        }
-      }
-      if (std::rename(tmp.c_str(), options.result_json.c_str()) != 0) {
-        std::cerr << "llmbench: --result-json: cannot rename " << tmp << '\n';
-        return 1;
-      }
+      result_json->stream() << j.dump(2) << '\n';
+      result_json->commit();
     }
     return run.report.completed == 0 ? 1 : 0;
   } catch (const UsageError& e) {

@@ -69,6 +69,25 @@ for row in "${table[@]}"; do
   fi
 done
 expect "llmsim without a command" 2 out "usage: llmsim COMMAND [args]" "$build/llmsim"
+
+# An output file that cannot be created fails before the work, with core/pending_file.h's one
+# message naming the flag and the path, and leaves nothing behind.
+root=$(cd "$(dirname "$0")/.." && pwd)
+nodir="$work/no-such-dir"
+expect "llmbench --result-json in a missing directory" 2 err \
+  "llmbench: --result-json: cannot write $nodir/r.json: No such file or directory" \
+  "$build/llmbench" "$root/traces/tiny.json" --base-url http://127.0.0.1:1 --result-json "$nodir/r.json"
+expect "llmsim alerts --timeline-json in a missing directory" 2 err \
+  "llmsim alerts: --timeline-json: cannot write $nodir/t.json: No such file or directory" \
+  "$build/llmsim" alerts "$root/traces/tiny.json" --rules "$root/monitoring/prometheus-rules.yml" \
+  --timeline-json "$nodir/t.json"
+expect "llmsim replay --report in a missing directory" 2 err \
+  "llmsim replay: --report: cannot write $nodir/r.html: No such file or directory" \
+  "$build/llmsim" replay "$root/traces/tiny.json" --report "$nodir/r.html"
+if [[ -e $nodir ]]; then
+  failed=$((failed + 1))
+  echo "FAIL: a failed output left $nodir behind"
+fi
 expect "llmsim unknown command" 2 err "llmsim: unknown command 'bogus'" "$build/llmsim" bogus
 
 echo "$passed passed, $failed failed"

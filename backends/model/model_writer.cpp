@@ -1,7 +1,6 @@
 #include "backends/model/model_writer.h"
 
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "backends/formats/float_convert.h"
@@ -13,6 +12,7 @@
 #include "backends/model/model_tensors.h"
 #include "backends/model/rope_factors.h"
 #include "backends/model/rope_layout.h"
+#include "core/pending_file.h"
 
 namespace llm {
 namespace {
@@ -34,17 +34,6 @@ void check_consistent(const ModelWeights& weights) {
   } catch (const ModelFormatError& e) {
     throw std::invalid_argument(e.what());
   }
-}
-
-void write_text_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot create " + tmp);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
 }
 
 std::vector<uint8_t> to_u8(std::vector<std::byte> bytes) {
@@ -111,7 +100,7 @@ void write_safetensors_model(const ModelWeights& weights, const std::string& dir
   const std::string config_json = hf_config_to_json(config).dump(2) + "\n";  // may throw: first
   std::filesystem::create_directories(dir);
   writer.write(dir + "/model.safetensors");
-  write_text_file(dir + "/config.json", config_json);
+  write_file_atomically(dir + "/config.json", config_json);
 }
 
 void write_gguf_model(const ModelWeights& weights, const GgufFile& vocab_source,

@@ -50,7 +50,8 @@ HfTokenizerData read_hf_tokenizer_files(const std::string& path);
 // The texts of tokenizer.json and tokenizer_config.json for a vocabulary.
 std::string hf_tokenizer_json_text(const Vocab& vocab);
 std::string hf_tokenizer_config_text(const Vocab& vocab, const std::string& chat_template);
-// Writes `path` (tokenizer.json) and tokenizer_config.json in the same directory.
+// Writes `path` (tokenizer.json) and tokenizer_config.json in the same directory, each through a
+// PendingFile (core/pending_file.h); std::runtime_error naming the file when one cannot be written.
 void write_hf_tokenizer_files(const Vocab& vocab, const std::string& chat_template,
                               const std::string& path);
 

@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "core/flag_set.h"
+#include "core/pending_file.h"
 #include "sim/alerts/alert_timeline.h"
 #include "sim/alerts/rule_file.h"
-#include "sim/cli/pending_file.h"
 #include "sim/report/alert_section.h"
 #include "sim/report/html_report.h"
 #include "sim/time_text.h"
@@ -207,11 +207,15 @@ int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, 
   AlertsOptions o;
   PromRuleFile rules;
   std::unique_ptr<PendingFile> report_file;  // --report: the replay's report and the windows
+  std::unique_ptr<PendingFile> timeline_file;  // --timeline-json
   try {
     o = parse_alerts_args(args);
     rules = read_rule_file(o.rules_path);
     if (!o.replay.report.empty()) {
       report_file = std::make_unique<PendingFile>("--report", o.replay.report);
+    }
+    if (!o.timeline_json.empty()) {
+      timeline_file = std::make_unique<PendingFile>("--timeline-json", o.timeline_json);
     }
     std::set<std::string> names;
     for (const auto& g : rules.groups) {
@@ -265,13 +269,9 @@ int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, 
     if (report_file) {
       write_alerts_report(*report_file, report, args, alerts, start_ns, end_ns);
     }
-    if (!o.timeline_json.empty()) {
-      std::ofstream json(o.timeline_json);
-      json << alert_timeline_json(alerts, start_ns, end_ns);
-      if (!json) {
-        err << "llmsim alerts: --timeline-json: cannot write " << o.timeline_json << "\n";
-        return 1;
-      }
+    if (timeline_file) {
+      timeline_file->stream() << alert_timeline_json(alerts, start_ns, end_ns);
+      timeline_file->commit();
     }
     int result = 0;
     for (const std::string& n : o.expect_fire) {

@@ -19,8 +19,8 @@
 #include "calibrate/step_log_samples.h"
 #include "core/engine_args.h"
 #include "core/flag_set.h"
+#include "core/pending_file.h"
 #include "loadgen/cli.h"
-#include "sim/cli/pending_file.h"
 #include "sim/step_pricing.h"
 #include "ui/progress_bar.h"
 

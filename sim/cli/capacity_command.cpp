@@ -13,11 +13,11 @@
 #include <thread>
 
 #include "core/flag_set.h"
+#include "core/pending_file.h"
 #include "sim/capacity_parallel.h"
 #include "sim/capacity_report.h"
 #include "sim/capacity_search.h"
 #include "sim/capacity_signals.h"
-#include "sim/cli/pending_file.h"
 #include "sim/cli/replay_command.h"
 #include "sim/cli/sweep_runner.h"
 #include "sim/replay_report.h"

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "core/flag_set.h"
-#include "sim/cli/pending_file.h"
+#include "core/pending_file.h"
 #include "sim/cli/sweep_runner.h"
 #include "sim/report/figure_map.h"
 #include "sim/report/html_report.h"
