@@ -1,6 +1,7 @@
 #include "core/engine_args.h"
 
 #include <type_traits>
+#include <vector>
 
 #include "core/flag_values.h"
 
@@ -62,15 +63,50 @@ void EngineFlagParser::add_to(FlagSet& flags) {
              })
       .integer({"--tensor-parallel-size"}, a.tensor_parallel_size, 1)
       .value({"--gpu", "--model"},
-             [&a](const std::string& flag, const std::string& v) {
+             [this, &a](const std::string& flag, const std::string& v) {
                (flag == "--gpu" ? a.gpu : a.model) = v;
+               if (flag == "--model") model_given_ = true;
                a.gpu_or_model_given = true;
              })
       .nonempty({"--profile"}, a.profile)
       .boolean({"--no-step-noise"}, a.no_step_noise);
 }
 
-std::string engine_flags_usage() {
+void EngineFlagParser::set_positional_model(const std::string& model) {
+  if (model_given_ && args_.model != model) {
+    throw UsageError("MODEL '" + model + "' and --model '" + args_.model +
+                     "' differ: give the model once");
+  }
+  args_.model = model;
+  model_given_ = true;
+  args_.gpu_or_model_given = true;
+}
+
+namespace {
+
+// "presets: A, B, C" wrapped under a flag's description (column kUsageColumn, 100 wide).
+std::string preset_lines(const std::vector<std::string>& names) {
+  constexpr size_t kUsageColumn = 35, kWidth = 100;
+  const std::string indent(kUsageColumn, ' ');
+  std::string out = indent + "presets:";
+  size_t line_length = out.size();
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string item = names[i] + (i + 1 < names.size() ? "," : "");
+    if (line_length + 1 + item.size() > kWidth) {
+      out += "\n" + indent + item;
+      line_length = indent.size() + item.size();
+    } else {
+      out += " " + item;
+      line_length += 1 + item.size();
+    }
+  }
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string engine_flags_usage(const std::vector<std::string>& gpu_presets,
+                               const std::vector<std::string>& model_presets) {
   return R"(Engine arguments (named as vLLM's):
   --max-num-seqs N                 sequences per step (default 1024 on 80 GB+ GPUs, 256 otherwise)
   --max-num-batched-tokens N       token budget per step (default 8192 on 80 GB+ GPUs, 2048 otherwise)
@@ -87,8 +123,10 @@ std::string engine_flags_usage() {
   --scheduling-policy fcfs|priority
   --tensor-parallel-size N         GPUs per engine (1)
   --gpu NAME|FILE.json             GPU preset or profile of the simulated backend (H200)
-  --model NAME|FILE.json           model preset or shape of the simulated backend (Llama-3.1-8B)
-  --profile FILE.json              a calibrated engine (llmsim calibrate) instead of --gpu and
+)" + preset_lines(gpu_presets) +
+         R"(  --model NAME|FILE.json           model preset or shape of the simulated backend (Llama-3.1-8B)
+)" + preset_lines(model_presets) +
+         R"(  --profile FILE.json              a calibrated engine (llmsim calibrate) instead of --gpu and
                                    --model; its KV blocks, block size and limits are the defaults
   --no-step-noise                  with --profile: every step at the model's time, without the
                                    measured scatter the profile records (step_time_noise)

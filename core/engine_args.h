@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/flag_set.h"
 #include "core/scheduler_config.h"
@@ -50,15 +51,21 @@ class EngineFlagParser {
   void add_to(FlagSet& flags);
   const EngineArgs& args() const { return args_; }
   EngineArgs& args() { return args_; }
+  // The model as a positional argument (llmserve MODEL, as `vllm serve MODEL`), after parsing:
+  // the same as --model; a UsageError when --model named another.
+  void set_positional_model(const std::string& model);
 
  private:
   EngineArgs args_;
   bool prefix_caching_seen_ = false;
   bool async_scheduling_seen_ = false;
   bool chunked_prefill_seen_ = false;
+  bool model_given_ = false;  // --model
 };
 
-// The usage lines of those flags.
-std::string engine_flags_usage();
+// The usage lines of those flags, with the simulated backend's preset names under --gpu and
+// --model (backends/sim/presets.h: gpu_preset_names(), model_preset_names()).
+std::string engine_flags_usage(const std::vector<std::string>& gpu_presets,
+                               const std::vector<std::string>& model_presets);
 
 }  // namespace llm

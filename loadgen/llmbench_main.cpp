@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/build_info.h"
 #include "core/flag_set.h"
 #include "core/pending_file.h"
 #include "loadgen/bench.h"
@@ -66,6 +67,10 @@ int run_fake_server(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!llm::wants_help(args) && llm::wants_version(args)) {
+    std::cout << llm::version_line("llmbench") << '\n';
+    return 0;
+  }
   try {
     if (!args.empty() && args[0] == "fake-server")
       return run_fake_server(std::vector<std::string>(args.begin() + 1, args.end()));

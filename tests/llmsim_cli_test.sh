@@ -236,5 +236,21 @@ PY
 "$llmsim" capacity "$root/traces/tiny.json" --slo ttft_p99=2s --data-parallel-size 2 >/dev/null 2>"$work/stderr"
 [[ $? -eq 2 ]] && grep -q -- "--data-parallel-size: capacity searches" "$work/stderr" && ok || fail "capacity --data-parallel-size: $(cat "$work/stderr")"
 
+# --- make-model: its message lists every file it writes, and nothing else is left -----------
+vocab="$root/../shared/testdata/tokenizers/ggml-vocab-llama-spm.gguf"
+if [[ -f $vocab ]]; then
+  if "$llmsim" make-model --arch llama --vocab "$vocab" --dim 64 --layers 1 --heads 2 \
+    --out "$work/model" >"$work/make-model" 2>&1; then
+    listed=$(sed -n 's/^wrote \([^:]*\): .*/\1/p' "$work/make-model" | tr -d ' ' | tr ',' '\n' | sort)
+    present=$(find "$work/model" -type f | sort)
+    [[ -n $listed && $listed == "$present" ]] && ok \
+      || fail "make-model lists '$listed' but wrote '$present'"
+  else
+    fail "make-model: $(cat "$work/make-model")"
+  fi
+else
+  echo "SKIP: $vocab is absent (../shared); make-model's message was not checked"
+fi
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -74,7 +74,8 @@ void round_weights_to(ModelWeights& weights, WeightType type) {
   }
 }
 
-void write_safetensors_model(const ModelWeights& weights, const std::string& dir, WeightType type) {
+std::vector<std::string> write_safetensors_model(const ModelWeights& weights,
+                                                 const std::string& dir, WeightType type) {
   if (type == WeightType::kQ8_0) {
     throw std::invalid_argument("safetensors writer: q8_0 is a GGUF-only type");
   }
@@ -99,8 +100,10 @@ void write_safetensors_model(const ModelWeights& weights, const std::string& dir
   config.torch_dtype = torch_dtype_of(type);
   const std::string config_json = hf_config_to_json(config).dump(2) + "\n";  // may throw: first
   std::filesystem::create_directories(dir);
-  writer.write(dir + "/model.safetensors");
-  write_file_atomically(dir + "/config.json", config_json);
+  const std::vector<std::string> paths = {dir + "/model.safetensors", dir + "/config.json"};
+  writer.write(paths[0]);
+  write_file_atomically(paths[1], config_json);
+  return paths;
 }
 
 void write_gguf_model(const ModelWeights& weights, const GgufFile& vocab_source,

@@ -214,12 +214,14 @@ std::string hf_tokenizer_config_text(const Vocab& v, const std::string& chat_tem
   return config.dump(2) + "\n";
 }
 
-void write_hf_tokenizer_files(const Vocab& vocab, const std::string& chat_template,
-                              const std::string& path) {
+std::vector<std::string> write_hf_tokenizer_files(const Vocab& vocab,
+                                                  const std::string& chat_template,
+                                                  const std::string& path) {
   const std::filesystem::path p(path);
+  const std::filesystem::path config = p.parent_path() / "tokenizer_config.json";
   write_file_atomically(p, hf_tokenizer_json_text(vocab));
-  write_file_atomically(p.parent_path() / "tokenizer_config.json",
-                        hf_tokenizer_config_text(vocab, chat_template));
+  write_file_atomically(config, hf_tokenizer_config_text(vocab, chat_template));
+  return {p.string(), config.string()};
 }
 
 }  // namespace llm

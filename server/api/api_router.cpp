@@ -6,6 +6,7 @@
 #include <optional>
 #include <random>
 
+#include "core/build_info.h"
 #include "core/exposition.h"
 #include "server/api/json_text.h"
 #include "server/api/openai_response.h"
@@ -15,8 +16,6 @@
 
 namespace llm {
 namespace {
-
-constexpr const char* kVersion = "0.1.0";
 
 bool under(std::string_view path, std::string_view prefix) {
   return path == prefix || (path.size() > prefix.size() &&
@@ -170,7 +169,7 @@ RouteResult ApiRouter::route(const HttpRequest& req) {
   }
   if (path == "/version") {
     if (!need("GET")) return finish(std::move(r));
-    r.body = std::string(R"({"version":")") + kVersion + "\"}";
+    r.body = std::string(R"({"version":")") + version_string() + "\"}";  // vLLM's shape
     return finish(std::move(r));
   }
   if (path == "/v1/models") {

@@ -99,11 +99,7 @@ AlertsOptions parse_alerts_args(const std::vector<std::string>& args) {
     o.replay = parse_replay_args(replay_args);
   } catch (const UsageError& e) {
     // The replay flags are this command's too: point at its help, which lists them all.
-    std::string what = e.what();
-    const std::string replay_help = "(see llmsim replay --help)";
-    const size_t at = what.find(replay_help);
-    if (at != std::string::npos) what.replace(at, replay_help.size(), "(see llmsim alerts --help)");
-    throw UsageError(what);
+    throw as_part_of(e, "llmsim replay", "llmsim alerts", flags.names());
   }
   if (o.rules_path.empty()) throw UsageError("--rules: required (a Prometheus rule file)");
   return o;
@@ -206,7 +202,7 @@ int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, 
   }
   AlertsOptions o;
   PromRuleFile rules;
-  std::unique_ptr<PendingFile> report_file;  // --report: the replay's report and the windows
+  std::unique_ptr<PendingFile> report_file;    // --report: the replay's report and the windows
   std::unique_ptr<PendingFile> timeline_file;  // --timeline-json
   try {
     o = parse_alerts_args(args);

@@ -95,15 +95,13 @@ struct CapacityOptions {
   std::string report;  // --report: the HTML report of the chosen candidate's engine search
 };
 
-ReplayOptions parse_replay_part(const std::vector<std::string>& args) {
+// `capacity_flags`: this command's own flags, for an unknown flag's "did you mean".
+ReplayOptions parse_replay_part(const std::vector<std::string>& args,
+                                const std::vector<std::string>& capacity_flags = {}) {
   try {
     return parse_replay_args(args);
   } catch (const UsageError& e) {
-    std::string message = e.what();
-    const std::string from = "(see llmsim replay --help)";
-    const size_t at = message.find(from);
-    if (at != std::string::npos) message.replace(at, from.size(), "(see llmsim capacity --help)");
-    throw UsageError(message);
+    throw as_part_of(e, "llmsim replay", "llmsim capacity", capacity_flags);
   }
 }
 
@@ -186,7 +184,7 @@ CapacityOptions parse_capacity_args(const std::vector<std::string>& args) {
       .nonempty({"--result-json"}, o.result_json)
       .nonempty({"--report"}, o.report);
   flags.parse(own);
-  o.base = parse_replay_part(o.replay_args);
+  o.base = parse_replay_part(o.replay_args, flags.names());
   if (!have_slo) throw UsageError("missing --slo KEY=V,... (such as ttft_p99=2s,tpot_p99=100ms)");
   return o;
 }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <ostream>
 
+#include "backends/sim/presets.h"
 #include "backends/sim/resolve_engine_args.h"
 #include "core/engine_args.h"
 #include "core/exposition.h"
@@ -28,7 +29,7 @@ std::string replay_usage() {
 
 TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl, or synthetic:KEY=V,...
 
-)" + engine_flags_usage() +
+)" + engine_flags_usage(gpu_preset_names(), model_preset_names()) +
          R"(Several engines:
   --data-parallel-size N           engines, each with its own KV cache (1)
   --routing-policy P               how requests are spread over the engines (round-robin):
