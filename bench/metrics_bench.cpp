@@ -17,10 +17,10 @@
 #include "core/observer_tee.h"
 #include "core/vllm_metrics.h"
 #include "sim/cli/replay_command.h"
-#include "sim/metrics_recorder.h"
-#include "sim/replay.h"
-#include "sim/replay_report.h"
-#include "sim/trace_io.h"
+#include "sim/replay/metrics_recorder.h"
+#include "sim/replay/replay.h"
+#include "sim/replay/replay_report.h"
+#include "sim/trace/trace_io.h"
 
 namespace {
 

@@ -22,10 +22,10 @@
 #include "bench/bench_util.h"
 #include "core/pending_file.h"
 #include "sim/cli/replay_command.h"
-#include "sim/replay.h"
-#include "sim/replay_report.h"
-#include "sim/synthetic.h"
-#include "sim/trace_io.h"
+#include "sim/replay/replay.h"
+#include "sim/replay/replay_report.h"
+#include "sim/trace/synthetic.h"
+#include "sim/trace/trace_io.h"
 
 namespace {
 

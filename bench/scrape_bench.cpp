@@ -175,7 +175,7 @@ void BM_ScrapeUnderLoad(benchmark::State& state) {
         last = scrape(fd);
         const auto t1 = Clock::now();
         benchmark::DoNotOptimize(llm::serialize_exposition(
-            server.context().engines.collect_metrics(*server.context().registry)));
+            server.api().engines.collect_metrics(*server.api().registry)));
         latencies_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
         render_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t1).count());
         next += std::chrono::milliseconds(50);  // 20 Hz

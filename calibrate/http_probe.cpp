@@ -6,8 +6,8 @@
 #include <stdexcept>
 
 #include "calibrate/prometheus_text.h"
+#include "core/sample_stats.h"
 #include "loadgen/http_get.h"
-#include "sim/sample_stats.h"
 
 namespace llm {
 namespace {

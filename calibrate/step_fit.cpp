@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "calibrate/step_noise_quantiles.h"
-#include "sim/sample_stats.h"
+#include "core/sample_stats.h"
 
 namespace llm {
 namespace {

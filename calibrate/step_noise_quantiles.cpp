@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/sample_stats.h"
+#include "core/sample_stats.h"
 
 namespace llm {
 

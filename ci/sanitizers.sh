@@ -41,7 +41,7 @@ status=0
 time cmake --build "$build" -j "$(nproc)" || exit 1
 # Left out: wall-clock performance bounds and the tests that time or load a real server, which
 # ASan's slowdown breaks or makes slow (they run in ci/test.sh's release build).
-slow_under_asan='^(PublicTraces\.ParseQuickly|fidelity|soak_short)$'
+slow_under_asan='^(PublicTraces\.ParseQuickly|fidelity|soak_short|docs_examples)$'
 time ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -E "$slow_under_asan" || status=1
 if compgen -G "$reports/*" >/dev/null; then
   echo "ci/sanitizers.sh: sanitizer reports:" >&2

@@ -1,9 +1,9 @@
-// Fuzz target: the trace readers of sim/trace_io.h on arbitrary file contents (their in-memory
-// entry points, from an istringstream) and the synthetic spec parser of sim/synthetic.h. Byte 0
-// picks the reader: 0 our JSON format, 1 Azure CSV, 2 Mooncake JSONL, 3 a "synthetic:..." spec.
-// Checks: a reader returns or throws TraceError; what it returns is a valid trace (arrivals
-// non-decreasing, prompt_len matching prompt_tokens, output_len >= 1, n >= 1) that
-// write_trace_json writes and parse_trace_json reads back equal; a spec parse_synthetic_spec
+// Fuzz target: the trace readers of sim/trace/trace_io.h on arbitrary file contents (their
+// in-memory entry points, from an istringstream) and the synthetic spec parser of
+// sim/trace/synthetic.h. Byte 0 picks the reader: 0 our JSON format, 1 Azure CSV, 2 Mooncake JSONL,
+// 3 a "synthetic:..." spec. Checks: a reader returns or throws TraceError; what it returns is a
+// valid trace (arrivals non-decreasing, prompt_len matching prompt_tokens, output_len >= 1, n >= 1)
+// that write_trace_json writes and parse_trace_json reads back equal; a spec parse_synthetic_spec
 // accepts formats back to itself and (when small) generates a valid trace, or generate_synthetic
 // throws std::invalid_argument (validate_synthetic_spec's error).
 #include <cstddef>
@@ -13,8 +13,8 @@
 #include <string_view>
 
 #include "fuzz/fuzz_util.h"
-#include "sim/synthetic.h"
-#include "sim/trace_io.h"
+#include "sim/trace/synthetic.h"
+#include "sim/trace/trace_io.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "loadgen/metrics.h"
-#include "sim/trace.h"
+#include "sim/trace/trace.h"
 
 namespace llm::loadgen {
 

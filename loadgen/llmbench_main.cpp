@@ -15,7 +15,7 @@
 #include "loadgen/bench.h"
 #include "loadgen/cli.h"
 #include "loadgen/fake_server.h"
-#include "sim/trace_io.h"
+#include "sim/trace/trace_io.h"
 
 namespace {
 

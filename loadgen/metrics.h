@@ -14,7 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "sim/sample_stats.h"
+#include "core/sample_stats.h"
 
 namespace llm::loadgen {
 

@@ -16,9 +16,9 @@
 #include "core/rng.h"
 #include "sim/dst/dst_case.h"
 #include "sim/dst/invariants.h"
-#include "sim/replay.h"
-#include "sim/replay_report.h"
-#include "sim/router.h"
+#include "sim/replay/replay.h"
+#include "sim/replay/replay_report.h"
+#include "sim/routing/router.h"
 
 namespace llm {
 namespace {

@@ -29,31 +29,6 @@ const char* default_error_type(int status) {
   }
 }
 
-const char* http_reason(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 400:
-      return "Bad Request";
-    case 401:
-      return "Unauthorized";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 408:
-      return "Request Timeout";
-    case 413:
-      return "Payload Too Large";
-    case 431:
-      return "Request Header Fields Too Large";
-    case 503:
-      return "Service Unavailable";
-    default:
-      return "Internal Server Error";
-  }
-}
-
 namespace {
 nlohmann::ordered_json error_object(const ApiError& e) {
   nlohmann::ordered_json j;
@@ -71,6 +46,20 @@ std::string error_body(const ApiError& e) {
   nlohmann::ordered_json j;
   j["error"] = error_object(e);
   return dump_json(j);
+}
+
+ApiError error_of_exception(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const ApiException& e) {
+    return e.error();
+  } catch (const nlohmann::json::exception& e) {  // a request field read without its check
+    return ApiError{400, std::string("Invalid request: ") + e.what(), "", ""};
+  } catch (const std::exception& e) {
+    return ApiError{500, std::string("Internal server error: ") + e.what(), "", ""};
+  } catch (...) {
+    return ApiError{500, "Internal server error", "", ""};
+  }
 }
 
 }  // namespace llm

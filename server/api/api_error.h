@@ -1,10 +1,12 @@
-// The OpenAI-style error envelope {"error":{"message","type","param","code"}} and the exception the
-// protocol layer throws to produce one.
+// The OpenAI-style error envelope {"error":{"message","type","param","code"}}, the exception the
+// protocol layer throws to produce one, and what any exception that escapes a request becomes.
 // Thread-safety: plain values and pure functions.
 #pragma once
 
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace llm {
 
@@ -34,11 +36,15 @@ class ApiException : public std::runtime_error {
 // MethodNotAllowedError (405), RequestTimeoutError (408), RequestEntityTooLargeError (413),
 // RequestHeaderFieldsTooLargeError (431), InternalServerError (500), ServiceUnavailableError (503).
 const char* default_error_type(int status);
-const char* http_reason(int status);  // "OK", "Bad Request", ...
 
 // The JSON object {"message","type","param","code"} (without the "error" wrapper).
 std::string error_object_json(const ApiError& error);
 // The whole envelope {"error":{...}}.
 std::string error_body(const ApiError& error);
+
+// What an exception that escaped a request's handling becomes (call inside a catch block, or with
+// any exception_ptr): the request's own ApiException as it is; a JSON access error while reading
+// the request is the client's, 400; anything else is ours, 500.
+ApiError error_of_exception(const std::exception_ptr& error);
 
 }  // namespace llm

@@ -8,6 +8,8 @@
 
 #include "core/build_info.h"
 #include "core/exposition.h"
+#include "server/api/api_error.h"
+#include "server/api/completion_job.h"
 #include "server/api/json_text.h"
 #include "server/api/openai_response.h"
 #include "server/api/render_api.h"
@@ -67,17 +69,9 @@ void log_ignored_fields(const std::string& request_id, const std::vector<std::st
   }
 }
 
-ModelInfo model_info(const ServerContext& context) {
-  return ModelInfo{context.setup.served_model_name, context.setup.scheduler.max_model_len,
-                   context.setup.scheduler.policy == SchedulingPolicy::kPriority,
-                   context.setup.served_model_aliases,
-                   // the cuda sampler has no min_tokens, penalties or min_p yet
-                   context.options.backend != "cuda"};
-}
-
 // llm-d's model-server response headers (as llm-d-inference-sim sets them): the pod and the port
 // the request came in on when POD_NAME is set, the namespace when POD_NAMESPACE is.
-void add_pod_headers(const ServerContext& context, const HttpRequest& req,
+void add_pod_headers(const ApiContext& context, const HttpRequest& req,
                      std::vector<std::pair<std::string, std::string>>& headers) {
   if (!context.pod_name.empty()) {
     headers.emplace_back("x-inference-pod", context.pod_name);
@@ -123,148 +117,201 @@ std::string random_request_id() {
   return id;
 }
 
-RouteResult ApiRouter::route(const HttpRequest& req) {
-  const ServerOptions& o = context_.options;
-  const std::string& path = req.path;
+namespace {
+
+// One request being routed: the HTTP request, its id (the client's X-Request-Id, or a fresh one)
+// and the headers every response to it carries.
+struct ApiCall {
+  const HttpRequest& http;
+  std::string request_id;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+// A route: its path, the one method it takes (405 otherwise), whether a body must say it is JSON
+// (vLLM's 400 otherwise), its handler, and the endpoint the render and generation handlers serve.
+// A handler throws ApiException for the client's errors (ApiRouter::route's one boundary).
+struct Route {
+  std::string_view path;
+  std::string_view method;
+  bool json_body;
+  RouteResult (*handle)(ApiContext& context, ApiCall& call, Endpoint endpoint);
+  Endpoint endpoint = Endpoint::kChat;
+};
+
+RouteResult respond(HttpResponse response) {
   RouteResult result;
-  HttpResponse& r = result.response;
+  result.response = std::move(response);
+  return result;
+}
 
-  const std::string request_id = req.request_id.empty() ? random_request_id() : req.request_id;
-  std::vector<std::pair<std::string, std::string>> extra;
-  if (o.enable_request_id_headers) extra.emplace_back("X-Request-Id", request_id);
-  auto finish = [&](HttpResponse response) {
-    response.headers.insert(response.headers.end(), extra.begin(), extra.end());
-    result.response = std::move(response);
-    return std::move(result);
-  };
+RouteResult health_route(ApiContext& context, ApiCall&, Endpoint) {
+  HttpResponse r;
+  r.content_type.clear();
+  r.status = context.draining.load() || context.engines.failed() ? 503 : 200;
+  return respond(std::move(r));
+}
 
-  // vLLM's guarded prefixes, plus its root-level tokenizer routes (recent vLLM guards every route
-  // that is not public: /health, /version, /metrics stay open).
-  const bool tokenizer_path = path == "/tokenize" || path == "/detokenize";
+RouteResult version_route(ApiContext&, ApiCall&, Endpoint) {
+  HttpResponse r;
+  r.body = std::string(R"({"version":")") + version_string() + "\"}";  // vLLM's shape
+  return respond(std::move(r));
+}
+
+RouteResult models_route(ApiContext& context, ApiCall&, Endpoint) {
+  const ModelInfo& model = context.model;
+  std::vector<std::string> names{model.served_name};
+  names.insert(names.end(), model.aliases.begin(), model.aliases.end());
+  HttpResponse r;
+  r.body = build_models_body(names, context.model_root, model.max_model_len,
+                             static_cast<int64_t>(std::time(nullptr)), random_request_id);
+  return respond(std::move(r));
+}
+
+RouteResult metrics_route(ApiContext& context, ApiCall&, Endpoint) {
+  HttpResponse r;
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  r.body = serialize_exposition(context.engines.collect_metrics(*context.registry));
+  return respond(std::move(r));
+}
+
+RouteResult tokenizer_route(ApiContext& context, ApiCall& call, Endpoint) {
+  const HttpRequest& req = call.http;
+  std::vector<std::string> ignored;
+  HttpResponse r;
+  r.body = req.path == "/tokenize"
+               ? tokenize_response(req.body, *context.codec, context.model, &ignored)
+               : detokenize_response(req.body, *context.codec, context.model, &ignored);
+  log_ignored_fields(call.request_id, ignored);
+  return respond(std::move(r));
+}
+
+// Tokenizer work only: served while draining or after an engine failure, never admitted.
+RouteResult render_route(ApiContext& context, ApiCall& call, Endpoint endpoint) {
+  CompletionRequest parsed =
+      parse_completion_request(endpoint, call.http.body, *context.codec, context.model);
+  log_ignored_fields(call.request_id, parsed.ignored_fields);
+  HttpResponse r;
+  r.body = render_response(parsed, call.request_id, context.model.max_model_len);
+  return respond(std::move(r));
+}
+
+RouteResult generate_route(ApiContext& context, ApiCall& call, Endpoint endpoint) {
+  if (context.draining.load()) {
+    return respond(error_response(503, "The server is shutting down and accepts no new requests."));
+  }
+  if (context.engines.failed()) {
+    return respond(error_response(
+        503, "The engine has failed and accepts no new requests (see the server log)."));
+  }
+  // Admission control: a cheap look first, so that under overload most refusals cost no parsing
+  // or tokenization; then, knowing n and the prompts, a reservation of all their sequences.
+  const int64_t limit = context.options.max_waiting_requests;
+  if (limit >= 0 && static_cast<int64_t>(context.engines.num_waiting()) >= limit) {
+    return respond(admission_rejected(context.admission_metrics));
+  }
+  const HttpRequest& req = call.http;
+  CompletionRequest parsed =
+      endpoint == Endpoint::kResponses
+          ? parse_responses_request(req.body, *context.codec, context.model)
+          : parse_completion_request(endpoint, req.body, *context.codec, context.model);
+  log_ignored_fields(call.request_id, parsed.ignored_fields);
+  std::optional<WaitingReservation> place;
+  if (limit >= 0) {
+    const int64_t sequences = static_cast<int64_t>(parsed.prompts.size()) * parsed.n;
+    place = context.engines.reserve_waiting(sequences, limit);
+    if (!place) return respond(admission_rejected(context.admission_metrics));
+  }
+  add_pod_headers(context, req, call.headers);
+  auto job = std::make_shared<CompletionJob>(context, std::move(parsed), req, call.request_id,
+                                             std::move(call.headers));
+  if (place) job->hold_place(std::move(*place));
+  RouteResult result;
+  result.job = std::move(job);
+  return result;
+}
+
+const Route kRoutes[] = {
+    {"/health", "GET", false, health_route},
+    {"/version", "GET", false, version_route},
+    {"/v1/models", "GET", false, models_route},
+    {"/metrics", "GET", false, metrics_route},
+    {"/v1/metrics", "GET", false, metrics_route},
+    {"/tokenize", "POST", true, tokenizer_route},
+    {"/detokenize", "POST", true, tokenizer_route},
+    {"/v1/chat/completions/render", "POST", true, render_route, Endpoint::kChat},
+    {"/v1/completions/render", "POST", true, render_route, Endpoint::kCompletions},
+    {"/v1/chat/completions", "POST", true, generate_route, Endpoint::kChat},
+    {"/v1/completions", "POST", true, generate_route, Endpoint::kCompletions},
+    {"/v1/responses", "POST", true, generate_route, Endpoint::kResponses},
+};
+
+const Route* find_route(std::string_view path) {
+  for (const Route& route : kRoutes) {
+    if (route.path == path) return &route;
+  }
+  return nullptr;
+}
+
+// vLLM's guarded prefixes, plus its root-level tokenizer routes (recent vLLM guards every route
+// that is not public: /health, /version, /metrics stay open); /metrics with its own key.
+bool authorized(const ApiOptions& o, const HttpRequest& req) {
+  const std::string& path = req.path;
   const bool api_path = under(path, "/v1") || under(path, "/v2") || under(path, "/inference") ||
-                        under(path, "/cohere") || tokenizer_path;
+                        under(path, "/cohere") || path == "/tokenize" || path == "/detokenize";
   const bool metrics_path = path == "/metrics" || path == "/v1/metrics";
   if (!o.api_key.empty() && api_path && !bearer_matches(req.authorization, o.api_key)) {
-    return finish(unauthorized());
-  }
-  if (!o.metrics_api_key.empty() && metrics_path &&
-      !bearer_matches(req.authorization, o.metrics_api_key)) {
-    return finish(unauthorized());
-  }
-
-  auto need = [&](const char* method) {
-    if (req.method == method) return true;
-    HttpResponse e = error_response(
-        405, "Method " + req.method + " is not allowed on " + path + " (use " + method + ")");
-    e.headers.emplace_back("Allow", method);
-    r = std::move(e);
     return false;
-  };
+  }
+  return o.metrics_api_key.empty() || !metrics_path ||
+         bearer_matches(req.authorization, o.metrics_api_key);
+}
 
-  if (path == "/health") {
-    if (!need("GET")) return finish(std::move(r));
-    r.content_type.clear();
-    r.status = context_.draining.load() || context_.engines.failed() ? 503 : 200;
-    return finish(std::move(r));
+RouteResult dispatch(ApiContext& context, ApiCall& call) {
+  const HttpRequest& req = call.http;
+  if (!authorized(context.options, req)) return respond(unauthorized());
+  const Route* route = find_route(req.path);
+  if (!route) return respond(error_response(404, "Route " + req.path + " not found"));
+  if (req.method != route->method) {
+    const std::string method(route->method);
+    HttpResponse r = error_response(
+        405, "Method " + req.method + " is not allowed on " + req.path + " (use " + method + ")");
+    r.headers.emplace_back("Allow", method);
+    return respond(std::move(r));
   }
-  if (path == "/version") {
-    if (!need("GET")) return finish(std::move(r));
-    r.body = std::string(R"({"version":")") + version_string() + "\"}";  // vLLM's shape
-    return finish(std::move(r));
+  if (route->json_body && !is_json_media_type(req.content_type)) {
+    return respond(not_json(req.content_type));
   }
-  if (path == "/v1/models") {
-    if (!need("GET")) return finish(std::move(r));
-    const EngineSetup& setup = context_.setup;
-    std::vector<std::string> names{setup.served_model_name};
-    names.insert(names.end(), setup.served_model_aliases.begin(), setup.served_model_aliases.end());
-    r.body = build_models_body(names, setup.model_root, setup.scheduler.max_model_len,
-                               static_cast<int64_t>(std::time(nullptr)), random_request_id);
-    return finish(std::move(r));
+  return route->handle(context, call, route->endpoint);
+}
+
+}  // namespace
+
+HttpResponse ApiRouter::error_response(int status, std::string message) const {
+  return llm::error_response(status, std::move(message));
+}
+
+HttpFailure ApiRouter::failure(const std::exception_ptr& error) const {
+  const ApiError e = error_of_exception(error);
+  return HttpFailure{e.status, e.message, build_error_frame(e) + kDoneFrame};
+}
+
+RouteResult ApiRouter::route(const HttpRequest& req) {
+  ApiCall call{req, req.request_id.empty() ? random_request_id() : req.request_id, {}};
+  if (context_.options.enable_request_id_headers) {
+    call.headers.emplace_back("X-Request-Id", call.request_id);
   }
-  if (metrics_path) {
-    if (!need("GET")) return finish(std::move(r));
-    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    r.body = serialize_exposition(context_.engines.collect_metrics(*context_.registry));
-    return finish(std::move(r));
+  RouteResult result;
+  try {
+    result = dispatch(context_, call);
+  } catch (const ApiException& e) {  // the request's own error, in vLLM's envelope
+    result = respond(HttpResponse{e.error().status, "application/json", error_body(e.error()), {}});
   }
-  if (tokenizer_path) {
-    if (!need("POST")) return finish(std::move(r));
-    if (!is_json_media_type(req.content_type)) return finish(not_json(req.content_type));
-    try {
-      const ModelInfo model = model_info(context_);
-      std::vector<std::string> ignored;
-      r.body = path == "/tokenize"
-                   ? tokenize_response(req.body, *context_.codec, model, &ignored)
-                   : detokenize_response(req.body, *context_.codec, model, &ignored);
-      log_ignored_fields(request_id, ignored);
-    } catch (const ApiException& e) {
-      r.status = e.error().status;
-      r.body = error_body(e.error());
-    }
-    return finish(std::move(r));
+  // A job carries the headers into its response; anything else is answered now.
+  if (!result.job) {
+    result.response.headers.insert(result.response.headers.end(), call.headers.begin(),
+                                   call.headers.end());
   }
-  const bool render_chat = path == "/v1/chat/completions/render";
-  if (render_chat || path == "/v1/completions/render") {
-    // Tokenizer work only: served while draining or after an engine failure, never admitted.
-    if (!need("POST")) return finish(std::move(r));
-    if (!is_json_media_type(req.content_type)) return finish(not_json(req.content_type));
-    try {
-      CompletionRequest parsed =
-          parse_completion_request(render_chat ? Endpoint::kChat : Endpoint::kCompletions, req.body,
-                                   *context_.codec, model_info(context_));
-      log_ignored_fields(request_id, parsed.ignored_fields);
-      r.body = render_response(parsed, request_id, context_.setup.scheduler.max_model_len);
-    } catch (const ApiException& e) {
-      r.status = e.error().status;
-      r.body = error_body(e.error());
-    }
-    return finish(std::move(r));
-  }
-  const bool chat = path == "/v1/chat/completions";
-  const bool responses = path == "/v1/responses";
-  if (chat || responses || path == "/v1/completions") {
-    if (!need("POST")) return finish(std::move(r));
-    if (!is_json_media_type(req.content_type)) return finish(not_json(req.content_type));
-    if (context_.draining.load()) {
-      return finish(
-          error_response(503, "The server is shutting down and accepts no new requests."));
-    }
-    if (context_.engines.failed()) {
-      return finish(error_response(
-          503, "The engine has failed and accepts no new requests (see the server log)."));
-    }
-    // Admission control: a cheap look first, so that under overload most refusals cost no parsing
-    // or tokenization; then, knowing n and the prompts, a reservation of all their sequences.
-    const int64_t limit = o.max_waiting_requests;
-    if (limit >= 0 && static_cast<int64_t>(context_.engines.num_waiting()) >= limit) {
-      return finish(admission_rejected(context_.admission_metrics));
-    }
-    try {
-      const ModelInfo model = model_info(context_);
-      CompletionRequest parsed =
-          responses ? parse_responses_request(req.body, *context_.codec, model)
-                    : parse_completion_request(chat ? Endpoint::kChat : Endpoint::kCompletions,
-                                               req.body, *context_.codec, model);
-      log_ignored_fields(request_id, parsed.ignored_fields);
-      if (limit >= 0) {
-        const int64_t sequences = static_cast<int64_t>(parsed.prompts.size()) * parsed.n;
-        std::optional<WaitingReservation> place =
-            context_.engines.reserve_waiting(sequences, limit);
-        if (!place) return finish(admission_rejected(context_.admission_metrics));
-        result.admission = std::move(*place);
-      }
-      add_pod_headers(context_, req, extra);
-      result.job = std::make_shared<CompletionJob>(context_, std::move(parsed), req, request_id,
-                                                   std::move(extra));
-      return result;
-    } catch (const ApiException& e) {
-      HttpResponse er;
-      er.status = e.error().status;
-      er.body = error_body(e.error());
-      return finish(std::move(er));
-    }
-  }
-  return finish(error_response(404, "Route " + path + " not found"));
+  return result;
 }
 
 }  // namespace llm

@@ -1,43 +1,43 @@
 // Routing of one parsed HTTP request: auth (API key under /v1, /v2, /inference, /cohere and on
-// /tokenize, /detokenize; the optional metrics key on /metrics), request ids, the simple routes
-// (/health, /version, /v1/models, /metrics, /tokenize, /detokenize, and the render endpoints
-// /v1/completions/render and /v1/chat/completions/render) answered at once, and the
-// generation routes (/v1/chat/completions, /v1/completions, /v1/responses) turned into a
-// CompletionJob for the session to run. Unknown routes 404 and wrong methods 405, in the error
-// envelope; a POST to a JSON route whose Content-Type is not application/json is a 400, as in
-// vLLM. Fields a request carried that the parser does not know go to stderr, one line per
-// request, names only. With --max-waiting-requests, a completion that would
-// make more sequences wait than the limit is refused with 503, Retry-After and vLLM's message, and
-// counted in vllm:admission_rejections_total; /health is not affected.
-// Thread-safety: route() may be called from any I/O thread concurrently.
+// /tokenize, /detokenize; the optional metrics key on /metrics), request ids, then one table of
+// routes (path, method, JSON body or not, handler): the simple routes (/health, /version,
+// /v1/models, /metrics, /tokenize, /detokenize, and the render endpoints /v1/completions/render
+// and /v1/chat/completions/render) answered at once, and the generation routes
+// (/v1/chat/completions, /v1/completions, /v1/responses) turned into a CompletionJob for the
+// session to run. Unknown routes 404 and wrong methods 405, in the error envelope; a POST to a
+// JSON route whose Content-Type is not application/json is a 400, as in vLLM. The client's errors
+// a handler throws (ApiException) become their error response at one boundary in route(). Fields
+// a request carried that the parser does not know go to stderr, one line per request, names only.
+// With --max-waiting-requests, a completion that would make more sequences wait than the limit is
+// refused with 503, Retry-After and vLLM's message, and counted in
+// vllm:admission_rejections_total; /health is not affected.
+// It is llmserve's HttpHandler: it also shapes the HTTP server's own errors as vLLM's.
+// Thread-safety: every method may be called from any I/O thread concurrently.
 #pragma once
 
-#include <memory>
+#include <exception>
 #include <string>
 #include <string_view>
 
-#include "server/api/completion_job.h"
-#include "server/app/server_context.h"
+#include "server/api/api_context.h"
+#include "server/http/http_handler.h"
 #include "server/http/http_message.h"
 
 namespace llm {
 
-struct RouteResult {
-  HttpResponse response;               // when job is null
-  std::shared_ptr<CompletionJob> job;  // a generation for the session to start
-  // The job's place among the waiting (--max-waiting-requests): start the job on the routing
-  // thread, before this RouteResult is destroyed, so that its place passes to the engine (a job
-  // started elsewhere loses it when the RouteResult goes, and may briefly exceed the limit).
-  WaitingReservation admission;
-};
-
-class ApiRouter {
+// Generations are CompletionJobs; an admitted one holds its place among the waiting
+// (--max-waiting-requests) until its start(), which the HTTP server calls on the routing thread.
+class ApiRouter final : public HttpHandler {
  public:
-  explicit ApiRouter(ServerContext& context) : context_(context) {}
-  RouteResult route(const HttpRequest& request);
+  explicit ApiRouter(ApiContext& context) : context_(context) {}
+  RouteResult route(const HttpRequest& request) override;
+  // The error envelope with vLLM's type for the status.
+  HttpResponse error_response(int status, std::string message) const override;
+  // error_of_exception's status and message, and a stream's end as a chat error frame and [DONE].
+  HttpFailure failure(const std::exception_ptr& error) const override;
 
  private:
-  ServerContext& context_;
+  ApiContext& context_;
 };
 
 // Constant-time comparison of an Authorization header against "Bearer KEY".

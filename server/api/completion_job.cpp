@@ -10,7 +10,7 @@
 
 namespace llm {
 
-CompletionJob::CompletionJob(ServerContext& context, CompletionRequest request,
+CompletionJob::CompletionJob(ApiContext& context, CompletionRequest request,
                              const HttpRequest& http, std::string request_id,
                              std::vector<std::pair<std::string, std::string>> headers)
     : context_(context),
@@ -24,7 +24,7 @@ CompletionJob::CompletionJob(ServerContext& context, CompletionRequest request,
                                                                       : "cmpl-";
   head_.id = id_prefix + request_id;
   head_.created = static_cast<int64_t>(std::time(nullptr));
-  head_.model = context_.setup.served_model_name;  // as vLLM: the first name, whichever was sent
+  head_.model = context_.model.served_name;  // as vLLM: the first name, whichever was sent
   if (request_.endpoint == Endpoint::kResponses) {
     responses_head_ =
         ResponsesHead{head_.id, "msg_" + request_id, head_.created, head_.model, &request_};
@@ -68,6 +68,7 @@ CompletionJob::~CompletionJob() {
 }
 
 bool CompletionJob::start(Post post, std::function<void()> progress) {
+  const WaitingReservation place = std::move(place_);  // given up when the prompts are submitted
   auto self = shared_from_this();
   if (responses_ && request_.stream) responses_->append_start(output_);
   for (size_t p = 0; p < prompts_.size(); ++p) {
@@ -337,7 +338,8 @@ void CompletionJob::complete() {
   end_span(false);
 }
 
-std::string CompletionJob::stream_error_tail(const ApiError& error) {
+std::string CompletionJob::stream_error_tail(const std::exception_ptr& exception) {
+  const ApiError error = error_of_exception(exception);
   std::string out;
   if (responses_) {
     responses_->append_error(out, error);
@@ -453,7 +455,7 @@ void CompletionJob::end_span(bool aborted) const {
   in.operation = request_.endpoint == Endpoint::kCompletions ? "text_completion" : "chat";
   in.request_id = head_.id;
   in.request_model = request_.model;
-  in.response_model = context_.setup.served_model_name;
+  in.response_model = context_.model.served_name;
   in.max_tokens = request_.max_tokens;
   in.temperature = request_.temperature;
   in.top_p = request_.top_p;

@@ -24,42 +24,49 @@
 #include <string>
 #include <vector>
 
+#include "server/api/api_context.h"
+#include "server/api/api_error.h"
 #include "server/api/logprobs_json.h"
 #include "server/api/openai_request.h"
 #include "server/api/openai_response.h"
 #include "server/api/responses_response.h"
 #include "server/api/stop_matcher.h"
-#include "server/app/server_context.h"
+#include "server/engine/engine_set.h"
+#include "server/http/http_handler.h"
 #include "server/http/http_message.h"
 
 namespace llm {
 
-class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
+class CompletionJob final : public HttpJob, public std::enable_shared_from_this<CompletionJob> {
  public:
-  // Runs fn on the session's strand (called from the engine thread).
-  using Post = std::function<void(std::function<void()>)>;
-
-  CompletionJob(ServerContext& context, CompletionRequest request, const HttpRequest& http,
+  CompletionJob(ApiContext& context, CompletionRequest request, const HttpRequest& http,
                 std::string request_id, std::vector<std::pair<std::string, std::string>> headers);
-  ~CompletionJob();
+  ~CompletionJob() override;
+
+  // The job's place among the waiting (--max-waiting-requests), held until start() has submitted
+  // its prompts: the engine takes the sequences out of it on the thread that reserved it, so call
+  // start() on the routing thread.
+  void hold_place(WaitingReservation place) { place_ = std::move(place); }
 
   // Submits the prompts. `progress` runs on the strand after one or more updates (those that
   // arrived while the strand was busy are applied together); then take_output() / done() /
   // response() tell what to write. False when the engine refused (shutting down).
-  bool start(Post post, std::function<void()> progress);
+  bool start(Post post, std::function<void()> progress) override;
   // The client went away: abort what still runs in the engine; no more output. The request-log
   // line is written now, with finish_reason "abort" for every choice not yet finished.
-  void cancel();
+  void cancel() override;
 
-  bool streaming() const { return request_.stream; }
-  const std::vector<std::pair<std::string, std::string>>& headers() const { return headers_; }
-  std::string take_output();  // streaming: SSE bytes produced since the last call
-  bool done() const { return done_; }
-  HttpResponse response() const;  // non-streaming: the response, once done()
+  bool streaming() const override { return request_.stream; }
+  const std::vector<std::pair<std::string, std::string>>& headers() const override {
+    return headers_;
+  }
+  std::string take_output() override;  // streaming: SSE bytes produced since the last call
+  bool done() const override { return done_; }
+  HttpResponse response() const override;  // non-streaming: the response, once done()
   // Streaming, when the server fails the request after its head went out: the SSE bytes that end
-  // the stream with `error` in the endpoint's own shape (an error frame and [DONE]; the
-  // Responses API's `error` event).
-  std::string stream_error_tail(const ApiError& error);
+  // the stream with the error (error_of_exception) in the endpoint's own shape (an error frame and
+  // [DONE]; the Responses API's `error` event).
+  std::string stream_error_tail(const std::exception_ptr& error) override;
 
  private:
   struct Choice {
@@ -123,7 +130,8 @@ class CompletionJob : public std::enable_shared_from_this<CompletionJob> {
   void end_span(bool aborted) const;  // with tracing: the request's spans go to the exporter
   ResponsesOutcome responses_outcome() const;  // /v1/responses: its only choice, as a result
 
-  ServerContext& context_;
+  ApiContext& context_;
+  WaitingReservation place_;
   CompletionRequest request_;
   std::string endpoint_;
   std::string traceparent_;

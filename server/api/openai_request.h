@@ -100,11 +100,6 @@ std::vector<ChatMessage> parse_chat_messages(const nlohmann::json& body,
                                              std::vector<std::string>* ignored = nullptr);
 std::vector<int32_t> parse_token_ids(const nlohmann::json& list, const TextCodec& codec,
                                      const std::string& param);
-// A boolean field; `fallback` when absent or null.
-bool optional_bool(const nlohmann::json& body, const char* key, bool fallback);
-// An integer field within [min_value, max_value]; nullopt when absent or null.
-std::optional<int64_t> optional_int(const nlohmann::json& body, const char* key, int64_t min_value,
-                                    int64_t max_value);
 // "temperature" (>= 0) and "top_p" (in (0, 1]) into r; 1.0 each when absent.
 void parse_temperature_and_top_p(const nlohmann::json& body, CompletionRequest& r);
 
@@ -126,5 +121,19 @@ std::string ignored_fields_log_line(const std::string& request_id,
 // when the prompt is empty, fills the context, or prompt + max_tokens exceeds it.
 void check_context_length(int64_t prompt_len, std::optional<int64_t> max_tokens,
                           int64_t max_model_len, Endpoint endpoint);
+
+// The parts of parse_completion_request, in its order (the responses parser shares parse_user and
+// check_prompts_fit):
+// "stop" (a string or at most kMaxStopStrings non-empty strings) and "stop_token_ids".
+void parse_stop(const nlohmann::json& body, const TextCodec& codec, CompletionRequest& r);
+// The prompts into r.prompts and r.prompt_texts: chat's "messages" through the chat template, or
+// completions' "prompt" as a string, a list of strings, token ids or token-id lists.
+void parse_prompts(const nlohmann::json& body, Endpoint endpoint, const TextCodec& codec,
+                   CompletionRequest& r);
+// "user", a string.
+void parse_user(const nlohmann::json& body, CompletionRequest& r);
+// Every prompt fits the context with max_tokens (check_context_length), and min_tokens fits
+// max_tokens (or the context's room when there is none).
+void check_prompts_fit(const CompletionRequest& r, const ModelInfo& model);
 
 }  // namespace llm

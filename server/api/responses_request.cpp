@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "server/api/json_fields.h"
 #include "server/api/json_text.h"
 
 namespace llm {
@@ -180,10 +181,7 @@ CompletionRequest parse_responses_request(std::string_view text, const TextCodec
   r.max_tokens = optional_int(body, "max_output_tokens", 1, INT64_MAX);
   parse_temperature_and_top_p(body, r);
   r.stream = optional_bool(body, "stream", false);
-  if (auto it = body.find("user"); it != body.end() && !it->is_null()) {
-    if (!it->is_string()) throw_bad_request("user", "'user' must be a string");
-    r.user = it->get<std::string>();
-  }
+  parse_user(body, r);
   if (auto it = body.find("metadata"); it != body.end() && !it->is_null()) {
     if (!it->is_object()) throw_bad_request("metadata", "'metadata' must be an object");
     r.responses.metadata_json = dump_json(*it);
@@ -193,8 +191,7 @@ CompletionRequest parse_responses_request(std::string_view text, const TextCodec
   }
 
   add_chat_prompt(input_messages(body, r.ignored_fields), true, false, codec, r, "input");
-  check_context_length(static_cast<int64_t>(r.prompts[0].size()), r.max_tokens, model.max_model_len,
-                       Endpoint::kResponses);
+  check_prompts_fit(r, model);
   return r;
 }
 

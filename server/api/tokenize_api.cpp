@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "server/api/json_fields.h"
 #include "server/api/json_text.h"
 
 namespace llm {

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "server/testing/test_http_client.h"
+#include "server/app/testing/test_server.h"
 
 namespace llm {
 namespace {
@@ -80,7 +80,7 @@ struct GatedServer {
     server.reset();
   }
   uint16_t port() const { return server->port(); }
-  size_t waiting() const { return server->context().engines.num_waiting(); }
+  size_t waiting() const { return server->api().engines.num_waiting(); }
   // True once `n` sequences wait in the engines and no admission reservation is held any more.
   bool settled(size_t n) const {
     size_t in_engines = 0;
@@ -89,7 +89,7 @@ struct GatedServer {
   }
   // The refusals counted so far (read in-process: /metrics waits for the held step to end).
   double rejections() const {
-    return server->context().admission_metrics->value(AdmissionRejection::kMaxNumQueuedReqs);
+    return server->api().admission_metrics->value(AdmissionRejection::kMaxNumQueuedReqs);
   }
 };
 

@@ -1,5 +1,6 @@
 // Integration tests over loopback: an in-process llmserve on port 0 with zero-cost (or scaled)
-// steps, driven by a raw-socket client that sees the bytes on the wire.
+// steps, driven by a raw-socket client that sees the bytes on the wire. (The transport's own
+// behaviour, keep-alive, limits and timeouts, is tested in server/http/http_server_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,7 +10,7 @@
 #include "backends/sim/sim_backend.h"
 #include "backends/sim/sim_tokenizer.h"
 #include "core/rng.h"
-#include "server/testing/test_http_client.h"
+#include "server/app/testing/test_server.h"
 
 namespace llm {
 namespace {
@@ -479,67 +480,6 @@ TEST(ApiServer, StopTokenIdsEndTheChoiceWithTheIdAsStopReason) {
   }
 }
 
-TEST(ApiServer, ApiKeyProtectsApiPathsOnly) {
-  ServerOptions o = test_options();
-  o.api_key = "sekret";
-  auto server = start_server(o);
-  const uint16_t port = server->port();
-  auto r = request(port, "GET", "/v1/models");
-  EXPECT_EQ(r.status, 401);
-  EXPECT_EQ(r.body, R"({"error":"Unauthorized"})");
-  EXPECT_EQ(request(port, "GET", "/v1/models", "", {{"Authorization", "Bearer wrong"}}).status,
-            401);
-  EXPECT_EQ(request(port, "GET", "/v1/models", "", {{"Authorization", "Bearer sekret"}}).status,
-            200);
-  EXPECT_EQ(request(port, "POST", "/v1/completions", R"({"prompt":"a","max_tokens":1})").status,
-            401);
-  EXPECT_EQ(request(port, "GET", "/v2/anything").status, 401);
-  EXPECT_EQ(request(port, "GET", "/metrics").status, 200);
-  EXPECT_EQ(request(port, "GET", "/health").status, 200);
-  EXPECT_EQ(request(port, "GET", "/version").status, 200);
-}
-
-TEST(ApiServer, MetricsApiKeyProtectsMetrics) {
-  ServerOptions o = test_options();
-  o.metrics_api_key = "m";
-  auto server = start_server(o);
-  EXPECT_EQ(request(server->port(), "GET", "/metrics").status, 401);
-  EXPECT_EQ(
-      request(server->port(), "GET", "/v1/metrics", "", {{"Authorization", "Bearer x"}}).status,
-      401);
-  EXPECT_EQ(request(server->port(), "GET", "/metrics", "", {{"Authorization", "Bearer m"}}).status,
-            200);
-  EXPECT_EQ(request(server->port(), "GET", "/v1/models").status, 200);
-}
-
-TEST(ApiServer, BearerComparison) {
-  EXPECT_TRUE(bearer_matches("Bearer k", "k"));
-  EXPECT_FALSE(bearer_matches("Bearer k ", "k"));
-  EXPECT_FALSE(bearer_matches("Bearer ", "k"));
-  EXPECT_FALSE(bearer_matches("bearer k", "k"));
-  EXPECT_FALSE(bearer_matches("", "k"));
-}
-
-TEST(ApiServer, RequestIdHeaders) {
-  ServerOptions o = test_options();
-  o.enable_request_id_headers = true;
-  auto server = start_server(o);
-  auto r = request(server->port(), "POST", "/v1/completions", R"({"prompt":"a","max_tokens":1})",
-                   {{"X-Request-Id", "my-id"}});
-  EXPECT_EQ(r.header("x-request-id"), "my-id");
-  EXPECT_EQ(parse(r.body)["id"], "cmpl-my-id");
-  r = request(server->port(), "GET", "/v1/models");
-  EXPECT_TRUE(std::regex_match(r.header("x-request-id"), std::regex("[0-9a-f]{32}")))
-      << r.header("x-request-id");
-  // The same id twice at once is fine: engine ids are made unique.
-  Connection a(server->port()), b(server->port());
-  const std::string body = R"({"prompt":"a","max_tokens":3})";
-  a.send_request("POST", "/v1/completions", body, {{"X-Request-Id", "dup"}});
-  b.send_request("POST", "/v1/completions", body, {{"X-Request-Id", "dup"}});
-  EXPECT_EQ(a.read_response().status, 200);
-  EXPECT_EQ(b.read_response().status, 200);
-}
-
 TEST(ApiServer, RequestLogWithTraceparentAndNoTextByDefault) {
   const std::string path = ::testing::TempDir() + "/llmserve_request_log.jsonl";
   std::remove(path.c_str());
@@ -597,147 +537,6 @@ TEST(ApiServer, RequestLogHasALineForAbortedRequests) {
   }
   server.reset();
   EXPECT_EQ(log_lines(path).size(), 2u);  // written once each
-}
-
-TEST(ApiServer, KeepAliveServesSeveralRequestsOnOneConnection) {
-  auto server = start_server(test_options());
-  Connection c(server->port());
-  for (int i = 0; i < 3; ++i) {
-    c.send_request("POST", "/v1/completions", R"({"prompt":"a","max_tokens":2,"stream":true})");
-    auto r = c.read_response();
-    EXPECT_EQ(r.status, 200);
-    EXPECT_NE(r.body.find("[DONE]"), std::string::npos);
-    c.send_request("GET", "/health", "");
-    EXPECT_EQ(c.read_response().status, 200);
-  }
-}
-
-TEST(ApiServer, LimitsBodyHeaderAndConnections) {
-  ServerOptions o = test_options();
-  o.max_request_body_bytes = 1000;
-  o.max_header_bytes = 1024;
-  o.max_connections = 3;
-  auto server = start_server(o);
-  const uint16_t port = server->port();
-  auto r =
-      request(port, "POST", "/v1/completions", R"({"prompt":")" + std::string(5000, 'a') + R"("})");
-  EXPECT_EQ(r.status, 413);
-  EXPECT_NE(parse(r.body)["error"]["message"].get<std::string>().find("--max-request-body-bytes"),
-            std::string::npos);
-  r = request(port, "GET", "/health", "", {{"X-Big", std::string(2000, 'b')}});
-  EXPECT_EQ(r.status, 431);
-  // Three idle keep-alive connections fill the limit; the fourth is refused with 503.
-  Connection a(port), b(port), c(port);
-  ASSERT_TRUE(eventually([&] { return server->http().open_connections() == 3; }));
-  r = request(port, "GET", "/health");
-  EXPECT_EQ(r.status, 503);
-  EXPECT_NE(parse(r.body)["error"]["message"].get<std::string>().find("--max-connections"),
-            std::string::npos);
-  a.close();
-  ASSERT_TRUE(eventually([&] { return server->http().open_connections() == 2; }));
-  EXPECT_EQ(request(port, "GET", "/health").status, 200);
-}
-
-TEST(ApiServer, ReadTimeoutClosesSlowClients) {
-  ServerOptions o = test_options();
-  o.read_timeout_s = 0.2;
-  auto server = start_server(o);
-  Connection c(server->port());
-  c.send("GET /health HTTP/1.1\r\nHost: x\r\n");  // never finishes its headers
-  auto r = c.read_response();
-  EXPECT_EQ(r.status, 408);
-  EXPECT_EQ(r.header("connection"), "close");
-  EXPECT_EQ(parse(r.body)["error"]["code"], 408);
-  EXPECT_NE(parse(r.body)["error"]["message"].get<std::string>().find("--read-timeout"),
-            std::string::npos);
-  EXPECT_TRUE(c.closed_by_peer(3000));
-  // A body that stops short of its Content-Length: 408 too.
-  Connection b(server->port());
-  b.send(
-      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-      "Content-Length: 100\r\n\r\n{\"prompt\":");
-  EXPECT_EQ(b.read_response().status, 408);
-  EXPECT_TRUE(b.closed_by_peer(3000));
-  // An idle keep-alive connection (a request answered, nothing pending) is closed, no response.
-  Connection k(server->port());
-  k.send_request("GET", "/health", "");
-  EXPECT_EQ(k.read_response().status, 200);
-  EXPECT_TRUE(k.closed_by_peer(3000));
-  EXPECT_EQ(k.raw(), "");
-  // Nothing ever sent: closed too.
-  Connection idle(server->port());
-  EXPECT_TRUE(idle.closed_by_peer(3000));
-}
-
-TEST(ApiServer, ClientDisconnectMidStreamAbortsTheRequest) {
-  ServerOptions o = test_options();
-  o.step_time_scale = 1.0;  // a few ms per step: the request is still running when we leave
-  auto server = start_server(o);
-  const uint16_t port = server->port();
-  {
-    Connection c(port);
-    c.send_request("POST", "/v1/completions",
-                   R"({"prompt":"go","max_tokens":5000,"ignore_eos":true,"stream":true})");
-    ASSERT_TRUE(c.read_until("\"finish_reason\":null"));  // at least one token arrived
-  }
-  ASSERT_TRUE(eventually([&] {
-    return metric(
-               port,
-               R"(vllm:request_success_total{engine="0",finished_reason="abort",model_name="Llama-3.1-8B"})") ==
-           1.0;
-  }));
-  EXPECT_EQ(metric(port, R"(vllm:kv_cache_usage_perc{engine="0",model_name="Llama-3.1-8B"})"), 0.0);
-  EXPECT_EQ(metric(port, R"(vllm:num_requests_running{engine="0",model_name="Llama-3.1-8B"})"),
-            0.0);
-  // Non-streaming, gone before the first byte of the answer.
-  {
-    Connection c(port);
-    c.send_request("POST", "/v1/completions",
-                   R"({"prompt":"go","max_tokens":5000,"ignore_eos":true})");
-    ASSERT_TRUE(eventually([&] { return server->engine().num_unfinished() == 1; }));
-  }
-  ASSERT_TRUE(eventually([&] {
-    return metric(
-               port,
-               R"(vllm:request_success_total{engine="0",finished_reason="abort",model_name="Llama-3.1-8B"})") ==
-           2.0;
-  }));
-  EXPECT_EQ(server->engine().num_unfinished(), 0u);
-}
-
-TEST(ApiServer, GracefulShutdownFinishesInFlightRequests) {
-  ServerOptions o = test_options();
-  o.step_time_scale = 1.0;
-  o.shutdown_timeout_s = 10;
-  auto server = start_server(o);
-  const uint16_t port = server->port();
-  Connection c(port);
-  c.send_request("POST", "/v1/completions",
-                 R"({"prompt":"go","max_tokens":40,"ignore_eos":true,"stream":true})");
-  ASSERT_TRUE(c.read_until("\"finish_reason\":null"));
-  std::thread stopper([&] { server->shutdown(); });
-  ASSERT_TRUE(eventually([&] { return server->context().draining.load(); }));
-  EXPECT_EQ(request(port, "GET", "/health").status, 503);
-  EXPECT_EQ(request(port, "POST", "/v1/completions", R"({"prompt":"a"})").status, 503);
-  const auto r = c.read_response();
-  stopper.join();
-  EXPECT_NE(r.body.find("\"finish_reason\":\"length\""), std::string::npos);
-  EXPECT_EQ(r.body.substr(r.body.size() - 14), "data: [DONE]\n\n");
-}
-
-TEST(ApiServer, ShutdownTimeoutAbortsTheRest) {
-  ServerOptions o = test_options();
-  o.step_time_scale = 1.0;
-  o.shutdown_timeout_s = 0.1;
-  auto server = start_server(o);
-  Connection c(server->port());
-  c.send_request("POST", "/v1/completions",
-                 R"({"prompt":"go","max_tokens":100000,"ignore_eos":true,"stream":true})");
-  ASSERT_TRUE(c.read_until("\"finish_reason\":null"));
-  server->shutdown();
-  const auto r = c.read_response();
-  EXPECT_NE(r.body.find("\"finish_reason\":\"abort\""), std::string::npos);
-  EXPECT_EQ(r.body.substr(r.body.size() - 14), "data: [DONE]\n\n");
 }
 
 TEST(ApiServer, DisableLogStatsServesNoVllmMetrics) {

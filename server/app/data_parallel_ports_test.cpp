@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/testing/test_http_client.h"
+#include "server/app/testing/test_server.h"
 
 namespace llm {
 namespace {

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <stdexcept>
 
-#include "server/testing/test_http_client.h"
+#include "server/app/testing/test_server.h"
 
 namespace llm {
 namespace {

@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "server/testing/test_http_client.h"
+#include "server/app/testing/test_server.h"
 
 namespace llm {
 namespace {

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "server/testing/test_http_client.h"
+#include "server/app/testing/test_server.h"
 
 namespace llm {
 namespace {

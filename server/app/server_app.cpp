@@ -11,12 +11,13 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/thread_pool.h"
 #include "backends/model/model_weights.h"
+#include "server/app/api_setup.h"
 #include "server/app/codec_setup.h"
 #include "server/app/model_engine_setup.h"
+#include "server/app/tracing_setup.h"
 #include "server/engine/eos_swap_backend.h"
 #include "server/text/sim_text_codec.h"
 #include "server/text/tokenizer_text_codec.h"
-#include "server/tracing/tracing_setup.h"
 
 namespace llm {
 namespace {
@@ -32,13 +33,16 @@ void wait_until(Pred done, std::chrono::steady_clock::time_point deadline) {
 
 LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   context_.options = options;
-  if (const char* pod = std::getenv("POD_NAME")) context_.pod_name = pod;
-  if (const char* ns = std::getenv("POD_NAMESPACE")) context_.pod_namespace = ns;
+  if (const char* pod = std::getenv("POD_NAME")) api_.pod_name = pod;
+  if (const char* ns = std::getenv("POD_NAMESPACE")) api_.pod_namespace = ns;
   // One backend per data-parallel engine, all alike.
   const std::function<Backend*()> make_backend = options.backend == "cpu"    ? setup_cpu()
                                                  : options.backend == "cuda" ? setup_cuda()
                                                                              : setup_sim();
   const EngineSetup& setup = context_.setup;
+  api_.options = api_options(options);
+  api_.model = served_model_info(options, setup);
+  api_.model_root = setup.model_root;
   if (!options.disable_log_stats) {
     families_ = std::make_unique<VllmMetricFamilies>(registry_, setup.scheduler.max_model_len);
     admission_metrics_ = std::make_unique<AdmissionMetrics>(registry_, setup.served_model_name);
@@ -93,27 +97,27 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
     }
     engines_.push_back(std::make_unique<EngineService>(setup.scheduler, *backend, observer));
     if (recorder) tracer_->bind(recorder, engines_.back().get());
-    (own ? own->context.engines : context_.engines).add(engines_.back().get(), metrics);
+    (own ? own->api.engines : api_.engines).add(engines_.back().get(), metrics);
     if (i == 0) {
       // Ids that end a sequence besides the backend's eos (unless ignore_eos): the tokenizer's
       // eot, and its eos where the model's differs.
       const int32_t backend_eos = backend->eos_token_id();
       auto add_stop = [&](int32_t id) {
-        auto& ids = context_.extra_stop_token_ids;
+        auto& ids = api_.extra_stop_token_ids;
         if (id >= 0 && id != backend_eos && std::find(ids.begin(), ids.end(), id) == ids.end()) {
           ids.push_back(id);
         }
       };
-      for (int32_t id : context_.codec->extra_stop_token_ids()) add_stop(id);
-      add_stop(context_.codec->eos_token_id());
+      for (int32_t id : api_.codec->extra_stop_token_ids()) add_stop(id);
+      add_stop(api_.codec->eos_token_id());
       for (int32_t id : model_eos_ids_) add_stop(id);
     }
   }
-  context_.registry = &registry_;
-  context_.request_log = request_log_.get();
-  context_.admission_metrics = admission_metrics_.get();
-  context_.tracer = tracer_.get();
-  router_ = std::make_unique<ApiRouter>(context_);
+  api_.registry = &registry_;
+  api_.request_log = request_log_.get();
+  api_.admission_metrics = admission_metrics_.get();
+  api_.tracer = tracer_.get();
+  router_ = std::make_unique<ApiRouter>(api_);
   http_metrics_ = std::make_unique<HttpMetrics>(registry_);
   http_ = make_http(*router_, http_metrics_.get(), options.port);
   for (size_t k = 0; k < port_frontends_.size(); ++k) {
@@ -122,9 +126,9 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
 }
 
 std::vector<prometheus::MetricFamily> LlmServer::collect_engine_metrics() const {
-  std::vector<prometheus::MetricFamily> families = context_.engines.collect_metrics(registry_);
+  std::vector<prometheus::MetricFamily> families = api_.engines.collect_metrics(registry_);
   for (const auto& f : port_frontends_) {
-    std::vector<prometheus::MetricFamily> more = f->context.engines.collect_metrics(f->registry);
+    std::vector<prometheus::MetricFamily> more = f->api.engines.collect_metrics(f->registry);
     families.insert(families.end(), std::make_move_iterator(more.begin()),
                     std::make_move_iterator(more.end()));
   }
@@ -147,24 +151,26 @@ std::unique_ptr<HttpServer> LlmServer::make_http(ApiRouter& router, HttpMetrics*
 }
 
 void LlmServer::finish_port_frontend(PortFrontend& f, size_t engine) {
-  ServerContext& c = f.context;
-  c.options = context_.options;
-  c.setup = context_.setup;
-  c.codec = context_.codec;
-  c.seed_unseeded_requests = context_.seed_unseeded_requests;
-  c.extra_stop_token_ids = context_.extra_stop_token_ids;
-  c.pod_name = context_.pod_name;
-  c.pod_namespace = context_.pod_namespace;
-  c.request_log = context_.request_log;
-  c.tracer = context_.tracer;
+  ApiContext& c = f.api;
+  c.options = api_.options;
+  c.model = api_.model;
+  c.model_root = api_.model_root;
+  c.codec = api_.codec;
+  c.seed_unseeded_requests = api_.seed_unseeded_requests;
+  c.extra_stop_token_ids = api_.extra_stop_token_ids;
+  c.pod_name = api_.pod_name;
+  c.pod_namespace = api_.pod_namespace;
+  c.request_log = api_.request_log;
+  c.tracer = api_.tracer;
   c.registry = &f.registry;
-  if (!c.options.disable_log_stats) {
-    f.admission_metrics = std::make_unique<AdmissionMetrics>(f.registry, c.setup.served_model_name);
+  if (!context_.options.disable_log_stats) {
+    f.admission_metrics =
+        std::make_unique<AdmissionMetrics>(f.registry, context_.setup.served_model_name);
     c.admission_metrics = f.admission_metrics.get();
   }
   f.router = std::make_unique<ApiRouter>(c);
   f.http_metrics = std::make_unique<HttpMetrics>(f.registry);
-  const int base = c.options.port;
+  const int base = context_.options.port;
   f.http =
       make_http(*f.router, f.http_metrics.get(), base == 0 ? 0 : base + static_cast<int>(engine));
 }
@@ -172,7 +178,7 @@ void LlmServer::finish_port_frontend(PortFrontend& f, size_t engine) {
 std::function<Backend*()> LlmServer::setup_sim() {
   const ServerOptions& o = context_.options;
   context_.setup = make_engine_setup(o);
-  context_.seed_unseeded_requests = false;
+  api_.seed_unseeded_requests = false;
   std::shared_ptr<const Tokenizer> tokenizer;
   if (!o.tokenizer.empty()) tokenizer = load_server_tokenizer(o.tokenizer, "--tokenizer");
   const std::optional<ChatTemplate> chat = resolve_chat_template(o.chat_template, tokenizer.get());
@@ -180,9 +186,9 @@ std::function<Backend*()> LlmServer::setup_sim() {
   if (tokenizer) {
     // The simulated model speaks the tokenizer's vocabulary; its eos becomes the tokenizer's.
     deployment.model.vocab = tokenizer->vocab_size();
-    context_.codec = std::make_shared<TokenizerTextCodec>(tokenizer, chat);
+    api_.codec = std::make_shared<TokenizerTextCodec>(tokenizer, chat);
   } else {
-    context_.codec = std::make_shared<SimTextCodec>(deployment.model.vocab, chat);
+    api_.codec = std::make_shared<SimTextCodec>(deployment.model.vocab, chat);
   }
   const int32_t eos = tokenizer ? tokenizer->eos_id() : -1;
   return [this, eos, engines = uint64_t{0}]() mutable {
@@ -209,7 +215,7 @@ std::shared_ptr<ModelWeights> LlmServer::load_served_model() const {
 void LlmServer::use_model_tokenizer(const ModelConfig& config) {
   const ServerOptions& o = context_.options;
   const std::string& path = o.engine.model;
-  context_.seed_unseeded_requests = true;
+  api_.seed_unseeded_requests = true;
   std::shared_ptr<const Tokenizer> tokenizer = load_server_tokenizer(
       o.tokenizer.empty() ? path : o.tokenizer, o.tokenizer.empty() ? "--model" : "--tokenizer");
   if (tokenizer->vocab_size() > config.vocab_size) {
@@ -218,7 +224,7 @@ void LlmServer::use_model_tokenizer(const ModelConfig& config) {
                      " tokens, more than the model's vocab_size " +
                      std::to_string(config.vocab_size));
   }
-  context_.codec = std::make_shared<TokenizerTextCodec>(
+  api_.codec = std::make_shared<TokenizerTextCodec>(
       tokenizer, resolve_chat_template(o.chat_template, tokenizer.get()));
   model_eos_ids_ = config.eos_token_ids;
 }
@@ -289,10 +295,10 @@ void LlmServer::shutdown() {
   if (stopped_) return;
   stopped_ = true;
   using clock = std::chrono::steady_clock;
-  context_.draining = true;
+  api_.draining = true;
   http_->begin_drain();
   for (auto& f : port_frontends_) {
-    f->context.draining = true;
+    f->api.draining = true;
     f->http->begin_drain();
   }
   const auto deadline =

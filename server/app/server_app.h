@@ -2,7 +2,8 @@
 // real time, with SimTokenizer or a real --tokenizer; cpu: a model file's weights and tokenizer),
 // the text codec, the metrics registry (vLLM's families and the API server's HTTP metrics, which
 // are kept with --disable-log-stats, as vLLM keeps its instrumentator), the engine service, the
-// router and the HTTP server from ServerOptions, and runs the graceful shutdown. Tests create one
+// API's context and router, and the HTTP server from ServerOptions, and runs the graceful
+// shutdown. Tests create one
 // in-process on port 0.
 // Thread-safety: construct, start(), shutdown() and destroy from one controlling thread; the
 // accessors are safe while it runs.
@@ -17,6 +18,7 @@
 
 #include "backends/sim/sim_backend.h"
 #include "core/vllm_metrics.h"
+#include "server/api/api_context.h"
 #include "server/api/api_router.h"
 #include "server/api/request_log.h"
 #include "server/app/server_context.h"
@@ -59,17 +61,19 @@ class LlmServer {
   std::vector<prometheus::MetricFamily> collect_engine_metrics() const;
 
   ServerContext& context() { return context_; }
+  ApiContext& api() { return api_; }  // engine 0's front end's
   EngineService& engine(size_t i = 0) { return *engines_[i]; }
   HttpServer& http() { return *http_; }
 
  private:
   ServerContext context_;
+  ApiContext api_;
   prometheus::Registry registry_;
   std::unique_ptr<VllmMetricFamilies> families_;
   std::vector<std::unique_ptr<EngineMetrics>> metrics_;  // one per engine (engine="i")
   std::unique_ptr<AdmissionMetrics> admission_metrics_;  // the server's, without an engine label
   std::unique_ptr<HttpMetrics> http_metrics_;            // the instrumentator's http_* families
-  // Load the model or tokenizer and set up the context; return a maker of one engine's backend.
+  // Load the model or tokenizer and set up the contexts; return a maker of one engine's backend.
   std::function<Backend*()> setup_sim();
   std::function<Backend*()> setup_cpu();
   std::function<Backend*()> setup_cuda();  // cuda_server_setup.cpp
@@ -93,10 +97,10 @@ class LlmServer {
   bool stopped_ = false;
 
   // --data-parallel-separate-ports: engines 1..N-1 each behind a front end of their own (engine 0
-  // keeps the members above): its context (sharing the options, codec and request log), its
+  // keeps the members above): its API context (sharing the options, codec and request log), its
   // registry (its engine's series, its admission and HTTP metrics), router and HTTP server.
   struct PortFrontend {
-    ServerContext context;
+    ApiContext api;
     prometheus::Registry registry;
     std::unique_ptr<VllmMetricFamilies> families;
     std::unique_ptr<AdmissionMetrics> admission_metrics;

@@ -77,9 +77,6 @@ struct ServerOptions {
   bool otlp_traces_include_content = false;
 };
 
-// Seconds in the Retry-After header of a 503 from --max-waiting-requests.
-inline constexpr int kAdmissionRetryAfterS = 1;
-
 // Parses argv[1..] (without --help and --version: the caller checks wants_help and
 // wants_version first). `env_api_key` is VLLM_API_KEY, `env_log_stats_interval`
 // VLLM_LOG_STATS_INTERVAL (either may be null). Throws UsageError naming the flag.

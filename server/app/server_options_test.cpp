@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backends/sim/presets.h"
+#include "server/api/api_context.h"  // kAdmissionRetryAfterS
 
 namespace llm {
 namespace {

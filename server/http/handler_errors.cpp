@@ -1,23 +1,8 @@
 #include "server/http/handler_errors.h"
 
 #include <cstdio>
-#include <nlohmann/json.hpp>
 
 namespace llm {
-
-ApiError error_of_exception(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const ApiException& e) {
-    return e.error();
-  } catch (const nlohmann::json::exception& e) {  // a request field read without its check
-    return ApiError{400, std::string("Invalid request: ") + e.what(), "", ""};
-  } catch (const std::exception& e) {
-    return ApiError{500, std::string("Internal server error: ") + e.what(), "", ""};
-  } catch (...) {
-    return ApiError{500, "Internal server error", "", ""};
-  }
-}
 
 std::string handler_error_log_line(const std::string& where, const std::string& method,
                                    const std::string& target, const std::string& what) {
@@ -36,6 +21,11 @@ std::string handler_error_log_line(const std::string& where, const std::string& 
     }
   }
   return safe;
+}
+
+void log_handler_error(const std::string& where, const std::string& method,
+                       const std::string& target, const std::string& what) {
+  std::fprintf(stderr, "%s\n", handler_error_log_line(where, method, target, what).c_str());
 }
 
 }  // namespace llm

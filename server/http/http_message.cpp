@@ -2,8 +2,6 @@
 
 #include <cstdio>
 
-#include "server/api/api_error.h"
-
 namespace llm {
 namespace {
 
@@ -18,6 +16,31 @@ void append_headers(std::string& out,
 }
 
 }  // namespace
+
+const char* http_reason(int status) {
+  switch (status) {
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Payload Too Large";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Internal Server Error";
+  }
+}
 
 std::string serialize_response(const HttpResponse& r, bool keep_alive) {
   std::string out;

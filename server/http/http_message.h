@@ -33,6 +33,8 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers
 };
 
+const char* http_reason(int status);  // "OK", "Bad Request", ...
+
 // Status line, Content-Type, Content-Length, Connection, extra headers, blank line, body.
 std::string serialize_response(const HttpResponse& response, bool keep_alive);
 // The head of a 200 text/event-stream response with Transfer-Encoding: chunked.

@@ -1,14 +1,14 @@
-// The HTTP/1.1 front end (Boost.Asio + Beast, the only translation unit that includes them):
-// an acceptor and keep-alive sessions on a small pool of I/O threads, each session on its own
-// strand. Requests are parsed with limits (body 413, header 431, a read deadline for slow or idle
-// clients, a cap on open connections answered 503), handed to the ApiRouter, and generations are
-// streamed as chunked Server-Sent Events or written whole. While a generation runs the session
-// keeps a read pending on its socket, so a client that disconnects (or a failed write) aborts the
-// request in the engine at once. Each routed request is counted in HttpMetrics when its response
-// is written or its connection ends (requests refused before routing, e.g. 413 or 408, are not:
-// uvicorn answers those before vLLM's instrumentator sees them).
-// Thread-safety: start(), begin_drain() and stop() from one controlling thread;
-// open_connections() and active_generations() from any thread.
+// The HTTP/1.1 front end (Boost.Asio + Beast, which only its .cpp and http_session.* include):
+// an acceptor and keep-alive sessions (http_session.h) on a small pool of I/O threads, each
+// session on its own strand. Requests are parsed with limits (body 413, header 431, a read deadline
+// for slow or idle clients, a cap on open connections answered 503), handed to the HttpHandler
+// (llmserve's ApiRouter), and its jobs (generations) are streamed as chunked Server-Sent Events or
+// written whole. While a job runs the session keeps a read pending on its socket, so a client that
+// disconnects (or a failed write) cancels the job (the request in the engine) at once. Each routed
+// request is counted in HttpMetrics when its response is written or its connection ends (requests
+// refused before routing, e.g. 413 or 408, are not: uvicorn answers those before vLLM's
+// instrumentator sees them). Thread-safety: start(), begin_drain() and stop() from one controlling
+// thread; open_connections() and active_generations() from any thread.
 #pragma once
 
 #include <cstddef>
@@ -18,7 +18,7 @@
 
 namespace llm {
 
-class ApiRouter;
+class HttpHandler;
 class HttpMetrics;
 
 struct HttpServerConfig {
@@ -36,7 +36,8 @@ struct HttpServerConfig {
 
 class HttpServer {
  public:
-  HttpServer(ApiRouter& router, HttpServerConfig config);
+  // `handler` outlives the server.
+  HttpServer(HttpHandler& handler, HttpServerConfig config);
   ~HttpServer();  // stop() if still running
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -1,6 +1,7 @@
-// Test helper (server_tests only): a tiny blocking HTTP/1.1 client over POSIX sockets on
+// Test helper (the server's tests only): a tiny blocking HTTP/1.1 client over POSIX sockets on
 // 127.0.0.1, so the integration tests see the exact bytes on the wire (chunk framing decoded)
-// and can drop connections at any point. Also starts an in-process LlmServer on port 0.
+// and can drop connections at any point. server/app/testing/test_server.h starts an in-process
+// LlmServer for it.
 // Thread-safety: one Connection per thread.
 #pragma once
 
@@ -18,8 +19,6 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
-
-#include "server/app/server_app.h"
 
 namespace llm::testing {
 
@@ -167,21 +166,6 @@ inline double metric(uint16_t port, const std::string& series) {
   const size_t pos = text.find(series + " ");
   if (pos == std::string::npos) return -1;
   return std::stod(text.substr(pos + series.size() + 1));
-}
-
-inline ServerOptions test_options() {
-  ServerOptions o;
-  o.host = "127.0.0.1";
-  o.port = 0;
-  o.step_time_scale = 0;
-  o.http_threads = 2;
-  return o;
-}
-
-inline std::unique_ptr<LlmServer> start_server(const ServerOptions& options) {
-  auto server = std::make_unique<LlmServer>(options);
-  server->start();
-  return server;
 }
 
 // Polls `pred` every 5 ms for up to `ms`.

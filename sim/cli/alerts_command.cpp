@@ -12,6 +12,7 @@
 #include "core/flag_set.h"
 #include "core/pending_file.h"
 #include "sim/alerts/alert_timeline.h"
+#include "sim/alerts/alerts_result.h"
 #include "sim/alerts/rule_file.h"
 #include "sim/report/alert_section.h"
 #include "sim/report/html_report.h"
@@ -143,28 +144,11 @@ class WorkDir {
   std::string path_;
 };
 
-const AlertRuleTimeline* find_alert(const std::vector<AlertRuleTimeline>& alerts,
-                                    const std::string& name) {
-  for (const auto& a : alerts) {
-    if (a.alert == name) return &a;
-  }
-  return nullptr;
-}
-
-std::string first_fired_text(const AlertRuleTimeline& a, int64_t start_ns) {
-  std::optional<int64_t> first;
-  for (const auto& s : a.label_sets) {
-    for (const auto& e : s.episodes) {
-      if (e.fired_ns && (!first || *e.fired_ns < *first)) first = e.fired_ns;
-    }
-  }
-  return first ? trace_time_text(*first, start_ns) : "never";
-}
-
 // The replay's report with a section of the alert windows, in trace seconds.
 void write_alerts_report(PendingFile& file, HtmlReport report, const std::vector<std::string>& args,
-                         const std::vector<AlertRuleTimeline>& alerts, int64_t start_ns,
-                         int64_t end_ns) {
+                         const AlertsResult& result) {
+  const std::vector<AlertRuleTimeline>& alerts = result.alerts;
+  const int64_t start_ns = result.start_ns;
   const auto trace_s = [start_ns](int64_t t) { return static_cast<double>(t - start_ns) / 1e9; };
   std::vector<AlertWindow> windows;
   for (const AlertRuleTimeline& a : alerts) {
@@ -188,9 +172,49 @@ void write_alerts_report(PendingFile& file, HtmlReport report, const std::vector
   for (const AlertRuleTimeline& a : alerts) fired += a.ever_fired() ? 1 : 0;
   report.facts.insert(report.facts.begin(), {"Alerts fired", std::to_string(fired) + " of " +
                                                                  std::to_string(alerts.size())});
-  report.sections.insert(report.sections.begin(), alert_section(windows, trace_s(end_ns)));
+  report.sections.insert(report.sections.begin(), alert_section(windows, trace_s(result.end_ns)));
   file.stream() << render_html_report(report);
   file.commit();
+}
+
+// --expect-fire and --expect-quiet name alerts of the rule file. Throws UsageError.
+void check_expected_alerts_exist(const AlertsOptions& o, const PromRuleFile& rules) {
+  std::set<std::string> names;
+  for (const auto& g : rules.groups) {
+    for (const auto& r : g.rules) {
+      if (!r.alert.empty()) names.insert(r.alert);
+    }
+  }
+  for (const auto* list : {&o.expect_fire, &o.expect_quiet}) {
+    for (const std::string& n : *list) {
+      if (names.count(n)) continue;
+      std::string known;
+      for (const auto& k : names) known += (known.empty() ? "" : ", ") + k;
+      throw UsageError(std::string(list == &o.expect_fire ? "--expect-fire" : "--expect-quiet") +
+                       ": no alert " + n + " in " + o.rules_path +
+                       " (its alerts: " + (known.empty() ? "none" : known) + ")");
+    }
+  }
+}
+
+// Every alerting rule evaluated with a private Prometheus over the replay's series (from trace
+// time 0 to its last sample), and the checks judged on the timelines.
+AlertsResult evaluate_alerts(const AlertsOptions& o, const PromRuleFile& rules,
+                             const ReplayOptions& replay, const WorkDir& work) {
+  AlertsResult result;
+  result.start_ns = replay.start_time_unix_ns;
+  result.end_ns = last_openmetrics_sample_ns(replay.metrics_out);
+  {
+    LocalPrometheus prometheus(o.tools, replay.metrics_out, work.path());
+    result.alerts = evaluate_alert_rules(
+        rules, o.evaluation_interval_ns, result.start_ns, result.end_ns,
+        [&prometheus](const std::string& expr, int64_t s, int64_t e, int64_t step) {
+          return prometheus.query_range(expr, s, e, step);
+        });
+  }
+  result.checks =
+      check_alerts(result.alerts, result.start_ns, o.expect_fire, o.expect_quiet, o.fail_on_fire);
+  return result;
 }
 
 }  // namespace
@@ -213,22 +237,7 @@ int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, 
     if (!o.timeline_json.empty()) {
       timeline_file = std::make_unique<PendingFile>("--timeline-json", o.timeline_json);
     }
-    std::set<std::string> names;
-    for (const auto& g : rules.groups) {
-      for (const auto& r : g.rules) {
-        if (!r.alert.empty()) names.insert(r.alert);
-      }
-    }
-    for (const auto* list : {&o.expect_fire, &o.expect_quiet}) {
-      for (const std::string& n : *list) {
-        if (names.count(n)) continue;
-        std::string known;
-        for (const auto& k : names) known += (known.empty() ? "" : ", ") + k;
-        throw UsageError(std::string(list == &o.expect_fire ? "--expect-fire" : "--expect-quiet") +
-                         ": no alert " + n + " in " + o.rules_path +
-                         " (its alerts: " + (known.empty() ? "none" : known) + ")");
-      }
-    }
+    check_expected_alerts_exist(o, rules);
   } catch (const UsageError& e) {
     return report_usage_error(err, "llmsim alerts", e);
   } catch (const RuleFileError& e) {
@@ -249,56 +258,17 @@ int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, 
     HtmlReport report;
     const int code = execute_replay(replay, out, err, {}, report_file ? &report : nullptr);
     if (code != 0) return code;
-    const int64_t start_ns = replay.start_time_unix_ns;
-    const int64_t end_ns = last_openmetrics_sample_ns(replay.metrics_out);
-
-    std::vector<AlertRuleTimeline> alerts;
-    {
-      LocalPrometheus prometheus(o.tools, replay.metrics_out, work.path());
-      alerts = evaluate_alert_rules(
-          rules, o.evaluation_interval_ns, start_ns, end_ns,
-          [&prometheus](const std::string& expr, int64_t s, int64_t e, int64_t step) {
-            return prometheus.query_range(expr, s, e, step);
-          });
-    }
-    out << format_alert_timeline(alerts, start_ns, end_ns);
+    const AlertsResult result = evaluate_alerts(o, rules, replay, work);
+    out << format_alerts_timeline(result);
     if (report_file) {
-      write_alerts_report(*report_file, report, args, alerts, start_ns, end_ns);
+      write_alerts_report(*report_file, report, args, result);
     }
     if (timeline_file) {
-      timeline_file->stream() << alert_timeline_json(alerts, start_ns, end_ns);
+      timeline_file->stream() << alerts_json(result);
       timeline_file->commit();
     }
-    int result = 0;
-    for (const std::string& n : o.expect_fire) {
-      const AlertRuleTimeline* a = find_alert(alerts, n);
-      if (a && a->ever_fired()) {
-        out << "expect-fire " << n << ": ok (first fired at " << first_fired_text(*a, start_ns)
-            << ")\n";
-      } else {
-        out << "expect-fire " << n << ": FAILED, it never fired\n";
-        result = 1;
-      }
-    }
-    for (const std::string& n : o.expect_quiet) {
-      const AlertRuleTimeline* a = find_alert(alerts, n);
-      if (a && a->ever_fired()) {
-        out << "expect-quiet " << n << ": FAILED, it fired at " << first_fired_text(*a, start_ns)
-            << "\n";
-        result = 1;
-      } else {
-        out << "expect-quiet " << n << ": ok\n";
-      }
-    }
-    if (o.fail_on_fire) {
-      int fired = 0;
-      for (const auto& a : alerts) fired += a.ever_fired() ? 1 : 0;
-      if (fired > 0) {
-        out << "fail-on-fire: " << fired << " alert" << (fired == 1 ? "" : "s") << " fired\n";
-        result = 1;
-      }
-    }
-    return result;
+    out << format_alert_checks(result);
+    return alerts_exit_code(result);
   } catch (const std::invalid_argument& e) {  // a rule that cannot be evaluated
     err << "llmsim alerts: --rules: " << e.what() << "\n";
     return kUsageExitCode;

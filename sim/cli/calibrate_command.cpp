@@ -17,11 +17,11 @@
 #include "calibrate/backend_probe.h"
 #include "calibrate/http_probe.h"
 #include "calibrate/step_log_samples.h"
+#include "calibrate/step_pricing.h"
 #include "core/engine_args.h"
 #include "core/flag_set.h"
 #include "core/pending_file.h"
 #include "loadgen/cli.h"
-#include "sim/step_pricing.h"
 #include "ui/progress_bar.h"
 
 namespace llm {

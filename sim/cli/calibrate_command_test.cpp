@@ -12,7 +12,7 @@
 
 #include "backends/sim/engine_profile.h"
 #include "backends/sim/step_record.h"
-#include "sim/testing/profile_test_util.h"
+#include "sim/cli/testing/profile_test_util.h"
 
 namespace llm {
 namespace {

@@ -1,32 +1,26 @@
 #include "sim/cli/capacity_command.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstddef>
-#include <cstdio>
 #include <filesystem>
 #include <map>
-#include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <thread>
 
 #include "core/flag_set.h"
 #include "core/pending_file.h"
-#include "sim/capacity_parallel.h"
-#include "sim/capacity_report.h"
-#include "sim/capacity_search.h"
-#include "sim/capacity_signals.h"
+#include "sim/capacity/capacity_result.h"
+#include "sim/capacity/capacity_search.h"
+#include "sim/capacity/capacity_signals.h"
 #include "sim/cli/replay_command.h"
-#include "sim/cli/sweep_runner.h"
-#include "sim/replay_report.h"
+#include "sim/replay/run_in_parallel.h"
+#include "sim/replay/slo.h"
+#include "sim/replay/summarize_replay.h"
 #include "sim/report/capacity_section.h"
 #include "sim/report/figure_map.h"
 #include "sim/report/html_report.h"
-#include "sim/slo.h"
-#include "sim/summary_figures.h"
-#include "sim/trace_io.h"
+#include "sim/trace/trace_io.h"
 
 namespace llm {
 
@@ -191,20 +185,11 @@ CapacityOptions parse_capacity_args(const std::vector<std::string>& args) {
 
 // One engine-argument candidate: the extra flags and the options they give.
 struct Candidate {
-  std::vector<std::pair<std::string, std::string>> settings;  // flag (no dashes), value
+  CapacitySettings settings;
   ReplayOptions options;
 };
 
-std::string describe(const Candidate& c) {
-  std::string text;
-  for (const auto& [flag, value] : c.settings) {
-    text += (text.empty() ? "--" : " --") + flag + " " + value;
-  }
-  return text.empty() ? "(the given engine arguments)" : text;
-}
-
-ReplayOptions with_flags(const CapacityOptions& o,
-                         const std::vector<std::pair<std::string, std::string>>& settings) {
+ReplayOptions with_flags(const CapacityOptions& o, const CapacitySettings& settings) {
   std::vector<std::string> args = o.replay_args;
   auto flags_end = std::find(args.begin(), args.end(), "--");  // flags go before a "--"
   for (const auto& [flag, value] : settings) {
@@ -233,7 +218,7 @@ std::vector<Candidate> make_candidates(const CapacityOptions& o) {
       make_replay_config(c.options);  // refuses a configuration that cannot run
     } catch (const std::invalid_argument& e) {
       if (c.settings.empty()) throw UsageError(e.what());
-      throw UsageError("--search: " + describe(c) + ": " + e.what());
+      throw UsageError("--search: " + describe_settings(c.settings) + ": " + e.what());
     }
   }
   return out;
@@ -264,20 +249,8 @@ std::vector<CapacityPoint> replay_batch(const Trace& trace, const std::vector<Re
   return results;
 }
 
-constexpr int64_t kScaleStepsPerDoubling = 32;
-constexpr int64_t kScaleSteps = 10 * kScaleStepsPerDoubling;  // 2^-10 .. 2^10 times the load
-
-double scale_at(double base, int64_t step) {
-  return base * std::exp2(static_cast<double>(step) / kScaleStepsPerDoubling);
-}
-
-struct EngineSearch {
-  SearchOutcome outcome;
-  std::map<int64_t, CapacityPoint> points;
-};
-
-EngineSearch search_engines(const Trace& trace, const CapacityOptions& o, const Candidate& c) {
-  EngineSearch s;
+CapacitySearch search_engines(const Trace& trace, const CapacityOptions& o, const Candidate& c) {
+  CapacitySearch s;
   const BatchPredicate predicate = [&](const std::vector<int64_t>& xs) {
     std::vector<ReplayOptions> batch;
     for (int64_t n : xs) {
@@ -296,15 +269,11 @@ EngineSearch search_engines(const Trace& trace, const CapacityOptions& o, const 
   return s;
 }
 
-struct ScaleSearch {
-  SearchOutcome outcome;  // of "one engine misses the SLOs at step x"
-  std::map<int64_t, CapacityPoint> points;
-};
-
-// `one_engine` is the engine search's replay of one engine at the given load (step 0), reused.
-ScaleSearch search_scale(const Trace& trace, const CapacityOptions& o, const Candidate& c,
-                         const CapacityPoint& one_engine) {
-  ScaleSearch s;
+// The search of "one engine misses the SLOs at step x". `one_engine` is the engine search's
+// replay of one engine at the given load (step 0), reused.
+CapacitySearch search_scale(const Trace& trace, const CapacityOptions& o, const Candidate& c,
+                            const CapacityPoint& one_engine) {
+  CapacitySearch s;
   s.points[0] = one_engine;
   const BatchPredicate predicate = [&](const std::vector<int64_t>& xs) {
     std::vector<ReplayOptions> batch;
@@ -327,39 +296,78 @@ ScaleSearch search_scale(const Trace& trace, const CapacityOptions& o, const Can
   return s;
 }
 
-std::string indent(const std::string& text, const std::string& prefix) {
-  std::string out;
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = text.find('\n', start);
-    out += prefix + text.substr(start, end - start + 1);
-    if (end == std::string::npos) break;
-    start = end + 1;
+// The seed's memory what-ifs for `chosen`, replayed at `engines` engines. A what-if that cannot
+// run (the model does not fit, ...) is reported, not replayed.
+std::vector<CapacityWhatIf> replay_what_ifs(const Trace& trace, const CapacityOptions& o,
+                                            const Candidate& chosen, int64_t engines) {
+  std::vector<CapacityWhatIf> what_ifs;
+  const auto add = [&what_ifs](const std::string& flag, const std::string& value) {
+    what_ifs.emplace_back();
+    what_ifs.back().flag = flag;
+    what_ifs.back().value = value;
+  };
+  ResolvedEngine resolved;
+  make_replay_config(chosen.options, &resolved);
+  if (resolved.kv_cache_dtype.rfind("fp8", 0) != 0) add("kv-cache-dtype", "fp8");
+  const double utilization = chosen.options.engine.gpu_memory_utilization;
+  if (utilization < 0.97) {
+    add("gpu-memory-utilization", capacity_number(std::min(0.97, utilization + 0.05), "%.2f"));
   }
-  return out;
+  std::vector<ReplayOptions> options_of;
+  for (CapacityWhatIf& what_if : what_ifs) {
+    CapacitySettings settings = chosen.settings;
+    settings.emplace_back(what_if.flag, what_if.value);
+    ReplayOptions options = chosen.options;
+    try {
+      options = with_flags(o, settings);
+      options.data_parallel_size = static_cast<int32_t>(engines);
+      make_replay_config(options);
+    } catch (const std::invalid_argument& e) {
+      what_if.error = e.what();
+      options = chosen.options;
+      options.data_parallel_size = static_cast<int32_t>(engines);
+    }
+    options_of.push_back(options);
+  }
+  const std::vector<CapacityPoint> points = replay_batch(trace, options_of, o.slo, o.jobs);
+  for (size_t i = 0; i < what_ifs.size(); ++i) what_ifs[i].point = points[i];
+  return what_ifs;
 }
 
-std::string evaluated_line(const SearchOutcome& outcome, const char* unit,
-                           const std::function<std::string(int64_t)>& label, bool true_is_met) {
-  std::string text;
-  for (const SearchPoint& p : outcome.evaluated) {
-    const bool met = p.value == true_is_met;
-    text += (text.empty() ? "" : ", ") + label(p.x) + unit + " " + (met ? "met" : "missed");
+// Every replay of `llmsim capacity`: each candidate's engine search (the answer is the cheapest,
+// the first on a tie), then for the answer's candidate one engine's arrival-rate search and the
+// memory what-ifs at the signals' number of engines.
+CapacityResult compute_capacity(const CapacityOptions& o, const Trace& trace) {
+  const std::vector<Candidate> candidates = make_candidates(o);
+  CapacityResult r;
+  r.trace_path = o.base.trace_path;
+  r.num_requests = trace.requests.size();
+  r.slo = o.slo;
+  r.routing_policy = o.base.routing_policy;
+  r.max_engines = o.max_engines;
+  r.best = candidates.size();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    r.candidates.push_back({candidates[i].settings, search_engines(trace, o, candidates[i])});
+    const auto& answer = r.candidates.back().engines.outcome.first_true;
+    if (answer && (r.best == candidates.size() ||
+                   *answer < *r.candidates[r.best].engines.outcome.first_true)) {
+      r.best = i;
+    }
   }
-  return text;
+  const Candidate& chosen = candidates[r.best == candidates.size() ? 0 : r.best];
+  r.base_scale = chosen.options.arrival_rate_scale;
+  r.scale = search_scale(trace, o, chosen, r.shown().engines.points.at(1));
+  r.kv_blocks_fixed = chosen.options.engine.num_gpu_blocks_override.has_value();
+  r.what_ifs = replay_what_ifs(trace, o, chosen, r.signal_engines());
+  return r;
 }
-
-}  // namespace
-
-namespace {
 
 // --report: the SLO figures of every engine count replayed for the chosen candidate, against the
 // targets, in the HTML report of sim/report/.
 void write_capacity_report(const CapacityOptions& o, const std::vector<std::string>& args,
-                           const EngineSearch& search, std::optional<int64_t> engines,
-                           std::optional<double> sustained) {
+                           const CapacityResult& result) {
   std::vector<CapacityReportPoint> points;
-  for (const auto& [n, point] : search.points) {
+  for (const auto& [n, point] : result.shown().engines.points) {
     points.push_back({static_cast<int32_t>(n), summary_figure_map(point.summary)});
   }
   std::map<std::string, double> targets;
@@ -370,6 +378,8 @@ void write_capacity_report(const CapacityOptions& o, const std::vector<std::stri
   command.insert(command.end(), args.begin(), args.end());
   report.command_line = shell_command_line("llmsim", command);
   report.trace_name = std::filesystem::path(o.base.trace_path).filename().string();
+  const std::optional<int64_t> engines = result.engines();
+  const std::optional<double> sustained = result.sustained_scale();
   report.facts.emplace_back("Engines meeting every SLO",
                             engines ? std::to_string(*engines) : "none up to --max-engines");
   report.facts.emplace_back("One engine's largest arrival-rate scale",
@@ -392,189 +402,12 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
   try {
     const CapacityOptions o = parse_capacity_args(args);
     const Trace trace = read_trace_file(o.base.trace_path);
-    const std::vector<Candidate> candidates = make_candidates(o);
-
-    // 1. The fewest engines, per candidate; the answer is the cheapest (the first on a tie).
-    std::vector<EngineSearch> searches;
-    size_t best = candidates.size();
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      searches.push_back(search_engines(trace, o, candidates[i]));
-      const auto& answer = searches.back().outcome.first_true;
-      if (answer && (best == candidates.size() || *answer < *searches[best].outcome.first_true)) {
-        best = i;
-      }
-    }
-
-    std::string slo_text;
-    for (const SloTarget& t : o.slo) {
-      slo_text += (slo_text.empty() ? "" : ", ") + t.key +
-                  (lower_is_better(t.key) ? " <= " : " >= ") + format_figure(t.key, t.target);
-    }
-    out << "capacity: " << o.base.trace_path << " (" << trace.requests.size() << " requests), SLO "
-        << slo_text << ", routing " << o.base.routing_policy << "\n";
-    if (candidates.size() > 1) {
-      out << "candidates:\n";
-      for (size_t i = 0; i < candidates.size(); ++i) {
-        const auto& answer = searches[i].outcome.first_true;
-        out << "  " << describe(candidates[i]) << ": "
-            << (answer ? std::to_string(*answer) + " engine(s)"
-                       : "none up to " + std::to_string(o.max_engines) + " engines")
-            << (i == best ? "  <- answer" : "") << "\n";
-      }
-    }
-
-    nlohmann::ordered_json result;
-    const size_t shown = best == candidates.size() ? 0 : best;
-    const Candidate& chosen = candidates[shown];
-    const EngineSearch& search = searches[shown];
-    const std::optional<int64_t> engines = search.outcome.first_true;
-    const CapacityPoint* at = engines ? &search.points.at(*engines) : nullptr;
-    const CapacityPoint* below = nullptr;
-    if (engines && *engines > 1 && search.points.count(*engines - 1)) {
-      below = &search.points.at(*engines - 1);
-    }
-    if (!engines) {
-      below = &search.points.at(o.max_engines);
-      out << "engines: none: " << o.max_engines << " engines (--max-engines) still miss the SLOs"
-          << (candidates.size() > 1 ? " with every candidate" : "") << "\n";
-    } else {
-      out << "engines: " << *engines << " (data parallel, each with its own KV cache)"
-          << (chosen.settings.empty() ? "" : " with " + describe(chosen)) << "\n";
-      out << "at " << *engines << " engine(s):\n" << indent(format_slo_results(at->slo), "  ");
-      if (below) {
-        out << "one step below, at " << *engines - 1 << " engine(s):\n"
-            << indent(format_slo_results(below->slo), "  ");
-      } else {
-        out << "one step below: none (one engine is the fewest)\n";
-      }
-    }
-    const auto engines_label = [](int64_t n) { return std::to_string(n); };
-    out << "replayed: " << evaluated_line(search.outcome, " engine(s)", engines_label, true)
-        << "\n";
-    const bool engines_monotone = !search.outcome.violation_true;
-    if (engines_monotone) {
-      out << "monotone: yes at the replayed points (more engines never missed where fewer met)\n";
-    } else {
-      out << "monotone: NO: " << search.outcome.violation_true->x << " engine(s) meet the SLOs but "
-          << search.outcome.violation_false->x
-          << " miss them; the answer is the search's, a smaller one may exist\n";
-    }
-
-    // 2. The largest arrival-rate scale one engine sustains, for the chosen candidate.
-    const ScaleSearch scale = search_scale(trace, o, chosen, search.points.at(1));
-    const double base_scale = chosen.options.arrival_rate_scale;
-    const auto scale_label = [base_scale](int64_t x) {
-      return capacity_number(scale_at(base_scale, x));
-    };
-    std::optional<double> sustained;
-    if (scale.outcome.true_at_min) {
-      out << "one engine: misses the SLOs even at " << scale_label(-kScaleSteps)
-          << "x the trace's arrival rate\n";
-    } else if (!scale.outcome.first_true) {
-      sustained = scale_at(base_scale, kScaleSteps);
-      out << "one engine: meets the SLOs up to " << capacity_number(*sustained)
-          << "x the arrival rate (the search's bound)\n";
-    } else {
-      sustained = scale_at(base_scale, *scale.outcome.first_true - 1);
-      out << "one engine sustains " << capacity_number(*sustained)
-          << "x the trace's arrival rate (misses at " << scale_label(*scale.outcome.first_true)
-          << "x; steps of 2^(1/32); " << scale.points.size() << " loads replayed)\n";
-    }
-    const bool scale_monotone = !scale.outcome.violation_true;
-    if (!scale_monotone) {
-      out << "  monotone: NO: one engine misses at " << scale_label(scale.outcome.violation_true->x)
-          << "x but meets at " << scale_label(scale.outcome.violation_false->x) << "x\n";
-    }
-
-    // 3. Capacity signals at the busiest hour, one step below the answer (or at the answer when
-    // one engine suffices): the deployment that shows why the next engine is needed.
-    const int64_t signal_engines = engines ? std::max<int64_t>(1, *engines - 1) : o.max_engines;
-    const CapacityPoint& signal_point = search.points.at(signal_engines);
-    const WindowFigures& w = signal_point.window;
-    out << format_capacity_signals(w, signal_engines);
-
-    // The seed's memory what-ifs, replayed at the same number of engines.
-    std::vector<std::pair<std::string, std::string>> what_ifs;
-    ResolvedEngine resolved;
-    make_replay_config(chosen.options, &resolved);
-    if (resolved.kv_cache_dtype.rfind("fp8", 0) != 0) what_ifs.push_back({"kv-cache-dtype", "fp8"});
-    const double utilization = chosen.options.engine.gpu_memory_utilization;
-    if (utilization < 0.97) {
-      what_ifs.push_back(
-          {"gpu-memory-utilization", capacity_number(std::min(0.97, utilization + 0.05), "%.2f")});
-    }
-    // A what-if that cannot run (the model does not fit, ...) is reported, not replayed.
-    std::vector<ReplayOptions> what_if_options;
-    std::vector<std::string> what_if_errors;
-    for (const auto& what_if : what_ifs) {
-      auto settings = chosen.settings;
-      settings.push_back(what_if);
-      ReplayOptions options = chosen.options;
-      std::string error;
-      try {
-        options = with_flags(o, settings);
-        options.data_parallel_size = static_cast<int32_t>(signal_engines);
-        make_replay_config(options);
-      } catch (const std::invalid_argument& e) {
-        error = e.what();
-        options = chosen.options;
-        options.data_parallel_size = static_cast<int32_t>(signal_engines);
-      }
-      what_if_options.push_back(options);
-      what_if_errors.push_back(error);
-    }
-    const std::vector<CapacityPoint> what_if_results =
-        replay_batch(trace, what_if_options, o.slo, o.jobs);
-    out << "what-ifs replayed with " << signal_engines << " engine(s):\n";
-    if (chosen.options.engine.num_gpu_blocks_override) {
-      out << "  (--num-gpu-blocks-override fixes the KV blocks: these what-ifs cannot add any)\n";
-    }
-    nlohmann::ordered_json what_if_json = nlohmann::ordered_json::array();
-    for (size_t i = 0; i < what_ifs.size(); ++i) {
-      const std::string name = "--" + what_ifs[i].first + " " + what_ifs[i].second;
-      if (!what_if_errors[i].empty()) {
-        out << "  " << name << ": cannot run: " << what_if_errors[i] << "\n";
-        continue;
-      }
-      const CapacityPoint& r = what_if_results[i];
-      out << format_what_if(name, r);
-      what_if_json.push_back({{"flag", what_ifs[i].first},
-                              {"value", what_ifs[i].second},
-                              {"engines", signal_engines},
-                              {"met", r.met},
-                              {"slo", capacity_slo_json(&r)}});
-    }
-
-    if (!o.report.empty()) {
-      write_capacity_report(o, args, search, engines, sustained);
-    }
+    const CapacityResult result = compute_capacity(o, trace);
+    out << format_capacity(result);
+    if (!o.report.empty()) write_capacity_report(o, args, result);
     if (!o.result_json.empty()) {
-      result["engines"] = engines ? nlohmann::ordered_json(*engines) : nullptr;
-      nlohmann::ordered_json engine_args = nlohmann::ordered_json::object();
-      for (const auto& [flag, value] : chosen.settings) engine_args[flag] = value;
-      engine_args["routing-policy"] = o.base.routing_policy;
-      engine_args["arrival-rate-scale"] = base_scale;
-      result["engine_args"] = engine_args;
-      nlohmann::ordered_json slo = nlohmann::ordered_json::object();
-      for (const SloTarget& t : o.slo) slo[t.key] = t.target;
-      result["slo"] = slo;
-      result["at_answer"] = capacity_summary_json(at);
-      result["below_answer"] = capacity_summary_json(below);
-      result["slo_at_answer"] = capacity_slo_json(at);
-      result["slo_below_answer"] = capacity_slo_json(below);
-      result["monotone"] = engines_monotone;
-      nlohmann::ordered_json replayed = nlohmann::ordered_json::array();
-      for (const SearchPoint& p : search.outcome.evaluated) {
-        replayed.push_back({{"engines", p.x}, {"met", p.value}});
-      }
-      result["replayed"] = replayed;
-      result["one_engine_max_arrival_rate_scale"] =
-          sustained ? nlohmann::ordered_json(*sustained) : nullptr;
-      result["one_engine_scale_monotone"] = scale_monotone;
-      result["signals"] = capacity_signals_json(w, signal_engines);
-      result["what_ifs"] = what_if_json;
       PendingFile file("--result-json", o.result_json);
-      file.stream() << result.dump(2) << "\n";
+      file.stream() << capacity_json(result).dump(2) << "\n";
       file.commit();
     }
     return 0;

@@ -2,8 +2,8 @@
 // data-parallel engines (each with its own KV cache, behind --routing-policy) that meet every SLO
 // over the trace, the largest arrival-rate scale one engine sustains, and the monitoring seed's
 // capacity signals at the busiest hour with the fp8-KV and higher-gpu-memory-utilization
-// what-ifs replayed. Both searches are sim/capacity_search.h's (a doubling ladder, then a 5-ary
-// bisection, four replays per batch run on --jobs threads; the points replayed and so every
+// what-ifs replayed. Both searches are sim/capacity/capacity_search.h's (a doubling ladder, then a
+// 5-ary bisection, four replays per batch run on --jobs threads; the points replayed and so every
 // figure printed do not depend on --jobs), with monotonicity checked at the points replayed.
 // --search tries engine-argument candidates (every combination of the --search flags); the
 // answer is the one needing the fewest engines, the first listed on a tie.

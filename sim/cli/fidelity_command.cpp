@@ -1,9 +1,6 @@
 #include "sim/cli/fidelity_command.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -17,6 +14,7 @@
 #include "calibrate/prometheus_text.h"
 #include "calibrate/step_fit.h"
 #include "calibrate/step_log_samples.h"
+#include "calibrate/step_pricing.h"
 #include "core/engine_args.h"
 #include "core/flag_set.h"
 #include "core/pending_file.h"
@@ -24,10 +22,8 @@
 #include "loadgen/cli.h"
 #include "loadgen/http_get.h"
 #include "sim/cli/replay_command.h"
-#include "sim/replay_report.h"
-#include "sim/sample_stats.h"
-#include "sim/step_pricing.h"
-#include "sim/trace_io.h"
+#include "sim/replay/replay_report.h"
+#include "sim/trace/trace_io.h"
 
 namespace llm {
 namespace {
@@ -198,29 +194,6 @@ std::vector<FidelityRow> table_of(const std::vector<loadgen::BenchReport>& real,
   return rows;
 }
 
-std::string pct(double fraction, bool sign) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, sign ? "%+.1f%%" : "%.1f%%", 100 * fraction);
-  return buf;
-}
-
-nlohmann::ordered_json table_json(const std::vector<FidelityRow>& rows) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::array();
-  for (const FidelityRow& r : rows) {
-    j.push_back({{"figure", r.figure},
-                 {"real", r.real},
-                 {"real_mean", r.real_mean()},
-                 {"spread", r.spread()},
-                 {"predicted", r.predicted},
-                 {"predicted_runs", r.predicted_runs},
-                 {"predicted_spread", r.predicted_spread()},
-                 {"error", r.error()},
-                 {"goal", r.goal},
-                 {"verdict", r.verdict()}});
-  }
-  return j;
-}
-
 // The server's /metrics text ("" when it has none).
 std::string server_metrics(const loadgen::BenchConfig& target) {
   const loadgen::HttpGetResult r = loadgen::http_get(target, "/metrics");
@@ -243,74 +216,134 @@ std::vector<StepRecord> steps_logged_since(const std::string& path, size_t befor
   return {all.begin() + static_cast<std::ptrdiff_t>(before), all.end()};
 }
 
-// "TTFT p50 -3.1%, TPOT p50 ..." for the p50 and p90 rows.
-std::string p50_p90_errors(const std::vector<FidelityRow>& rows) {
-  std::string out;
-  for (const FidelityRow& r : rows) {
-    if (r.figure.find(" p50") == std::string::npos && r.figure.find(" p90") == std::string::npos) {
-      continue;
+// What every profile of the list is compared with: the real runs, and the server's steps during
+// them (--server-step-log).
+struct RealRuns {
+  std::vector<loadgen::BenchReport> reports;
+  double preemptions = 0;  // per run (vllm:num_preemptions_total)
+  std::vector<StepRecord> steps;
+};
+
+// Replays the trace against the server --real-runs times. Returns 0, or 1 when requests failed
+// (named on `err`).
+int run_real(const FidelityOptions& o, const Trace& trace, const loadgen::BenchConfig& target,
+             size_t logged_before, std::ostream& err, RealRuns& real) {
+  std::string before = server_metrics(target);  // then each run's "after" is the next "before"
+  for (int i = 0; i < o.real_runs; ++i) {
+    err << "llmsim fidelity: real run " << i + 1 << " of " << o.real_runs << " ("
+        << trace.requests.size() << " requests)\n";
+    // Each run's prompts are new to the server: a run must not find the previous run's (or
+    // an earlier command's) prompts in the prefix cache, which the prediction knows nothing of.
+    loadgen::BenchConfig run_target = target;
+    run_target.prompt_salt = fresh_prompt_salt(before, static_cast<uint64_t>(i));
+    const loadgen::BenchRun run = loadgen::run_benchmark(trace, run_target);
+    std::string after = server_metrics(target);
+    real.preemptions += (preemptions_in(after) - preemptions_in(before)) / o.real_runs;
+    before = std::move(after);
+    if (run.report.failed > 0) {
+      err << "llmsim fidelity: " << run.report.failed << " requests failed"
+          << (run.report.errors.empty() ? "" : ": " + run.report.errors.front()) << "\n";
+      return 1;
     }
-    out += (out.empty() ? "" : ", ") + r.figure.substr(0, r.figure.find(" (")) + " " +
-           pct(r.error(), true);
+    real.reports.push_back(run.report);
   }
-  return out;
+  if (!o.server_step_log.empty()) real.steps = steps_logged_since(o.server_step_log, logged_before);
+  return 0;
+}
+
+// The costs as run: the step model (and the scatter, where a profile keeps one) fitted to the
+// real runs' own steps, as calibrate --step-log fits a log; the same for every profile of the
+// list, so fitted once for each of "with scatter" and "without". On this VM the drift is not
+// one factor: decode steps slowed by 15-29% while prefills held (docs/fidelity.md), and costs
+// scaled by one factor put the prefills' slowdown into TTFT.
+class StepRefits {
+ public:
+  explicit StepRefits(const std::vector<StepRecord>& steps)
+      : samples_(step_log_samples(steps, -1, static_cast<Nanos>(kStepGapLimitMs * 1e6))) {}
+
+  const StepLogFit& of(bool scatter) {
+    std::optional<StepLogFit>& f = fits_[scatter ? 1 : 0];
+    if (!f) {
+      try {
+        f = fit_step_log(samples_, scatter);
+      } catch (const std::invalid_argument& e) {
+        throw std::runtime_error("--server-step-log: fitting the real runs' steps: " +
+                                 std::string(e.what()));
+      }
+    }
+    return *f;
+  }
+
+ private:
+  std::vector<StepSample> samples_;
+  std::optional<StepLogFit> fits_[2];  // [scatter kept]
+};
+
+// The profile's price of the steps the server ran, against their time from step start to step
+// start (execute() and the host's short gap after it, as calibrate --step-log counts them: a
+// simulated engine runs its steps back to back): how far the machine's speed has moved since the
+// profile was measured; and the trace predicted again with the step costs as run.
+FidelityAsRun predict_as_run(const Trace& trace, const EngineArgs& engine, int32_t sim_runs,
+                             const RealRuns& real, double start_s, StepRefits& refits) {
+  const EngineProfile measured = load_engine_profile(engine.profile);
+  const bool scatter = measured.step_noise.has_value() && !engine.no_step_noise;
+  const StepPricing priced =
+      price_steps(real.steps, measured.step, scatter ? &*measured.step_noise : nullptr);
+  FidelityAsRun s;
+  s.steps = real.steps.size();
+  s.took_s = priced.all.measured_total_s + priced.short_gap_total_s;
+  s.execute_s = priced.all.measured_total_s;
+  s.host_gaps_s = priced.short_gap_total_s;
+  s.gap_limit_ms = priced.gap_limit_ms;
+  s.priced_s = priced.all.predicted_total_s;
+  s.error = s.took_s > 0 ? s.priced_s / s.took_s - 1 : 0;
+  const StepLogFit& refit = refits.of(scatter);
+  const StepCosts as_ran{refit.fit.model, refit.noise};
+  s.rows = table_of(real.reports, predict(trace, engine, sim_runs, &as_ran), start_s);
+  s.fit = refit.fit.quality;
+  s.scatter = refit.noise.has_value();
+  return s;
+}
+
+// One profile of the list against the real runs.
+FidelityResult compare_profile(const FidelityOptions& o, const Trace& trace, const RealRuns& real,
+                               const EngineArgs& engine, StepRefits& refits) {
+  const double start_s =
+      trace.requests.empty() ? 0 : static_cast<double>(trace.requests.front().arrival_ns) / 1e9;
+  const std::vector<ReplaySummary> predicted = predict(trace, engine, o.sim_runs);
+  FidelityResult r;
+  r.trace = trace.source;
+  r.num_requests = trace.requests.size();
+  r.profile = engine.profile;
+  r.url = o.url;
+  r.real_runs = o.real_runs;
+  r.sim_runs = o.sim_runs;
+  r.rows = table_of(real.reports, predicted, start_s);
+  r.real_preemptions = real.preemptions;
+  r.predicted_preemptions = mean_preemptions(predicted);
+  if (!real.steps.empty()) {
+    r.as_run = predict_as_run(trace, engine, o.sim_runs, real, start_s, refits);
+  }
+  return r;
+}
+
+// --check-p50 and --check-p50-as-run: names on `err` every p50 row whose error exceeds `bound`
+// percent (none when negative); true when one does.
+bool p50_exceeds(const std::string& profile, const std::vector<FidelityRow>& table, double bound,
+                 const std::string& flag, std::ostream& err) {
+  if (bound < 0) return false;
+  bool exceeded = false;
+  for (const FidelityRow& r : table) {
+    if (r.figure.find("p50") != std::string::npos && std::abs(r.error()) * 100 > bound) {
+      err << "llmsim fidelity: " << profile << ": " << r.figure << " error "
+          << fidelity_pct(r.error(), true) << " exceeds " << flag << " " << bound << "%\n";
+      exceeded = true;
+    }
+  }
+  return exceeded;
 }
 
 }  // namespace
-
-double mean_of_runs(const std::vector<double>& values) {
-  double sum = 0;
-  for (double v : values) sum += v;
-  return values.empty() ? 0 : sum / static_cast<double>(values.size());
-}
-
-double spread_of_runs(const std::vector<double>& values) {
-  const double mean = mean_of_runs(values);
-  if (values.size() < 2 || mean <= 0) return 0;
-  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-  return (*hi - *lo) / mean;
-}
-
-double FidelityRow::real_mean() const { return mean_of_runs(real); }
-
-double FidelityRow::spread() const { return spread_of_runs(real); }
-
-double FidelityRow::predicted_spread() const { return spread_of_runs(predicted_runs); }
-
-double FidelityRow::error() const {
-  const double mean = real_mean();
-  return mean > 0 ? (predicted - mean) / mean : (predicted == 0 ? 0 : INFINITY);
-}
-
-std::string FidelityRow::verdict() const {
-  const double e = std::abs(error());
-  if (e <= spread()) return "inside spread";
-  return e <= goal ? "pass" : "MISS";
-}
-
-double median_abs_error(const std::vector<FidelityRow>& rows) {
-  std::vector<double> e;
-  for (const FidelityRow& r : rows) e.push_back(std::abs(r.error()));
-  return quantile(std::move(e), 0.5);
-}
-
-std::string format_fidelity_table(const std::vector<FidelityRow>& rows) {
-  std::string out;
-  char line[200];
-  std::snprintf(line, sizeof line, "%-26s %12s %8s %12s %8s %8s  %s\n", "figure", "real (mean)",
-                "spread", "predicted", "spread", "error", "verdict (goal)");
-  out += line;
-  for (const FidelityRow& r : rows) {
-    std::snprintf(line, sizeof line, "%-26s %12.2f %8s %12.2f %8s %8s  %s (%s)\n", r.figure.c_str(),
-                  r.real_mean(), pct(r.spread(), false).c_str(), r.predicted,
-                  pct(r.predicted_spread(), false).c_str(), pct(r.error(), true).c_str(),
-                  r.verdict().c_str(), pct(r.goal, false).c_str());
-    out += line;
-  }
-  out +=
-      "median |error| over the table: " + pct(median_abs_error(rows), false) + " (goal <= 5.0%)\n";
-  return out;
-}
 
 int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out,
                          std::ostream& err) {
@@ -343,128 +376,20 @@ int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out
     return report_usage_error(err, "llmsim fidelity", e);
   }
   try {
-    std::vector<loadgen::BenchReport> real;
-    double real_preemptions = 0;
-    std::string before = server_metrics(target);  // then each run's "after" is the next "before"
-    for (int i = 0; i < o.real_runs; ++i) {
-      err << "llmsim fidelity: real run " << i + 1 << " of " << o.real_runs << " ("
-          << trace.requests.size() << " requests)\n";
-      // Each run's prompts are new to the server: a run must not find the previous run's (or
-      // an earlier command's) prompts in the prefix cache, which the prediction knows nothing of.
-      loadgen::BenchConfig run_target = target;
-      run_target.prompt_salt = fresh_prompt_salt(before, static_cast<uint64_t>(i));
-      const loadgen::BenchRun run = loadgen::run_benchmark(trace, run_target);
-      std::string after = server_metrics(target);
-      real_preemptions += (preemptions_in(after) - preemptions_in(before)) / o.real_runs;
-      before = std::move(after);
-      if (run.report.failed > 0) {
-        err << "llmsim fidelity: " << run.report.failed << " requests failed"
-            << (run.report.errors.empty() ? "" : ": " + run.report.errors.front()) << "\n";
-        return 1;
-      }
-      real.push_back(run.report);
-    }
-    const std::vector<StepRecord> run_steps =
-        o.server_step_log.empty() ? std::vector<StepRecord>{}
-                                  : steps_logged_since(o.server_step_log, logged_before);
-    const double start_s =
-        trace.requests.empty() ? 0 : static_cast<double>(trace.requests.front().arrival_ns) / 1e9;
-    // The costs as run: the step model (and the scatter, where a profile keeps one) fitted to the
-    // real runs' own steps, as calibrate --step-log fits a log; the same for every profile of the
-    // list, so fitted once for each of "with scatter" and "without". On this VM the drift is not
-    // one factor: decode steps slowed by 15-29% while prefills held (docs/fidelity.md), and costs
-    // scaled by one factor put the prefills' slowdown into TTFT.
-    const std::vector<StepSample> run_samples =
-        step_log_samples(run_steps, -1, static_cast<Nanos>(kStepGapLimitMs * 1e6));
-    std::optional<StepLogFit> refits[2];  // [scatter kept]
-    auto refit_of = [&](bool scatter) -> const StepLogFit& {
-      std::optional<StepLogFit>& f = refits[scatter ? 1 : 0];
-      if (!f) {
-        try {
-          f = fit_step_log(run_samples, scatter);
-        } catch (const std::invalid_argument& e) {
-          throw std::runtime_error("--server-step-log: fitting the real runs' steps: " +
-                                   std::string(e.what()));
-        }
-      }
-      return *f;
-    };
+    RealRuns real;
+    if (run_real(o, trace, target, logged_before, err, real) != 0) return 1;
+    StepRefits refits(real.steps);
     nlohmann::ordered_json results = nlohmann::ordered_json::array();
     bool p50_exceeded = false;
     for (const EngineArgs& engine : o.engines) {
-      const std::string& profile = engine.profile;
-      const std::vector<ReplaySummary> predicted = predict(trace, engine, o.sim_runs);
-      const std::vector<FidelityRow> rows = table_of(real, predicted, start_s);
-      out << "fidelity of " << profile << " against " << o.url << " on " << trace.source << " ("
-          << trace.requests.size() << " requests, " << o.real_runs << " real runs, " << o.sim_runs
-          << " replays)\n"
-          << format_fidelity_table(rows) << "preemptions: real " << real_preemptions
-          << " per run (vllm:num_preemptions_total), predicted " << mean_preemptions(predicted)
-          << " per replay\n";
-      nlohmann::ordered_json j;
-      j["trace"] = trace.source;
-      j["profile"] = profile;
-      j["url"] = o.url;
-      j["real_runs"] = o.real_runs;
-      j["sim_runs"] = o.sim_runs;
-      j["median_abs_error"] = median_abs_error(rows);
-      j["real_preemptions_per_run"] = real_preemptions;
-      j["predicted_preemptions"] = mean_preemptions(predicted);
-      j["rows"] = table_json(rows);
-      std::vector<FidelityRow> as_run;  // with a profile fitted to the server's steps
-      if (!run_steps.empty()) {
-        // The profile's price of the steps the server ran, against their time from step start
-        // to step start (execute() and the host's short gap after it, as calibrate --step-log
-        // counts them: a simulated engine runs its steps back to back): how far the machine's
-        // speed has moved since the profile was measured.
-        const EngineProfile measured = load_engine_profile(profile);
-        const bool scatter = measured.step_noise.has_value() && !engine.no_step_noise;
-        const StepPricing priced =
-            price_steps(run_steps, measured.step, scatter ? &*measured.step_noise : nullptr);
-        const double took = priced.all.measured_total_s + priced.short_gap_total_s,
-                     modelled = priced.all.predicted_total_s;
-        const double error = took > 0 ? modelled / took - 1 : 0;
-        const StepLogFit& refit = refit_of(scatter);
-        const StepCosts as_ran{refit.fit.model, refit.noise};
-        as_run = table_of(real, predict(trace, engine, o.sim_runs, &as_ran), start_s);
-        const ProfileFit& q = refit.fit.quality;
-        out << "the server's " << run_steps.size() << " steps during the real runs took " << took
-            << " s (" << priced.all.measured_total_s << " s in execute(), "
-            << priced.short_gap_total_s << " s of host time in gaps under " << priced.gap_limit_ms
-            << " ms); the profile prices them at " << modelled << " s (" << pct(error, true)
-            << ")\n"
-            << "with a profile fitted to those steps (|error| median "
-            << pct(q.median_abs_error, false) << ", p90 " << pct(q.p90_abs_error, false)
-            << "): median |error| over the table " << pct(median_abs_error(as_run), false) << " ("
-            << p50_p90_errors(as_run) << ")\n";
-        j["server_steps"] = {{"steps", run_steps.size()},
-                             {"took_s", took},
-                             {"execute_s", priced.all.measured_total_s},
-                             {"host_gaps_s", priced.short_gap_total_s},
-                             {"priced_s", modelled},
-                             {"error", error}};
-        j["step_costs_as_run"] = {{"fit",
-                                   {{"steps", q.steps},
-                                    {"median_abs_error", q.median_abs_error},
-                                    {"p90_abs_error", q.p90_abs_error},
-                                    {"scatter", refit.noise.has_value()}}},
-                                  {"median_abs_error", median_abs_error(as_run)},
-                                  {"rows", table_json(as_run)}};
+      const FidelityResult r = compare_profile(o, trace, real, engine, refits);
+      out << format_fidelity(r);
+      results.push_back(fidelity_json(r));
+      p50_exceeded |= p50_exceeds(r.profile, r.rows, o.check_p50, "--check-p50", err);
+      if (r.as_run) {
+        p50_exceeded |= p50_exceeds(r.profile, r.as_run->rows, o.check_p50_as_run,
+                                    "--check-p50-as-run (step costs as run)", err);
       }
-      results.push_back(std::move(j));
-      const auto check = [&](const std::vector<FidelityRow>& table, double bound,
-                             const std::string& flag) {
-        if (bound < 0) return;
-        for (const FidelityRow& r : table) {
-          if (r.figure.find("p50") != std::string::npos && std::abs(r.error()) * 100 > bound) {
-            err << "llmsim fidelity: " << profile << ": " << r.figure << " error "
-                << pct(r.error(), true) << " exceeds " << flag << " " << bound << "%\n";
-            p50_exceeded = true;
-          }
-        }
-      };
-      check(rows, o.check_p50, "--check-p50");
-      check(as_run, o.check_p50_as_run, "--check-p50-as-run (step costs as run)");
     }
     if (!o.result_json.empty()) {
       PendingFile file("--result-json", o.result_json);

@@ -22,35 +22,13 @@
 #include <string>
 #include <vector>
 
+#include "sim/cli/fidelity_report.h"
+
 namespace llm {
 
 // `args` excludes the "fidelity" word itself. Exit codes: 0, 1 (the real runs failed, or
 // --check-p50 was exceeded), 2 (bad usage or input).
 int run_fidelity_command(const std::vector<std::string>& args, std::ostream& out,
                          std::ostream& err);
-
-// The mean of `values` (0 for none), and their spread: (max - min) / mean, 0 for fewer than two.
-double mean_of_runs(const std::vector<double>& values);
-double spread_of_runs(const std::vector<double>& values);
-
-// One row of the table: the real runs' values, and the prediction.
-struct FidelityRow {
-  std::string figure;  // "TTFT p50 (ms)"
-  std::vector<double> real;
-  double predicted = 0;                // the mean of predicted_runs
-  double goal = 0.10;                  // the |error| the goal allows, as a fraction
-  std::vector<double> predicted_runs;  // one per replay (--sim-runs)
-
-  double real_mean() const;
-  double spread() const;            // spread_of_runs(real): 0 with one run
-  double predicted_spread() const;  // spread_of_runs(predicted_runs)
-  double error() const;             // (predicted - mean) / mean
-  // "inside spread", "pass" or "MISS".
-  std::string verdict() const;
-};
-
-// The table as text, and the median |error| over its rows.
-std::string format_fidelity_table(const std::vector<FidelityRow>& rows);
-double median_abs_error(const std::vector<FidelityRow>& rows);
 
 }  // namespace llm

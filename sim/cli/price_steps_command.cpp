@@ -5,8 +5,8 @@
 
 #include "backends/sim/engine_profile.h"
 #include "backends/sim/step_record.h"
+#include "calibrate/step_pricing.h"
 #include "core/flag_set.h"
-#include "sim/step_pricing.h"
 
 namespace llm {
 

@@ -14,12 +14,13 @@
 #include "core/pending_file.h"
 #include "core/vllm_metrics.h"
 #include "sim/cli/otlp_trace_writer.h"
-#include "sim/metrics_recorder.h"
-#include "sim/replay_report.h"
+#include "sim/replay/metrics_recorder.h"
+#include "sim/replay/replay_report.h"
+#include "sim/replay/summarize_replay.h"
 #include "sim/report/html_report.h"
 #include "sim/report/replay_sections.h"
 #include "sim/time_text.h"
-#include "sim/trace_io.h"
+#include "sim/trace/trace_io.h"
 #include "ui/progress_bar.h"
 
 namespace llm {
@@ -189,21 +190,6 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
   return o;
 }
 
-ReplayConfig make_replay_config(const ReplayOptions& o, ResolvedEngine* resolved) {
-  ReplayConfig c;
-  ResolvedEngine engine = resolve_engine_args(o.engine);
-  if (resolved) *resolved = engine;
-  c.scheduler = engine.scheduler;
-  c.deployment = engine.deployment;
-  c.seed = o.seed;
-  c.data_parallel_size = o.data_parallel_size;
-  c.routing = parse_routing_policy(o.routing_policy);
-  if (o.epp_scrape_interval_ns) c.epp.scrape_interval = *o.epp_scrape_interval_ns;
-  if (o.epp_staleness_ns) c.epp.staleness = *o.epp_staleness_ns;
-  c.epp.weights = o.epp_weights;
-  return c;
-}
-
 namespace fs = std::filesystem;
 
 int run_replay_command(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -224,6 +210,168 @@ int run_replay_command(const std::vector<std::string>& args, std::ostream& out, 
   return code;
 }
 
+namespace {
+
+// The files a replay writes, each under a temporary name until it is committed after the run
+// succeeded; opened before the run, so that a bad path fails first.
+struct ReplayFiles {
+  std::unique_ptr<PendingFile> requests, summary, metrics, series, snapshot, otlp, report;
+};
+
+// `report_to_caller`: the report is left to execute_replay's caller, not written.
+ReplayFiles open_replay_files(const ReplayOptions& o, bool report_to_caller) {
+  ReplayFiles f;
+  if (!o.output_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(o.output_dir, ec);
+    if (ec) throw UsageError("--output-dir: cannot create " + o.output_dir + ": " + ec.message());
+    for (const char* name : {"requests.jsonl", "summary.json"}) {
+      fs::remove(fs::path(o.output_dir) / name, ec);
+    }
+    f.requests =
+        std::make_unique<PendingFile>("--output-dir", fs::path(o.output_dir) / "requests.jsonl");
+    f.summary =
+        std::make_unique<PendingFile>("--output-dir", fs::path(o.output_dir) / "summary.json");
+  }
+  if (!o.metrics_out.empty()) {
+    f.metrics = std::make_unique<PendingFile>("--metrics-out", o.metrics_out);
+  }
+  if (!o.promtool_series.empty()) {
+    f.series = std::make_unique<PendingFile>("--promtool-series", o.promtool_series);
+  }
+  if (!o.metrics_snapshot.empty()) {
+    f.snapshot = std::make_unique<PendingFile>("--metrics-snapshot", o.metrics_snapshot);
+  }
+  if (!o.otlp_out.empty()) f.otlp = std::make_unique<PendingFile>("--otlp-out", o.otlp_out);
+  if (!o.report.empty() && !report_to_caller) {
+    f.report = std::make_unique<PendingFile>("--report", o.report);
+  }
+  return f;
+}
+
+// What a replay's observers record: the whole-run report (streaming requests.jsonl), one report
+// per engine when there are several, the OTLP spans, and vLLM's metrics with the recorder of their
+// time series when a series, a snapshot or the report is wanted.
+struct ReplayRecording {
+  explicit ReplayRecording(std::ostream* requests) : report(requests) {}
+
+  bool want_metrics = false;  // --metrics-out, --promtool-series, --metrics-snapshot or a report
+  bool want_series = false;   // the same but the snapshot: scrapes during the run
+  ReplayReport report;
+  std::vector<std::unique_ptr<ReplayReport>> engine_reports;
+  std::vector<std::unique_ptr<ObserverTee>> tees;
+  std::vector<EngineObserver*> observers;  // one per engine
+  prometheus::Registry registry;
+  std::unique_ptr<VllmMetricFamilies> families;
+  std::vector<std::unique_ptr<EngineMetrics>> engine_metrics;
+  std::unique_ptr<OtlpTraceWriter> spans;
+  std::unique_ptr<MetricsRecorder> recorder;
+};
+
+// Sets up the observers of every engine of the replay.
+void observe_engines(const ReplayOptions& o, const ReplayConfig& config,
+                     const ResolvedEngine& engine, const ReplayFiles& files, ReplayRecording& rec) {
+  const size_t num_engines = static_cast<size_t>(config.data_parallel_size);
+  if (rec.want_metrics) {
+    rec.families =
+        std::make_unique<VllmMetricFamilies>(rec.registry, config.scheduler.max_model_len);
+  }
+  const CacheConfigInfo cache =
+      cache_config_info(config.scheduler, engine.kv_cache_dtype, o.engine.gpu_memory_utilization,
+                        o.engine.num_gpu_blocks_override);
+  const std::string model_name =
+      o.served_model_name.empty() ? engine.model_name : o.served_model_name;
+  if (files.otlp) {
+    rec.spans = std::make_unique<OtlpTraceWriter>(files.otlp->stream(), model_name,
+                                                  o.start_time_unix_ns, o.seed, o.detailed_traces);
+  }
+  for (size_t i = 0; i < num_engines; ++i) {
+    auto tee = std::make_unique<ObserverTee>();
+    tee->add(&rec.report);
+    if (rec.spans) tee->add(rec.spans->add_engine());
+    if (num_engines > 1) {
+      rec.engine_reports.push_back(std::make_unique<ReplayReport>(nullptr));
+      tee->add(rec.engine_reports.back().get());
+    }
+    if (rec.want_metrics) {
+      rec.engine_metrics.push_back(
+          std::make_unique<EngineMetrics>(*rec.families, model_name, static_cast<int>(i), cache));
+      tee->add(rec.engine_metrics.back().get());
+    }
+    rec.observers.push_back(tee.get());
+    rec.tees.push_back(std::move(tee));
+  }
+  std::vector<EngineMetrics*> metric_ptrs;
+  for (auto& m : rec.engine_metrics) metric_ptrs.push_back(m.get());
+  rec.recorder = std::make_unique<MetricsRecorder>(rec.registry, metric_ptrs);
+}
+
+// Runs the replay under the recording's observers; returns its summary, with a summary per engine
+// when there are several.
+ReplaySummary run_recorded_replay(const ReplayOptions& o, const Trace& trace,
+                                  const ReplayConfig& config, const ProgressFn& progress,
+                                  ReplayRecording& rec) {
+  const int64_t total = sequences_of(trace);
+  ReplayHooks hooks;
+  if (progress) {
+    hooks.on_step = [&](size_t, const EngineCore&) { progress(rec.report.num_finished(), total); };
+  }
+  if (rec.want_series) {
+    hooks.scrape_interval = o.scrape_interval_ns;
+    MetricsRecorder* recorder = rec.recorder.get();
+    hooks.on_scrape = [recorder](Nanos t) { recorder->scrape(t); };
+  }
+  const ReplayTotals totals = run_replay(trace, config, rec.observers, hooks);
+  ReplaySummary summary =
+      rec.report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
+  for (size_t i = 0; i < rec.engine_reports.size(); ++i) {
+    summary.per_engine.push_back(rec.engine_reports[i]->finish(totals.end_time, totals.engines[i],
+                                                               totals.engines[i].num_requests));
+  }
+  return summary;
+}
+
+// Writes what the run recorded into its files and commits them, summary.json (the summary's JSON)
+// last; the report goes to `report_out` instead when the caller asked for it.
+void write_replay_files(const ReplayOptions& o, const ReplaySummary& summary, ReplayFiles& files,
+                        ReplayRecording& rec, HtmlReport* report_out) {
+  if (files.otlp) {
+    rec.spans->finish();
+    files.otlp->commit();
+  }
+  if (files.snapshot) {
+    for (auto& m : rec.engine_metrics) m->flush();
+    files.snapshot->stream() << serialize_exposition(rec.registry.Collect());
+    files.snapshot->commit();
+  }
+  if (files.metrics) {
+    rec.recorder->write_openmetrics(files.metrics->stream(), o.start_time_unix_ns);
+    files.metrics->commit();
+  }
+  if (files.series) {
+    rec.recorder->write_promtool_series(files.series->stream(), o.scrape_interval_ns);
+    files.series->commit();
+  }
+  if (files.report || (report_out && !o.report.empty())) {
+    HtmlReport html = replay_html_report(o.command_line, fs::path(o.trace_path).filename().string(),
+                                         summary, replay_time_series(*rec.recorder),
+                                         latency_cdfs(rec.report, kMaxCdfPoints));
+    if (report_out) {
+      *report_out = std::move(html);
+    } else {
+      files.report->stream() << render_html_report(html);
+      files.report->commit();
+    }
+  }
+  if (files.summary) {
+    files.summary->stream() << format_summary_json(summary);
+    files.requests->commit();
+    files.summary->commit();
+  }
+}
+
+}  // namespace
+
 int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
                    const ProgressFn& progress, HtmlReport* report_out) {
   try {
@@ -231,133 +379,15 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
     const ReplayConfig config = make_replay_config(o, &engine);
     Trace trace = read_trace_file(o.trace_path);
     if (o.arrival_rate_scale != 1.0) scale_arrivals(trace, o.arrival_rate_scale);
-
-    std::unique_ptr<PendingFile> requests_file, summary_file, metrics_file, series_file,
-        snapshot_file, report_file;
-    if (!o.output_dir.empty()) {
-      std::error_code ec;
-      fs::create_directories(o.output_dir, ec);
-      if (ec) throw UsageError("--output-dir: cannot create " + o.output_dir + ": " + ec.message());
-      for (const char* name : {"requests.jsonl", "summary.json"}) {
-        fs::remove(fs::path(o.output_dir) / name, ec);
-      }
-      requests_file =
-          std::make_unique<PendingFile>("--output-dir", fs::path(o.output_dir) / "requests.jsonl");
-      summary_file =
-          std::make_unique<PendingFile>("--output-dir", fs::path(o.output_dir) / "summary.json");
-    }
-    if (!o.metrics_out.empty()) {
-      metrics_file = std::make_unique<PendingFile>("--metrics-out", o.metrics_out);
-    }
-    if (!o.promtool_series.empty()) {
-      series_file = std::make_unique<PendingFile>("--promtool-series", o.promtool_series);
-    }
-    if (!o.metrics_snapshot.empty()) {
-      snapshot_file = std::make_unique<PendingFile>("--metrics-snapshot", o.metrics_snapshot);
-    }
-    std::unique_ptr<PendingFile> otlp_file;
-    if (!o.otlp_out.empty()) otlp_file = std::make_unique<PendingFile>("--otlp-out", o.otlp_out);
-    if (!o.report.empty() && !report_out) {
-      report_file = std::make_unique<PendingFile>("--report", o.report);
-    }
-
-    // Observers: the whole-run report, one report per engine when there are several, and the
-    // Prometheus metrics when a time series is wanted.
-    const size_t num_engines = static_cast<size_t>(config.data_parallel_size);
-    ReplayReport report(requests_file ? &requests_file->stream() : nullptr);
-    std::vector<std::unique_ptr<ReplayReport>> engine_reports;
-    std::vector<std::unique_ptr<ObserverTee>> tees;
-    std::vector<EngineObserver*> observers;
-    prometheus::Registry registry;
-    std::unique_ptr<VllmMetricFamilies> families;
-    std::vector<std::unique_ptr<EngineMetrics>> engine_metrics;
-    const bool want_report = report_file || (report_out && !o.report.empty());
-    const bool want_metrics = metrics_file || series_file || snapshot_file || want_report;
-    const bool want_series = metrics_file || series_file || want_report;
-    if (want_metrics) {
-      families = std::make_unique<VllmMetricFamilies>(registry, config.scheduler.max_model_len);
-    }
-    const CacheConfigInfo cache =
-        cache_config_info(config.scheduler, engine.kv_cache_dtype, o.engine.gpu_memory_utilization,
-                          o.engine.num_gpu_blocks_override);
-    const std::string model_name =
-        o.served_model_name.empty() ? engine.model_name : o.served_model_name;
-    std::unique_ptr<OtlpTraceWriter> spans;
-    if (otlp_file) {
-      spans = std::make_unique<OtlpTraceWriter>(otlp_file->stream(), model_name,
-                                                o.start_time_unix_ns, o.seed, o.detailed_traces);
-    }
-    for (size_t i = 0; i < num_engines; ++i) {
-      auto tee = std::make_unique<ObserverTee>();
-      tee->add(&report);
-      if (spans) tee->add(spans->add_engine());
-      if (num_engines > 1) {
-        engine_reports.push_back(std::make_unique<ReplayReport>(nullptr));
-        tee->add(engine_reports.back().get());
-      }
-      if (want_metrics) {
-        engine_metrics.push_back(
-            std::make_unique<EngineMetrics>(*families, model_name, static_cast<int>(i), cache));
-        tee->add(engine_metrics.back().get());
-      }
-      observers.push_back(tee.get());
-      tees.push_back(std::move(tee));
-    }
-    std::vector<EngineMetrics*> metric_ptrs;
-    for (auto& m : engine_metrics) metric_ptrs.push_back(m.get());
-    MetricsRecorder recorder(registry, metric_ptrs);
-
-    int64_t total = 0;
-    for (const auto& r : trace.requests) total += r.n;
-    ReplayHooks hooks;
-    if (progress) {
-      hooks.on_step = [&](size_t, const EngineCore&) { progress(report.num_finished(), total); };
-    }
-    if (want_series) {
-      hooks.scrape_interval = o.scrape_interval_ns;
-      hooks.on_scrape = [&recorder](Nanos t) { recorder.scrape(t); };
-    }
-    const ReplayTotals totals = run_replay(trace, config, observers, hooks);
-    ReplaySummary summary =
-        report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
-    for (size_t i = 0; i < engine_reports.size(); ++i) {
-      summary.per_engine.push_back(engine_reports[i]->finish(totals.end_time, totals.engines[i],
-                                                             totals.engines[i].num_requests));
-    }
-
-    if (otlp_file) {
-      spans->finish();
-      otlp_file->commit();
-    }
-    if (snapshot_file) {
-      for (auto& m : engine_metrics) m->flush();
-      snapshot_file->stream() << serialize_exposition(registry.Collect());
-      snapshot_file->commit();
-    }
-    if (metrics_file) {
-      recorder.write_openmetrics(metrics_file->stream(), o.start_time_unix_ns);
-      metrics_file->commit();
-    }
-    if (series_file) {
-      recorder.write_promtool_series(series_file->stream(), o.scrape_interval_ns);
-      series_file->commit();
-    }
-    if (want_report) {
-      HtmlReport html =
-          replay_html_report(o.command_line, fs::path(o.trace_path).filename().string(), summary,
-                             replay_time_series(recorder), latency_cdfs(report, kMaxCdfPoints));
-      if (report_out) {
-        *report_out = std::move(html);
-      } else {
-        report_file->stream() << render_html_report(html);
-        report_file->commit();
-      }
-    }
-    if (summary_file) {
-      summary_file->stream() << format_summary_json(summary);
-      requests_file->commit();
-      summary_file->commit();
-    }
+    ReplayFiles files = open_replay_files(o, report_out != nullptr);
+    ReplayRecording rec(files.requests ? &files.requests->stream() : nullptr);
+    const bool want_report = files.report || (report_out && !o.report.empty());
+    rec.want_metrics = files.metrics || files.series || files.snapshot || want_report;
+    rec.want_series = files.metrics || files.series || want_report;
+    observe_engines(o, config, engine, files, rec);
+    const ReplaySummary summary = run_recorded_replay(o, trace, config, progress, rec);
+    write_replay_files(o, summary, files, rec, report_out);
+    // The text: the summary table (summary.json's figures) and the SLOs checked against them.
     if (!o.quiet) out << format_summary_table(summary);
     if (!o.slo.empty()) {
       const std::vector<SloResult> slo = check_slo(summary, o.slo);

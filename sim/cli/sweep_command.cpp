@@ -8,13 +8,13 @@
 
 #include "core/flag_set.h"
 #include "core/pending_file.h"
-#include "sim/cli/sweep_runner.h"
+#include "sim/replay/summary_figures.h"
 #include "sim/report/figure_map.h"
 #include "sim/report/html_report.h"
 #include "sim/report/sweep_section.h"
-#include "sim/summary_figures.h"
-#include "sim/sweep_results.h"
-#include "sim/trace_io.h"
+#include "sim/sweep/sweep_results.h"
+#include "sim/sweep/sweep_runner.h"
+#include "sim/trace/trace_io.h"
 #include "ui/progress_bar.h"
 
 namespace llm {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "sim/cli/replay_command.h"
-#include "sim/sweep_grid.h"
+#include "sim/sweep/sweep_grid.h"
 
 namespace llm {
 

@@ -23,8 +23,8 @@
 #include <string>
 
 #include "core/rng.h"
-#include "sim/replay.h"
-#include "sim/trace.h"
+#include "sim/replay/replay.h"
+#include "sim/trace/trace.h"
 
 namespace llm {
 

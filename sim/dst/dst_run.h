@@ -9,7 +9,7 @@
 #include <string>
 
 #include "sim/dst/dst_case.h"
-#include "sim/replay.h"
+#include "sim/replay/replay.h"
 
 namespace llm {
 

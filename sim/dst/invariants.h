@@ -1,8 +1,9 @@
 // The invariants of a replay, checked while it runs (after every engine step, and at every engine
 // event) and at its end. Shared by the property tests (tests/replay_properties_test.cpp) and
 // `llmsim dst` (sim/dst/dst_run.h). They hold with and without the faults of ReplayFaults
-// (sim/replay.h): failed steps, latency spikes, slow engines, client and engine-loop aborts, a KV
-// cache squeezed to its minimum. The first violation throws InvariantViolation, named as below.
+// (sim/replay/replay.h): failed steps, latency spikes, slow engines, client and engine-loop aborts,
+// a KV cache squeezed to its minimum. The first violation throws InvariantViolation, named as
+// below.
 //
 // Each sequence is one child of one trace request (ids as fan_out makes them); "expected" is what
 // the mock GPU produces without faults: min(output_len, max_tokens, max_model_len - prompt) tokens,
@@ -62,6 +63,13 @@
 //               gauges show idle engines (nothing running or waiting, KV usage 0).
 // LIVENESS      no engine takes more than 2 million steps (far more than any case needs).
 //
+// The checks, a file per family (sim/dst/): checked_run.cpp (CONSERVATION over the run, ROUTING),
+// engine_checker.cpp (at each event: WORK_CONSERVATION, the order of events, OUTPUT tokens,
+// LIVENESS), admission_invariants.cpp (BUDGET, ADMISSION), finish_invariants.cpp (REFUSAL, OUTPUT,
+// ABORT, STEP_FAILURE, TIMING and PREFIX_CACHE of a finished sequence), kv_invariants.cpp (after
+// each step: the scheduler's sets, KV_BLOCKS, the PREEMPTION and PREFIX_CACHE counters) and
+// metrics_tap.cpp (METRICS).
+//
 // Thread-safety: none; one checker observes one replay on one thread.
 #pragma once
 
@@ -71,8 +79,8 @@
 #include <vector>
 
 #include "core/engine_observer.h"
-#include "sim/replay.h"
-#include "sim/trace.h"
+#include "sim/replay/replay.h"
+#include "sim/trace/trace.h"
 
 namespace llm {
 

@@ -1,5 +1,6 @@
-// An axis label for a summary figure named as in sim/summary_figures.h: the key with its unit
-// ("ttft_p99 (s)", "output_tokens_per_s (tokens/s)", "peak_kv_usage (fraction)", "preemptions").
+// An axis label for a summary figure named as in sim/replay/summary_figures.h: the key with its
+// unit ("ttft_p99 (s)", "output_tokens_per_s (tokens/s)", "peak_kv_usage (fraction)",
+// "preemptions").
 // Thread-safety: pure function.
 #pragma once
 

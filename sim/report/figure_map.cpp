@@ -1,6 +1,6 @@
 #include "sim/report/figure_map.h"
 
-#include "sim/summary_figures.h"
+#include "sim/replay/summary_figures.h"
 
 namespace llm {
 

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "sim/replay_report.h"
+#include "sim/replay/replay_report.h"
 
 namespace llm {
 

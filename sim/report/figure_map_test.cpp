@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/summary_figures.h"
+#include "sim/replay/summary_figures.h"
 
 namespace llm {
 namespace {

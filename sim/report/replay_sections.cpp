@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "sim/replay/summary_figures.h"
 #include "sim/report/svg_plot.h"
 #include "sim/report/svg_text.h"
-#include "sim/summary_figures.h"
 
 namespace llm {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/replay_report.h"
+#include "sim/replay/replay_report.h"
 #include "sim/report/html_report.h"
 #include "sim/report/replay_series.h"
 

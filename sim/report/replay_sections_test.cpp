@@ -12,7 +12,7 @@
 #include "core/observer_tee.h"
 #include "core/vllm_metrics.h"
 #include "sim/report/testing/xml_check.h"
-#include "sim/synthetic.h"
+#include "sim/trace/synthetic.h"
 
 namespace llm {
 namespace {

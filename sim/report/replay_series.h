@@ -1,14 +1,14 @@
 // What the replay report plots, read from what a replay already records: the simulated
-// Prometheus series of sim/metrics_recorder.h (per engine, at each --scrape-interval) and the
-// per-request samples of sim/replay_report.h.
-// Thread-safety: pure functions over finished recorders.
+// Prometheus series of sim/replay/metrics_recorder.h (per engine, at each --scrape-interval) and
+// the per-request samples of sim/replay/replay_report.h. Thread-safety: pure functions over
+// finished recorders.
 #pragma once
 
 #include <cstddef>
 #include <vector>
 
-#include "sim/metrics_recorder.h"
-#include "sim/replay_report.h"
+#include "sim/replay/metrics_recorder.h"
+#include "sim/replay/replay_report.h"
 #include "sim/report/series_shaping.h"
 
 namespace llm {

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "sim/sample_stats.h"
+#include "core/sample_stats.h"
 
 namespace llm {
 

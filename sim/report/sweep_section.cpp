@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <set>
 
+#include "sim/replay/summary_figures.h"
 #include "sim/report/figure_label.h"
 #include "sim/report/svg_plot.h"
-#include "sim/summary_figures.h"
 
 namespace llm {
 namespace {

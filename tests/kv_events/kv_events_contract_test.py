@@ -24,7 +24,6 @@ import os
 import re
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
@@ -32,6 +31,10 @@ import urllib.request
 
 import msgpack
 import zmq
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
+import load_gen  # noqa: E402  (tests/server/load_gen.py)
 
 BLOCK = 16
 MODEL = "org/model-x"
@@ -45,35 +48,21 @@ def fail(message):
 # ---- llmserve ----
 
 def start_llmserve(binary, config, *flags, http_ports=1):
-    """Starts llmserve; returns it, its HTTP port (a list of http_ports ports when more than one)
-    and per engine (endpoint, replay, topic)."""
-    env = dict(os.environ, POD_IP=POD_IP)
-    proc = subprocess.Popen(
-        [binary, "--host", "127.0.0.1", "--port", "0", "--model", "Llama-3.1-8B",
-         "--served-model-name", MODEL, "--num-gpu-blocks-override", "24", "--max-model-len", "256",
-         "--block-size", str(BLOCK), "--step-time-scale", "0", "--kv-events-config",
-         json.dumps(config), *flags],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    """Starts llmserve (load_gen.start_llmserve); returns it, its HTTP port (a list of http_ports
+    ports when more than one) and per engine (endpoint, replay, topic)."""
+    server = load_gen.start_llmserve(
+        binary, ["--model", "Llama-3.1-8B", "--served-model-name", MODEL,
+                 "--num-gpu-blocks-override", "24", "--max-model-len", "256", "--block-size",
+                 str(BLOCK), "--step-time-scale", "0", "--kv-events-config", json.dumps(config),
+                 *flags],
+        env=dict(os.environ, POD_IP=POD_IP), listeners=http_ports, echo=True)
     engines = []
-    listening = []
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        line = proc.stderr.readline()
-        if not line and proc.poll() is not None:
-            fail(f"llmserve exited with code {proc.returncode} at startup")
-        sys.stderr.write(line)
+    for line in list(server.log):
         m = re.search(r"engine (\d+) publishes KV events on (\S+?),? (?:replay on (\S+), )?"
                       r"topic (\S+)", line)
         if m:
             engines.append((m.group(2), m.group(3), m.group(4)))
-        m = re.search(r"listening on [\d.]+:(\d+)", line)
-        if m:
-            listening.append(int(m.group(1)))
-        if len(listening) == http_ports:
-            threading.Thread(target=lambda: proc.stderr.read(), daemon=True).start()
-            return proc, listening[0] if http_ports == 1 else listening, engines
-    proc.kill()
-    fail("llmserve did not start with --kv-events-config")
+    return server.proc, server.port if http_ports == 1 else server.ports, engines
 
 
 def free_port_pair():

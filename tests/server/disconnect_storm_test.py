@@ -7,31 +7,23 @@ Usage: disconnect_storm_test.py PATH/TO/llmserve   (loopback only; standard libr
 """
 import json
 import random
-import re
 import socket
-import subprocess
 import sys
 import threading
 import time
 import urllib.request
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+import load_gen  # noqa: E402  (tests/server/load_gen.py)
+
 CLIENTS = 200
 
 
 def start(binary):
-    proc = subprocess.Popen(
-        [binary, "--host", "127.0.0.1", "--port", "0", "--model", "Llama-3.2-1B",
-         "--served-model-name", "m", "--step-time-scale", "1", "--max-num-seqs", "64"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 20
-    line = ""
-    while time.time() < deadline:
-        line = proc.stderr.readline()
-        m = re.search(r"listening on ([\d.]+):(\d+)", line)
-        if m:
-            return proc, m.group(1), int(m.group(2))
-    proc.kill()
-    raise SystemExit("llmserve did not start: " + line)
+    server = load_gen.start_llmserve(
+        binary, ["--model", "Llama-3.2-1B", "--served-model-name", "m", "--step-time-scale", "1",
+                 "--max-num-seqs", "64"])
+    return server.proc, server.host, server.port
 
 
 def metrics(host, port):

@@ -320,28 +320,65 @@ def served(tally):
     return tally.counts.get("ok", 0) + tally.counts.get("aborted", 0)
 
 
-# ---- llmserve process helpers (soak and the SIGTERM test) -------------------------------------
+# ---- starting llmserve (every Python test starts it here) --------------------------------------
 
-def start_llmserve(binary, args):
-    """Starts llmserve on 127.0.0.1 with a free port; returns (proc, port, stderr lines)."""
-    proc = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", "0", *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 30
-    lines = []
+class LlmserveDidNotStart(SystemExit):
+    """llmserve exited, or printed no `listening on` line in time. A SystemExit: uncaught, it ends
+    the test with its message."""
+
+
+class Llmserve:
+    """A started llmserve: `proc` (a subprocess.Popen), `host`, `ports` (one per `listening on`
+    line; `port` is the first) and `log`, the lines it printed on stdout and stderr, which a
+    thread keeps reading (so that the server never blocks on a full pipe) and appending to."""
+
+    def __init__(self, proc, host, ports, log):
+        self.proc = proc
+        self.host = host
+        self.ports = ports
+        self.log = log
+
+    @property
+    def port(self):
+        return self.ports[0]
+
+
+def start_llmserve(binary, args, env=None, listen=True, listeners=1, echo=False, timeout_s=30):
+    """Starts `binary ARGS` and returns an Llmserve once it has printed `listeners` lines of
+    `listening on HOST:PORT` (one per port: --data-parallel-separate-ports prints several).
+    listen: add `--host 127.0.0.1 --port 0` (a free port on loopback) before ARGS; False when
+    ARGS name the address. env: the environment (default: this process's). echo: copy each line
+    printed before the server listens to this process's stderr. Raises LlmserveDidNotStart when
+    the server exits or does not listen within timeout_s."""
+    address = ["--host", "127.0.0.1", "--port", "0"] if listen else []
+    proc = subprocess.Popen([binary, *address, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, errors="replace", env=env)
+    deadline = time.time() + timeout_s
+    log = []
+    host, ports = None, []
     while time.time() < deadline:
-        line = proc.stderr.readline()
-        if not line:
-            break
-        lines.append(line)
-        m = re.search(r"listening on [\d.]+:(\d+)", line)
+        line = proc.stdout.readline()
+        if not line:  # the server exited
+            code = proc.wait(timeout=30)
+            raise LlmserveDidNotStart(f"llmserve {' '.join(args)} exited with code {code} at "
+                                      "startup: " + "".join(log)[-2000:])
+        log.append(line)
+        if echo:
+            sys.stderr.write(line)
+        m = re.search(r"listening on ([\d.]+):(\d+)", line)
         if m:
-            def drain():  # keep reading so that the server never blocks on a full pipe
-                for rest in proc.stderr:
-                    lines.append(rest)
+            host = host or m.group(1)
+            ports.append(int(m.group(2)))
+        if len(ports) == listeners:
+            def drain():
+                for rest in proc.stdout:
+                    log.append(rest)
             threading.Thread(target=drain, daemon=True).start()
-            return proc, int(m.group(1)), lines
+            return Llmserve(proc, host, ports, log)
     proc.kill()
-    raise SystemExit("llmserve did not start: " + "".join(lines)[-500:])
+    proc.wait()
+    raise LlmserveDidNotStart(f"llmserve {' '.join(args)} did not listen within {timeout_s} s: " +
+                              "".join(log)[-2000:])
 
 
 def get(port, path, timeout=10):
@@ -421,7 +458,8 @@ def soak(args):
     server_args = ["--served-model-name", "m", "--step-time-scale", str(args.step_time_scale),
                    "--max-num-seqs", str(max_num_seqs), "--max-waiting-requests",
                    str(max_waiting), "--shutdown-timeout", "10"]
-    proc, port, log = start_llmserve(args.llmserve, server_args)
+    server = start_llmserve(args.llmserve, server_args)
+    proc, port, log = server.proc, server.port, server.log
     checks = []  # (name, ok, detail)
     figures = {"server_args": " ".join(server_args), "duration_s": duration}
     try:

@@ -24,6 +24,9 @@ import time
 import urllib.parse
 import urllib.request
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+import load_gen  # noqa: E402  (tests/server/load_gen.py)
+
 REQUESTS = 24
 CONCURRENCY = 8
 
@@ -35,17 +38,9 @@ def free_port():
 
 
 def start_llmserve(binary, *flags):
-    proc = subprocess.Popen(
-        [binary, "--host", "127.0.0.1", "--port", "0", "--model", "Llama-3.1-8B",
-         "--served-model-name", "m", *flags],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        m = re.search(r"listening on ([\d.]+):(\d+)", proc.stderr.readline())
-        if m:
-            return proc, int(m.group(2))
-    proc.kill()
-    raise SystemExit("llmserve did not start")
+    server = load_gen.start_llmserve(
+        binary, ["--model", "Llama-3.1-8B", "--served-model-name", "m", *flags])
+    return server.proc, server.port
 
 
 def stream_one(port, i, results):

@@ -14,10 +14,12 @@ import json
 import random
 import re
 import socket
-import subprocess
 import sys
 import threading
 import time
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+import load_gen  # noqa: E402  (tests/server/load_gen.py)
 
 READ_TIMEOUT_S = 1  # the server's --read-timeout: a truncated body is answered 408 this soon
 
@@ -344,18 +346,10 @@ def main():
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args()
 
-    proc = subprocess.Popen(
-        [args.llmserve, "--host", "127.0.0.1", "--port", "0", "--served-model-name", "m",
-         "--step-time-scale", "0", "--read-timeout", str(READ_TIMEOUT_S), "--max-num-seqs", "64"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
-    line = proc.stderr.readline()
-    m = re.search(r"listening on ([\d.]+):(\d+)", line)
-    if not m:
-        proc.kill()
-        sys.exit("llmserve did not start: " + line + proc.stderr.read())
-    host, port = m.group(1), int(m.group(2))
-    log = []
-    threading.Thread(target=lambda: log.extend(proc.stderr), daemon=True).start()
+    server = load_gen.start_llmserve(
+        args.llmserve, ["--served-model-name", "m", "--step-time-scale", "0", "--read-timeout",
+                        str(READ_TIMEOUT_S), "--max-num-seqs", "64"])
+    proc, host, port, log = server.proc, server.host, server.port, server.log
 
     rng = random.Random(args.seed)
     cases = [make_case(rng) for _ in range(args.cases)]

@@ -20,7 +20,6 @@ Usage: sigterm_test.py PATH/TO/llmserve   (loopback only; standard library only)
 import asyncio
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -39,21 +38,10 @@ LOAD_SHUTDOWN_TIMEOUT_S = 3
 
 
 def start(binary):
-    proc = subprocess.Popen(
-        [binary, "--host", "127.0.0.1", "--port", "0", "--served-model-name", "m",
-         "--step-time-scale", "1", "--shutdown-timeout", str(SHUTDOWN_TIMEOUT_S)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 20
-    line = ""
-    while time.time() < deadline:
-        line = proc.stderr.readline()
-        m = re.search(r"listening on ([\d.]+):(\d+)", line)
-        if m:
-            # Keep draining stderr so that the server never blocks on a full pipe.
-            threading.Thread(target=proc.stderr.read, daemon=True).start()
-            return proc, m.group(1), int(m.group(2))
-    proc.kill()
-    raise SystemExit("llmserve did not start: " + line)
+    server = load_gen.start_llmserve(
+        binary, ["--served-model-name", "m", "--step-time-scale", "1", "--shutdown-timeout",
+                 str(SHUTDOWN_TIMEOUT_S)])
+    return server.proc, server.host, server.port
 
 
 def open_stream(host, port):
@@ -184,10 +172,11 @@ async def load_until_exit(port, proc, tally, stop_at):
 
 def sigterm_under_load(binary, checks):
     log_path = os.path.join(tempfile.mkdtemp(), "requests.jsonl")
-    proc, port, _ = load_gen.start_llmserve(
+    server = load_gen.start_llmserve(
         binary, ["--served-model-name", "m", "--step-time-scale", "10", "--max-num-seqs", "4",
                  "--max-waiting-requests", "8", "--shutdown-timeout",
                  str(LOAD_SHUTDOWN_TIMEOUT_S), "--request-log", log_path])
+    proc, port = server.proc, server.port
     tally = load_gen.Tally()
     health = []  # (seconds after SIGTERM, status)
     signalled = [None]

@@ -1,6 +1,6 @@
 set -u
 # The experiment of docs/fidelity.md "Re-measured after the CPU backend changed" (2026-12-02):
-# B is a build, M the 124.7M model of ci/bench-vs-llamacpp.sh, run in an empty work folder.
+# B is a build, M the 124.7M model of tools/bench-vs-llamacpp.sh, run in an empty work folder.
 B=${B:-/work/main/build}; M=${M:-/tmp/bench-vs-llamacpp/model/model.gguf}; mkdir -p "${WORK:-/tmp/fid10}" && cd "${WORK:-/tmp/fid10}"
 engine="--max-num-seqs 16 --num-gpu-blocks-override 2048"
 shape="prompt=lognormal:200:0.8:16:1500,output=lognormal:100:0.6:8:400"

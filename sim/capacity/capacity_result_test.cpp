@@ -1,0 +1,125 @@
+// Tests for capacity_result.h on hand-built results: the answer, the point one engine below it,
+// the sustained scale and the signals' engines are derived once, and the text and the JSON both
+// show them (and leave out a what-if that cannot run).
+#include "sim/capacity/capacity_result.h"
+
+#include <gtest/gtest.h>
+
+namespace llm {
+namespace {
+
+// A point whose only SLO, ttft_p99 <= 1 s, is met or missed.
+CapacityPoint point(bool met) {
+  CapacityPoint p;
+  p.slo.push_back({"ttft_p99", met ? 0.5 : 2.0, 1.0, met});
+  p.met = met;
+  return p;
+}
+
+// The engine search met the SLOs from `answer` engines on (none: missed up to 4); the scale
+// search missed from step `misses_at` on (none: met up to the bound).
+CapacityResult result(std::optional<int64_t> answer, std::optional<int64_t> misses_at) {
+  CapacityResult r;
+  r.trace_path = "t.json";
+  r.num_requests = 10;
+  r.slo.push_back({"ttft_p99", 1.0, "1s"});
+  r.routing_policy = "round-robin";
+  r.max_engines = 4;
+  r.candidates.resize(1);
+  CapacitySearch& engines = r.candidates[0].engines;
+  for (int64_t n = 1; n <= 4; ++n) {
+    const bool met = answer && n >= *answer;
+    engines.points[n] = point(met);
+    engines.outcome.evaluated.push_back({n, met});
+  }
+  engines.outcome.first_true = answer;
+  engines.outcome.true_at_min = answer == 1;
+  r.best = answer ? 0 : 1;
+  r.scale.outcome.first_true = misses_at;
+  r.scale.points[0] = point(true);
+  return r;
+}
+
+TEST(CapacityResult, TheAnswerAndTheStepBelowAreInTheTextAndTheJson) {
+  const CapacityResult r = result(3, 5);
+  EXPECT_EQ(r.engines(), 3);
+  EXPECT_EQ(r.at_answer(), &r.candidates[0].engines.points.at(3));
+  EXPECT_EQ(r.below_answer(), &r.candidates[0].engines.points.at(2));
+  EXPECT_EQ(r.signal_engines(), 2);
+  ASSERT_TRUE(r.sustained_scale());
+  EXPECT_DOUBLE_EQ(*r.sustained_scale(), scale_at(1.0, 4));
+  const std::string text = format_capacity(r);
+  EXPECT_NE(text.find("engines: 3 (data parallel"), std::string::npos) << text;
+  EXPECT_NE(text.find("one step below, at 2 engine(s):\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("one engine sustains " + capacity_number(scale_at(1.0, 4)) + "x"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("what-ifs replayed with 2 engine(s):\n"), std::string::npos) << text;
+  const nlohmann::ordered_json j = capacity_json(r);
+  EXPECT_EQ(j["engines"], 3);
+  EXPECT_EQ(j["slo_at_answer"]["ttft_p99"]["met"], true);
+  EXPECT_EQ(j["slo_below_answer"]["ttft_p99"]["met"], false);
+  EXPECT_DOUBLE_EQ(j["one_engine_max_arrival_rate_scale"].get<double>(), scale_at(1.0, 4));
+  EXPECT_EQ(j["signals"]["engines"], 2);
+  EXPECT_EQ(j["replayed"].size(), 4u);
+}
+
+TEST(CapacityResult, NoAnswerShowsMaxEnginesInBoth) {
+  const CapacityResult r = result(std::nullopt, std::nullopt);
+  EXPECT_FALSE(r.engines());
+  EXPECT_EQ(r.below_answer(), &r.candidates[0].engines.points.at(4));
+  EXPECT_EQ(r.signal_engines(), 4);
+  EXPECT_DOUBLE_EQ(*r.sustained_scale(), scale_at(1.0, kScaleSteps));  // the search's bound
+  const std::string text = format_capacity(r);
+  EXPECT_NE(text.find("engines: none: 4 engines (--max-engines) still miss the SLOs\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("(the search's bound)"), std::string::npos) << text;
+  const nlohmann::ordered_json j = capacity_json(r);
+  EXPECT_TRUE(j["engines"].is_null());
+  EXPECT_TRUE(j["at_answer"].is_null());
+  EXPECT_EQ(j["slo_below_answer"]["ttft_p99"]["met"], false);
+  EXPECT_EQ(j["signals"]["engines"], 4);
+}
+
+TEST(CapacityResult, OneEngineMissingAtTheSmallestLoadHasNoSustainedScale) {
+  CapacityResult r = result(1, -kScaleSteps);
+  r.scale.outcome.true_at_min = true;
+  EXPECT_FALSE(r.sustained_scale());
+  EXPECT_FALSE(r.below_answer());
+  EXPECT_EQ(r.signal_engines(), 1);
+  const std::string text = format_capacity(r);
+  EXPECT_NE(text.find("one engine: misses the SLOs even at"), std::string::npos) << text;
+  EXPECT_NE(text.find("one step below: none (one engine is the fewest)\n"), std::string::npos)
+      << text;
+  EXPECT_TRUE(capacity_json(r)["one_engine_max_arrival_rate_scale"].is_null());
+}
+
+TEST(CapacityResult, AWhatIfThatCannotRunIsNamedInTheTextAndLeftOutOfTheJson) {
+  CapacityResult r = result(2, 5);
+  r.what_ifs.resize(2);
+  r.what_ifs[0].flag = "kv-cache-dtype";
+  r.what_ifs[0].value = "fp8";
+  r.what_ifs[0].error = "the model does not fit";
+  r.what_ifs[1].flag = "gpu-memory-utilization";
+  r.what_ifs[1].value = "0.97";
+  r.what_ifs[1].point = point(true);
+  const std::string text = format_capacity(r);
+  EXPECT_NE(text.find("  --kv-cache-dtype fp8: cannot run: the model does not fit\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  --gpu-memory-utilization 0.97: "), std::string::npos) << text;
+  const nlohmann::ordered_json j = capacity_json(r);
+  ASSERT_EQ(j["what_ifs"].size(), 1u);
+  EXPECT_EQ(j["what_ifs"][0]["flag"], "gpu-memory-utilization");
+  EXPECT_EQ(j["what_ifs"][0]["engines"], 1);
+}
+
+TEST(CapacityResult, SettingsAreDescribedAsFlags) {
+  EXPECT_EQ(describe_settings({}), "(the given engine arguments)");
+  EXPECT_EQ(describe_settings({{"max-num-seqs", "64"}, {"kv-cache-dtype", "fp8"}}),
+            "--max-num-seqs 64 --kv-cache-dtype fp8");
+}
+
+}  // namespace
+}  // namespace llm

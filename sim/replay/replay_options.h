@@ -1,0 +1,57 @@
+// What one `llmsim replay` run is asked to do: the trace, the engine arguments (shared with
+// llmserve), data parallelism and routing, and the outputs; and the mapping from these options to
+// a ReplayConfig (presets, KV capacity, vLLM's device-dependent defaults). Parsed from the command
+// line by sim/cli/replay_command.h; llmsim sweep and capacity replay many of them.
+// Thread-safety: plain values and pure functions.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/sim/resolve_engine_args.h"
+#include "core/engine_args.h"
+#include "sim/replay/replay.h"
+#include "sim/replay/slo.h"
+#include "sim/routing/epp_scorers.h"
+
+namespace llm {
+
+struct ReplayOptions {
+  std::string trace_path;
+  EngineArgs engine;  // the engine arguments shared with llmserve
+  uint64_t seed = 0;
+  double arrival_rate_scale = 1.0;
+  int32_t data_parallel_size = 1;
+  std::string routing_policy = "round-robin";
+  // The llm-d routing policies' view (sim/replay/replay.h EppView); unset: its defaults.
+  std::optional<int64_t> epp_scrape_interval_ns;  // --epp-scrape-interval
+  std::optional<int64_t> epp_staleness_ns;        // --epp-metrics-staleness
+  std::optional<ScorerWeights> epp_weights;       // --epp-scorer-weights
+  std::string served_model_name;                  // the model_name label; default: --model
+  std::string output_dir;                         // empty: no files
+  std::string metrics_out;                        // OpenMetrics time series file
+  std::string promtool_series;                    // promtool test input_series file
+  std::string metrics_snapshot;                   // the final /metrics text (Prometheus exposition)
+  std::string report;                             // the HTML report (sim/report/)
+  std::string otlp_out;          // OTLP JSON lines of the requests' spans (docs/tracing.md)
+  bool detailed_traces = false;  // --collect-detailed-traces: child spans in --otlp-out
+  std::string command_line;      // as typed, for the report's header
+  int64_t scrape_interval_ns = 5'000'000'000;
+  int64_t start_time_unix_ns = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
+  bool quiet = false;                                      // no summary table on stdout
+  bool progress = true;        // progress bar on stderr when it is a terminal
+  std::vector<SloTarget> slo;  // --slo: printed against the summary's figures
+  bool fail_on_slo = false;    // exit 1 when an SLO is missed
+};
+
+// Resolves presets and defaults into an engine configuration. Throws UsageError.
+// `resolved` (optional) receives the resolved engine arguments (KV dtype, model name).
+ReplayConfig make_replay_config(const ReplayOptions& options, ResolvedEngine* resolved = nullptr);
+
+// Called now and then during a run with (finished sequences, all sequences so far).
+using ProgressFn = std::function<void(int64_t done, int64_t total)>;
+
+}  // namespace llm

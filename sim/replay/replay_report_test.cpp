@@ -1,0 +1,71 @@
+// What llmsim reports for trace requests vLLM's frontend would refuse: "rejected" in the summary
+// and in requests.jsonl, never "error", and no tokens or latencies of theirs.
+#include "sim/replay/replay_report.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "backends/sim/presets.h"
+#include "sim/replay/replay.h"
+
+namespace llm {
+namespace {
+
+TEST(ReplayReport, RequestsVllmWouldRefuseAreRejectedNotErrors) {
+  ReplayConfig config;
+  config.scheduler.block_size = 16;
+  config.scheduler.max_model_len = 512;
+  config.scheduler.num_gpu_blocks = 200;
+  config.deployment.gpu = *find_gpu_preset("H200");
+  config.deployment.model = *find_model_preset("Llama-3.2-1B");
+  struct Entry {
+    const char* id;
+    int64_t prompt, max_tokens;
+    const char* outcome;
+  };
+  const Entry entries[] = {
+      {"fits", 100, -1, "stop"},
+      {"too-long", 512, -1, "rejected"},  // the prompt fills max_model_len: no room to answer
+      {"empty", 0, -1, "rejected"},
+      {"no-tokens", 100, 0, "rejected"},
+  };
+  Trace trace;
+  for (const Entry& e : entries) {
+    TraceRequest r;
+    r.id = e.id;
+    r.prompt_len = e.prompt;
+    r.output_len = 5;
+    r.max_tokens = e.max_tokens;
+    trace.requests.push_back(r);
+  }
+  std::ostringstream jsonl;
+  ReplayReport report(&jsonl);
+  const ReplayTotals totals = run_replay(trace, config, report);
+  const ReplaySummary s = report.finish(totals.end_time, totals.sum(), 4);
+  EXPECT_EQ(s.finish_reasons.at("rejected"), 3);
+  EXPECT_EQ(s.finish_reasons.at("error"), 0);
+  EXPECT_EQ(s.finish_reasons.at("stop"), 1);
+  EXPECT_EQ(s.prompt_tokens, 100);  // only the request that ran
+  EXPECT_EQ(s.e2e.count, 1);
+  std::istringstream lines(jsonl.str());
+  size_t i = 0;
+  for (std::string line; std::getline(lines, line); ++i) {
+    const nlohmann::json j = nlohmann::json::parse(line);
+    const std::string id = j.at("id").get<std::string>();
+    for (const Entry& e : entries) {
+      if (id == e.id) {
+        EXPECT_EQ(j.at("finish_reason"), e.outcome) << id;
+      }
+    }
+  }
+  EXPECT_EQ(i, 4u);
+  EXPECT_NE(format_summary_table(s).find("rejected 3"), std::string::npos);
+  EXPECT_NE(format_summary_json(s).find("\"rejected\": 3"), std::string::npos)
+      << format_summary_json(s);
+}
+
+}  // namespace
+}  // namespace llm

@@ -1,0 +1,189 @@
+#include "sim/sweep/sweep_results.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "sim/replay/summary_figures.h"
+
+namespace llm {
+namespace {
+
+// The figures every table shows after the sort figure.
+constexpr const char* kHeadlineFigures[] = {"ttft_p99", "tpot_p99",    "itl_p99",
+                                            "e2e_p99",  "preemptions", "output_tokens_per_s"};
+
+double figure(const SweepPointResult& result, const std::string& key) {
+  return summary_figure(result.summary, key).value_or(std::nan(""));
+}
+
+std::string short_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+std::vector<std::string> table_figures(const std::string& sort_by) {
+  std::vector<std::string> keys = {sort_by};
+  for (const char* key : kHeadlineFigures) {
+    if (key != sort_by) keys.push_back(key);
+  }
+  return keys;
+}
+
+}  // namespace
+
+bool meets_slo(const SweepOutcome& outcome, const SweepPointResult& result) {
+  return result.ok && all_met(check_slo(result.summary, outcome.slo));
+}
+
+std::vector<size_t> sweep_ranking(const SweepOutcome& outcome) {
+  std::vector<size_t> ran, failed;
+  for (size_t i = 0; i < outcome.points.size(); ++i) {
+    (outcome.points[i].ok ? ran : failed).push_back(i);
+  }
+  const bool ascending = lower_is_better(outcome.sort_by);
+  std::vector<bool> met(outcome.points.size());
+  for (size_t i : ran) met[i] = meets_slo(outcome, outcome.points[i]);
+  std::stable_sort(ran.begin(), ran.end(), [&](size_t a, size_t b) {
+    if (met[a] != met[b]) return static_cast<bool>(met[a]);
+    const double x = figure(outcome.points[a], outcome.sort_by);
+    const double y = figure(outcome.points[b], outcome.sort_by);
+    if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
+    return ascending ? x < y : x > y;
+  });
+  ran.insert(ran.end(), failed.begin(), failed.end());
+  return ran;
+}
+
+int64_t num_failed_points(const SweepOutcome& outcome) {
+  return std::count_if(outcome.points.begin(), outcome.points.end(),
+                       [](const SweepPointResult& r) { return !r.ok; });
+}
+
+std::string format_sweep_table(const SweepOutcome& outcome) {
+  const std::vector<std::string> figures = table_figures(outcome.sort_by);
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {"rank"};
+  for (const SweepAxis& axis : outcome.axes) header.push_back(axis.flag);
+  const bool with_slo = !outcome.slo.empty();
+  if (with_slo) header.push_back("slo");
+  for (const std::string& key : figures) header.push_back(key);
+  rows.push_back(header);
+  const std::vector<size_t> ranking = sweep_ranking(outcome);
+  for (size_t rank = 0; rank < ranking.size(); ++rank) {
+    const SweepPointResult& result = outcome.points[ranking[rank]];
+    std::vector<std::string> row = {std::to_string(rank + 1)};
+    for (const SweepSetting& setting : result.point) row.push_back(setting.value);
+    if (result.ok) {
+      if (with_slo) row.push_back(meets_slo(outcome, result) ? "met" : "MISSED");
+      for (const std::string& key : figures) row.push_back(short_number(figure(result, key)));
+    } else {
+      row.push_back("FAILED: " + result.error);
+    }
+    rows.push_back(row);
+  }
+  // A failed row's last cell (its reason) is left out of the widths.
+  std::vector<size_t> widths(header.size(), 0);
+  for (const auto& row : rows) {
+    const size_t measured = row.size() == header.size() ? row.size() : row.size() - 1;
+    for (size_t c = 0; c < measured; ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::string text = "llmsim sweep: " + std::to_string(outcome.points.size()) + " points, by " +
+                     outcome.sort_by +
+                     (lower_is_better(outcome.sort_by) ? " (lowest first)" : " (highest first)") +
+                     "; latencies in seconds\n";
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) line += "  ";
+      line += row[c];
+      if (c + 1 < row.size()) line.append(widths[c] - row[c].size(), ' ');
+    }
+    text += line + "\n";
+  }
+  const int64_t failed = num_failed_points(outcome);
+  if (failed > 0) text += std::to_string(failed) + " of the points failed\n";
+  return text;
+}
+
+std::string format_sweep_csv(const SweepOutcome& outcome) {
+  std::string text = "rank,dir";
+  for (const SweepAxis& axis : outcome.axes) text += "," + csv_field(axis.flag);
+  text += ",status,error,slo";
+  for (const std::string& key : summary_figure_keys()) text += "," + key;
+  text += "\n";
+  const std::vector<size_t> ranking = sweep_ranking(outcome);
+  for (size_t rank = 0; rank < ranking.size(); ++rank) {
+    const SweepPointResult& result = outcome.points[ranking[rank]];
+    text += std::to_string(rank + 1) + "," + csv_field(result.dir_name);
+    for (const SweepSetting& setting : result.point) text += "," + csv_field(setting.value);
+    text += result.ok ? ",ok," : ",failed," + csv_field(result.error);
+    text += ",";
+    if (result.ok && !outcome.slo.empty()) text += meets_slo(outcome, result) ? "met" : "missed";
+    for (const std::string& key : summary_figure_keys()) {
+      text += ",";
+      if (result.ok) text += json_number(figure(result, key));
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+std::string format_sweep_json(const SweepOutcome& outcome) {
+  nlohmann::ordered_json doc;
+  doc["trace"] = outcome.trace;
+  doc["sort"] = outcome.sort_by;
+  doc["lower_is_better"] = lower_is_better(outcome.sort_by);
+  if (!outcome.slo.empty()) {
+    doc["slo"] = nlohmann::ordered_json::array();
+    for (const SloTarget& t : outcome.slo) {
+      doc["slo"].push_back({{"key", t.key}, {"target", t.target}});
+    }
+  }
+  doc["axes"] = nlohmann::ordered_json::array();
+  for (const SweepAxis& axis : outcome.axes) {
+    doc["axes"].push_back({{"flag", axis.flag}, {"values", axis.values}});
+  }
+  doc["points"] = nlohmann::ordered_json::array();
+  const std::vector<size_t> ranking = sweep_ranking(outcome);
+  for (size_t rank = 0; rank < ranking.size(); ++rank) {
+    const SweepPointResult& result = outcome.points[ranking[rank]];
+    nlohmann::ordered_json point;
+    point["rank"] = rank + 1;
+    point["dir"] = result.dir_name;
+    point["settings"] = nlohmann::ordered_json::object();
+    for (const SweepSetting& setting : result.point)
+      point["settings"][setting.flag] = setting.value;
+    point["status"] = result.ok ? "ok" : "failed";
+    if (result.ok && !outcome.slo.empty()) {
+      point["slo"] = nlohmann::ordered_json::array();
+      for (const SloResult& r : check_slo(result.summary, outcome.slo)) {
+        point["slo"].push_back(
+            {{"key", r.key}, {"value", r.value}, {"target", r.target}, {"met", r.met}});
+      }
+    }
+    if (result.ok) {
+      nlohmann::ordered_json figures = nlohmann::ordered_json::object();
+      for (const std::string& key : summary_figure_keys()) figures[key] = figure(result, key);
+      point["figures"] = figures;
+    } else {
+      point["error"] = result.error;
+    }
+    doc["points"].push_back(point);
+  }
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace llm
