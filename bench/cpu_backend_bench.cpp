@@ -48,9 +48,8 @@
 #include "core/ceil_div.h"
 #include "core/rng.h"
 
+namespace llm {
 namespace {
-
-using namespace llm;
 
 constexpr int32_t kBlockSize = 16;
 constexpr int64_t kContext = 128;
@@ -499,3 +498,4 @@ void BM_Prefill(benchmark::State& state) {
 BENCHMARK(BM_Prefill)->Arg(512)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(3.0);
 
 }  // namespace
+}  // namespace llm

@@ -18,9 +18,8 @@
 #include "core/testing/scripted_backend.h"
 #include "server/kv_events/kv_event_encoder.h"
 
+namespace llm {
 namespace {
-
-using namespace llm;
 
 std::unique_ptr<Request> shared_prefix_request(int i) {
   auto r = std::make_unique<Request>();
@@ -87,3 +86,4 @@ void BM_EncodeKvEventBatch(benchmark::State& state) {
 BENCHMARK(BM_EncodeKvEventBatch);
 
 }  // namespace
+}  // namespace llm

@@ -17,10 +17,10 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "bench/bench_util.h"
+#include "core/pending_file.h"
 #include "sim/cli/replay_command.h"
 #include "sim/replay/replay.h"
 #include "sim/replay/replay_report.h"
@@ -56,7 +56,7 @@ void BM_ReplayAzureConv(benchmark::State& state) {
     const auto t0 = Clock::now();
     const llm::ReplayConfig config = default_config(path->string());
     const llm::Trace trace = llm::read_trace_file(path->string());
-    const double t_parse = bench::seconds_since(t0);
+    const double t_parse = llm::bench::seconds_since(t0);
 
     const auto t1 = Clock::now();
     llm::ReplayReport report(nullptr);
@@ -64,8 +64,8 @@ void BM_ReplayAzureConv(benchmark::State& state) {
     const llm::ReplaySummary summary =
         report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
     benchmark::DoNotOptimize(summary.duration_s);
-    const double t_replay = bench::seconds_since(t1);
-    const double wall = bench::seconds_since(t0);
+    const double t_replay = llm::bench::seconds_since(t1);
+    const double wall = llm::bench::seconds_since(t0);
 
     parse_s += t_parse;
     replay_s += t_replay;
@@ -107,22 +107,25 @@ void BM_ReplaySynthetic1M(benchmark::State& state) {
     const llm::ReplayConfig config = default_config("synthetic");
     const llm::Trace trace =
         llm::generate_synthetic(llm::sharegpt_like(kSyntheticRequests, kSyntheticRate, 1));
-    const double t_gen = bench::seconds_since(t0);
+    const double t_gen = llm::bench::seconds_since(t0);
 
     const auto t1 = Clock::now();
-    std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
-    llm::ReplayReport report(&out);
-    const llm::ReplayTotals totals = llm::run_replay(trace, config, report);
-    const llm::ReplaySummary summary =
-        report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
-    out.close();
-    benchmark::DoNotOptimize(summary.duration_s);
-    const double t_replay = bench::seconds_since(t1);
-    const double wall = bench::seconds_since(t0);
-    if (!out) {
-      state.SkipWithError(("writing " + out_path.string() + " failed").c_str());
+    llm::ReplaySummary summary;
+    llm::ReplayTotals totals;
+    try {
+      llm::PendingFile out(out_path);  // as llmsim writes it: a .partial file, then a rename
+      llm::ReplayReport report(&out.stream());
+      totals = llm::run_replay(trace, config, report);
+      summary =
+          report.finish(totals.end_time, totals.sum(), static_cast<int64_t>(trace.requests.size()));
+      out.commit();
+    } catch (const std::exception& e) {
+      state.SkipWithError(e.what());
       break;
     }
+    benchmark::DoNotOptimize(summary.duration_s);
+    const double t_replay = llm::bench::seconds_since(t1);
+    const double wall = llm::bench::seconds_since(t0);
     if (summary.sequences != kSyntheticRequests) {
       state.SkipWithError("not every synthetic request finished");
       break;

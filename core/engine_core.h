@@ -55,7 +55,7 @@ class EngineCore {
   // could be scheduled. *duration gets the backend's modelled step time (0 for real backends; 0
   // also when it returns false).
   // REQUIRES: duration is not null (a required output passed by pointer, an exception to the
-  // by-reference rule kept because callers outside core/ use it: sim/replay.cpp and
+  // by-reference rule kept because callers outside core/ use it: sim/replay/replay.cpp and
   // backends/cpu/batch_invariance_test.cpp).
   bool begin_step(Nanos* duration);
   // Applies the in-flight step's outputs with `end_time` as their timestamp; when the backend threw

@@ -1,8 +1,12 @@
 #include "core/flag_set.h"
 
+#include <algorithm>
 #include <cctype>
 #include <ostream>
 #include <stdexcept>
+#include <utility>
+
+#include "core/nearest_name.h"
 
 namespace llm {
 namespace {
@@ -25,6 +29,25 @@ void for_flag(const std::string& flag, Fn&& fn) {
 }
 
 }  // namespace
+
+namespace {
+
+std::string unknown_flag_message(const std::string& flag, const std::vector<std::string>& known,
+                                 const std::string& help_command) {
+  std::vector<std::string> candidates = {"--help", "--version"};
+  candidates.insert(candidates.end(), known.begin(), known.end());
+  const std::string nearest = nearest_name(flag, candidates);
+  return "unknown flag " + flag + (nearest.empty() ? "" : ": did you mean " + nearest + "?") +
+         " (see " + help_command + " --help)";
+}
+
+}  // namespace
+
+UnknownFlagError::UnknownFlagError(std::string flag, std::vector<std::string> known,
+                                   const std::string& help_command)
+    : UsageError(unknown_flag_message(flag, known, help_command)),
+      flag_(std::move(flag)),
+      known_(std::move(known)) {}
 
 FlagSet::FlagSet(std::string help_command) : help_command_(std::move(help_command)) {}
 
@@ -101,9 +124,7 @@ void FlagSet::parse(const std::vector<std::string>& args) const {
     const std::string name = arg.substr(0, eq);
     const bool has_inline = eq != std::string::npos;
     const auto it = flags_.find(name);
-    if (it == flags_.end()) {
-      throw UsageError("unknown flag " + name + " (see " + help_command_ + " --help)");
-    }
+    if (it == flags_.end()) throw UnknownFlagError(name, names(), help_command_);
     const Flag& flag = it->second;
     switch (flag.kind) {
       case Kind::kSwitch:
@@ -134,12 +155,42 @@ void FlagSet::parse(const std::vector<std::string>& args) const {
   }
 }
 
+std::vector<std::string> FlagSet::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, flag] : flags_) out.push_back(name);
+  return out;
+}
+
+UsageError as_part_of(const UsageError& error, const std::string& inner_command,
+                      const std::string& outer_command, const std::vector<std::string>& own_flags) {
+  if (const auto* unknown = dynamic_cast<const UnknownFlagError*>(&error)) {
+    std::vector<std::string> known = own_flags;
+    known.insert(known.end(), unknown->known().begin(), unknown->known().end());
+    std::sort(known.begin(), known.end());
+    return UnknownFlagError(unknown->flag(), known, outer_command);
+  }
+  std::string message = error.what();
+  const std::string inner_help = "(see " + inner_command + " --help)";
+  if (const size_t at = message.find(inner_help); at != std::string::npos) {
+    message.replace(at, inner_help.size(), "(see " + outer_command + " --help)");
+  }
+  return UsageError(message);
+}
+
 std::string flag_name(const std::string& arg) { return arg.substr(0, arg.find('=')); }
 
 bool wants_help(const std::vector<std::string>& args) {
   for (const std::string& a : args) {
     if (a == "--") return false;
     if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+bool wants_version(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--") return false;
+    if (a == "--version") return true;
   }
   return false;
 }

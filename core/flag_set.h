@@ -1,11 +1,13 @@
 // The one command-line layer of every program (llmserve, llmbench, the llmsim commands): a table
 // of flags, each with a handler, that walks the arguments once. It accepts "--flag value" and
 // "--flag=value", refuses a missing value ("--port: missing value"), a value on a switch
-// ("--quiet: takes no value"), unknown flags ("unknown flag --x (see llmsim replay --help)") and
-// stray arguments, and stops reading flags at "--". An argument that starts with '-' and a
+// ("--quiet: takes no value"), unknown flags ("unknown flag --x (see llmsim replay --help)", with
+// "did you mean --y?" when a known flag is a likely typo away: core/nearest_name.h) and stray
+// arguments, and stops reading flags at "--". An argument that starts with '-' and a
 // non-digit is a flag; anything else ("-", "-5", "file.json") is a positional argument.
 // Handlers throw UsageError naming the flag; a std::invalid_argument from a handler becomes a
-// UsageError prefixed with the flag. Help is not a flag here: programs call wants_help() first.
+// UsageError prefixed with the flag. Help and version are not flags here: programs call
+// wants_help() and wants_version() first.
 // Usage texts stay hand-written beside each program (they are documentation).
 // Thread-safety: a FlagSet is built and used by one thread.
 #pragma once
@@ -22,6 +24,22 @@
 #include "core/flag_values.h"
 
 namespace llm {
+
+// FlagSet::parse's error for an unknown flag: the flag and every name the set knew, so that a
+// command handing part of its arguments to another command's parser can widen the suggestion
+// (as_part_of below).
+class UnknownFlagError : public UsageError {
+ public:
+  // "unknown flag FLAG[: did you mean NEAREST?] (see HELP_COMMAND --help)", NEAREST among `known`.
+  UnknownFlagError(std::string flag, std::vector<std::string> known,
+                   const std::string& help_command);
+  const std::string& flag() const { return flag_; }
+  const std::vector<std::string>& known() const { return known_; }
+
+ private:
+  std::string flag_;
+  std::vector<std::string> known_;
+};
 
 class FlagSet {
  public:
@@ -64,8 +82,11 @@ class FlagSet {
   // A switch that stores `when_given` (true for --enable-x, false for --no-x).
   FlagSet& boolean(std::initializer_list<const char*> names, bool& out, bool when_given = true);
 
-  // Walks `args` in order, calling the handlers. Throws UsageError.
+  // Walks `args` in order, calling the handlers. Throws UsageError (UnknownFlagError for a flag
+  // it does not know).
   void parse(const std::vector<std::string>& args) const;
+  // Every flag name registered, aliases included, in alphabetical order.
+  std::vector<std::string> names() const;
 
  private:
   enum class Kind { kValue, kSwitch, kList };
@@ -96,6 +117,15 @@ std::string flag_name(const std::string& arg);
 
 // True when an argument before "--" is --help or -h.
 bool wants_help(const std::vector<std::string>& args);
+// True when an argument before "--" is --version (core/build_info.h's version_line is the answer).
+bool wants_version(const std::vector<std::string>& args);
+
+// For a command that hands part of its arguments to another command's parser (llmsim alerts,
+// sweep and capacity over llmsim replay's): `error`, thrown by that parser, as this command's own.
+// Its "(see INNER_COMMAND --help)" points at OUTER_COMMAND's help, and an unknown flag is compared
+// with `own_flags` too for "did you mean".
+UsageError as_part_of(const UsageError& error, const std::string& inner_command,
+                      const std::string& outer_command, const std::vector<std::string>& own_flags);
 
 // Prints "PROGRAM: MESSAGE" on `err` and returns kUsageExitCode.
 int report_usage_error(std::ostream& err, const std::string& program, const std::exception& e);

@@ -64,6 +64,14 @@ TEST(FlagSet, EveryUsageErrorHasOneWording) {
       {{"--bogus"}, "unknown flag --bogus (see prog sub --help)"},
       {{"--bogus=1"}, "unknown flag --bogus (see prog sub --help)"},
       {{"-x"}, "unknown flag -x (see prog sub --help)"},
+      // A likely typo of a known flag: the nearest (core/nearest_name.h), --help and --version
+      // included; nothing when none is close.
+      {{"--hots"}, "unknown flag --hots: did you mean --host? (see prog sub --help)"},
+      {{"--qiuet"}, "unknown flag --qiuet: did you mean --quiet? (see prog sub --help)"},
+      {{"--polcy=x"}, "unknown flag --polcy: did you mean --policy? (see prog sub --help)"},
+      {{"--verison"}, "unknown flag --verison: did you mean --version? (see prog sub --help)"},
+      {{"--hepl"}, "unknown flag --hepl: did you mean --help? (see prog sub --help)"},
+      {{"--no-cache-at-all"}, "unknown flag --no-cache-at-all (see prog sub --help)"},
       {{"--port"}, "--port: missing value"},
       {{"--quiet=yes"}, "--quiet: takes no value"},
       {{"--port", "x"}, "--port: expected an integer, got 'x'"},
@@ -91,6 +99,39 @@ TEST(FlagSet, EveryUsageErrorHasOneWording) {
     for (const auto& a : c.args) joined += "[" + a + "] ";
     EXPECT_EQ(error_of(c.args), c.error) << joined;
   }
+}
+
+// A command that hands the rest of its arguments to another command's parser (llmsim sweep over
+// llmsim replay's) points at its own help and suggests among both commands' flags.
+TEST(FlagSet, AnErrorOfAnInnerParserBecomesTheOuterCommands) {
+  FlagSet inner("llmsim replay");
+  std::string out;
+  inner.nonempty({"--output-dir"}, out).nonempty({"--report"}, out);
+  const std::vector<std::string> own = {"--jobs", "--set"};
+  auto outer_error = [&](const std::vector<std::string>& args) -> std::string {
+    try {
+      inner.parse(args);
+    } catch (const UsageError& e) {
+      return as_part_of(e, "llmsim replay", "llmsim sweep", own).what();
+    }
+    return "";
+  };
+  EXPECT_EQ(outer_error({"--jbos"}),
+            "unknown flag --jbos: did you mean --jobs? (see llmsim sweep --help)");
+  EXPECT_EQ(outer_error({"--reprot"}),
+            "unknown flag --reprot: did you mean --report? (see llmsim sweep --help)");
+  EXPECT_EQ(outer_error({"--zzz"}), "unknown flag --zzz (see llmsim sweep --help)");
+  EXPECT_EQ(outer_error({"--report"}), "--report: missing value");
+  EXPECT_EQ(as_part_of(UsageError("missing TRACE (see llmsim replay --help)"), "llmsim replay",
+                       "llmsim sweep", own)
+                .what(),
+            std::string("missing TRACE (see llmsim sweep --help)"));
+}
+
+TEST(FlagSet, WantsVersionLikeWantsHelp) {
+  EXPECT_TRUE(wants_version({"a", "--version"}));
+  EXPECT_FALSE(wants_version({"a", "--", "--version"}));  // after "--": a positional argument
+  EXPECT_FALSE(wants_version({"--versions", "-v"}));
 }
 
 TEST(FlagSet, GoodArgumentsSetTheirTargetsInBothSpellings) {

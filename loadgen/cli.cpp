@@ -71,6 +71,7 @@ Report:
   --result-json FILE        write every figure as JSON
   --quiet                   no table on stdout
   --help
+  --version                 the version, the commit and whether CUDA is built in
 )";
 }
 

@@ -3,14 +3,15 @@
 #include <sys/resource.h>
 
 #include <csignal>
-#include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/build_info.h"
 #include "core/flag_set.h"
+#include "core/pending_file.h"
 #include "loadgen/bench.h"
 #include "loadgen/cli.h"
 #include "loadgen/fake_server.h"
@@ -18,7 +19,16 @@
 
 namespace {
 
-using namespace llm::loadgen;
+using llm::UsageError;
+using llm::loadgen::BenchRun;
+using llm::loadgen::CliOptions;
+using llm::loadgen::FakeOpenAiServer;
+using llm::loadgen::FakeServerOptions;
+using llm::loadgen::parse_args;
+using llm::loadgen::print_report;
+using llm::loadgen::report_to_json;
+using llm::loadgen::run_benchmark;
+using llm::loadgen::usage;
 
 constexpr const char* kFakeServerUsage =
     "usage: llmbench fake-server [--port P] [--chunks N] [--ttft-ms X] [--itl-ms Y] [--threads "
@@ -57,6 +67,10 @@ int run_fake_server(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!llm::wants_help(args) && llm::wants_version(args)) {
+    std::cout << llm::version_line("llmbench") << '\n';
+    return 0;
+  }
   try {
     if (!args.empty() && args[0] == "fake-server")
       return run_fake_server(std::vector<std::string>(args.begin() + 1, args.end()));
@@ -87,9 +101,12 @@ int main(int argc, char** argv) {
                 << " -> http://" << options.config.host << ':' << options.config.port
                 << options.config.base_path << options.config.endpoint << '\n';
     }
+    // Created before the run, so that a --result-json that cannot be written fails at once.
+    std::optional<llm::PendingFile> result_json;
+    if (!options.result_json.empty()) result_json.emplace("--result-json", options.result_json);
     BenchRun run = run_benchmark(trace, options.config);
     if (!options.quiet) print_report(run.report, options.config.slos, std::cout);
-    if (!options.result_json.empty()) {
+    if (result_json) {
       nlohmann::json j = report_to_json(run.report, options.config.slos);
       j["model"] = run.model;
       j["base_url"] = "http://" + options.config.host + ":" + std::to_string(options.config.port) +
@@ -98,19 +115,8 @@ int main(int argc, char** argv) {
       j["trace"] = trace.source;
       j["stream"] = options.config.stream;
       j["num_requests"] = run.results.size();
-      const std::string tmp = options.result_json + ".partial";
-      {
-        std::ofstream out(tmp);
-        out << j.dump(2) << '\n';
-        if (!out) {
-          std::cerr << "llmbench: --result-json: cannot write " << tmp << '\n';
-          return 1;
-        }
-      }
-      if (std::rename(tmp.c_str(), options.result_json.c_str()) != 0) {
-        std::cerr << "llmbench: --result-json: cannot rename " << tmp << '\n';
-        return 1;
-      }
+      result_json->stream() << j.dump(2) << '\n';
+      result_json->commit();
     }
     return run.report.completed == 0 ? 1 : 0;
   } catch (const UsageError& e) {

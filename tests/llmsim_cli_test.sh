@@ -351,6 +351,21 @@ expect_error "--fault engine past the last" "--fault engine-down:1:1m:2m: ENGINE
   "$root/traces/tiny.json" --fault engine-down:1:1m:2m
 expect_error "--fault time" "--fault slow:0:2:1m:later: TO 'later' is not a time such as 0, 90s, 10m or 1h" \
   "$root/traces/tiny.json" --fault slow:0:2:1m:later
+# --- make-model: its message lists every file it writes, and nothing else is left -----------
+vocab="$root/../shared/testdata/tokenizers/ggml-vocab-llama-spm.gguf"
+if [[ -f $vocab ]]; then
+  if "$llmsim" make-model --arch llama --vocab "$vocab" --dim 64 --layers 1 --heads 2 \
+    --out "$work/model" >"$work/make-model" 2>&1; then
+    listed=$(sed -n 's/^wrote \([^:]*\): .*/\1/p' "$work/make-model" | tr -d ' ' | tr ',' '\n' | sort)
+    present=$(find "$work/model" -type f | sort)
+    [[ -n $listed && $listed == "$present" ]] && ok \
+      || fail "make-model lists '$listed' but wrote '$present'"
+  else
+    fail "make-model: $(cat "$work/make-model")"
+  fi
+else
+  echo "SKIP: $vocab is absent (../shared); make-model's message was not checked"
+fi
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "backends/model/model_config.h"
-#include "backends/sim/engine_args.h"
+#include "core/engine_args.h"
 #include "core/scheduler_config.h"
 
 namespace llm {

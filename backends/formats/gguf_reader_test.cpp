@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <stdexcept>
 
 #include "backends/formats/gguf_writer.h"
 #include "backends/testing/shared_testdata.h"
@@ -150,7 +153,18 @@ TEST(GgufWriter, CustomAlignmentAndFileRoundTrip) {
   EXPECT_EQ(f.data_offset() % 64, 0u);
   EXPECT_EQ(f.find_tensor("b")->offset, 64u);
   EXPECT_EQ(f.find_tensor("b")->data[0], 0xAB);
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));  // renamed into place
   std::remove(path.c_str());
+}
+
+TEST(GgufWriter, AMissingDirectoryIsAnErrorNamingTheFile) {
+  const std::string path = ::testing::TempDir() + "/no-such-dir/model.gguf";
+  try {
+    sample_writer().write_file(path);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write " + path + ": No such file or directory");
+  }
 }
 
 std::string error_of(std::vector<uint8_t> bytes) {

@@ -1,10 +1,10 @@
 #include "backends/formats/gguf_writer.h"
 
-#include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
 #include <string_view>
+
+#include "core/pending_file.h"
 
 namespace llm {
 
@@ -174,16 +174,7 @@ std::vector<uint8_t> GgufWriter::to_bytes() const {
 
 void GgufWriter::write_file(const std::string& path) const {
   const std::vector<uint8_t> bytes = to_bytes();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot create " + tmp);
-    f.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("cannot rename to " + path);
+  write_file_atomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
 }
 
 }  // namespace llm

@@ -35,7 +35,8 @@ class GgufWriter {
                   std::vector<uint8_t> data);
 
   std::vector<uint8_t> to_bytes() const;
-  // Writes atomically (temporary file + rename). Throws std::runtime_error on I/O failure.
+  // Writes atomically through a PendingFile (core/pending_file.h). Throws std::runtime_error
+  // naming the path on I/O failure.
   void write_file(const std::string& path) const;
 
  private:

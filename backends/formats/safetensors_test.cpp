@@ -96,6 +96,25 @@ TEST(Safetensors, RoundTripFile) {
   fs::remove_all(dir);
 }
 
+// The writer goes through core/pending_file.h: only the file afterwards, and a directory that
+// does not exist is an error naming the file, with nothing left behind.
+TEST(Safetensors, WriteIsWholeOrNothing) {
+  const fs::path dir = temp_dir("atomic");
+  const std::string path = (dir / "model.safetensors").string();
+  small_writer().write(path);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"model.safetensors"}));
+  const std::string missing = (dir / "no-such-dir" / "model.safetensors").string();
+  try {
+    small_writer().write(missing);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write " + missing + ": No such file or directory");
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Safetensors, ScalarsAndEmptyTensors) {
   SafetensorsWriter w;
   std::vector<float> one = {42};

@@ -1,10 +1,10 @@
 // Safetensors writer (see safetensors_writer.h).
 #include "backends/formats/safetensors_writer.h"
 
-#include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+
+#include "core/pending_file.h"
 
 namespace llm {
 namespace {
@@ -71,22 +71,8 @@ std::vector<std::byte> SafetensorsWriter::serialize() const {
 }
 
 void SafetensorsWriter::write(const std::string& path) const {
-  std::vector<std::byte> bytes = serialize();
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error("cannot write " + tmp);
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot rename " + tmp + " to " + path);
-  }
+  const std::vector<std::byte> bytes = serialize();
+  write_file_atomically(path, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
 }
 
 }  // namespace llm

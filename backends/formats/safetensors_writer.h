@@ -27,7 +27,8 @@ class SafetensorsWriter {
   void set_metadata(std::string key, std::string value);
 
   std::vector<std::byte> serialize() const;
-  // Writes serialize() to path (through path + ".tmp" and a rename); throws std::runtime_error.
+  // Writes serialize() to path through a PendingFile (core/pending_file.h: path + ".partial",
+  // then a rename); throws std::runtime_error naming the path.
   void write(const std::string& path) const;
 
  private:

@@ -1,7 +1,6 @@
 #include "backends/model/model_writer.h"
 
 #include <filesystem>
-#include <fstream>
 #include <stdexcept>
 
 #include "backends/formats/float_convert.h"
@@ -13,6 +12,7 @@
 #include "backends/model/model_tensors.h"
 #include "backends/model/rope_factors.h"
 #include "backends/model/rope_layout.h"
+#include "core/pending_file.h"
 
 namespace llm {
 namespace {
@@ -34,17 +34,6 @@ void check_consistent(const ModelWeights& weights) {
   } catch (const ModelFormatError& e) {
     throw std::invalid_argument(e.what());
   }
-}
-
-void write_text_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot create " + tmp);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
 }
 
 std::vector<uint8_t> to_u8(std::vector<std::byte> bytes) {
@@ -85,7 +74,8 @@ void round_weights_to(ModelWeights& weights, WeightType type) {
   }
 }
 
-void write_safetensors_model(const ModelWeights& weights, const std::string& dir, WeightType type) {
+std::vector<std::string> write_safetensors_model(const ModelWeights& weights,
+                                                 const std::string& dir, WeightType type) {
   if (type == WeightType::kQ8_0) {
     throw std::invalid_argument("safetensors writer: q8_0 is a GGUF-only type");
   }
@@ -110,8 +100,10 @@ void write_safetensors_model(const ModelWeights& weights, const std::string& dir
   config.torch_dtype = torch_dtype_of(type);
   const std::string config_json = hf_config_to_json(config).dump(2) + "\n";  // may throw: first
   std::filesystem::create_directories(dir);
-  writer.write(dir + "/model.safetensors");
-  write_text_file(dir + "/config.json", config_json);
+  const std::vector<std::string> paths = {dir + "/model.safetensors", dir + "/config.json"};
+  writer.write(paths[0]);
+  write_file_atomically(paths[1], config_json);
+  return paths;
 }
 
 void write_gguf_model(const ModelWeights& weights, const GgufFile& vocab_source,

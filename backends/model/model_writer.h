@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "backends/model/model_weights.h"
 
@@ -26,11 +27,12 @@ const char* weight_type_name(WeightType type);
 void round_weights_to(ModelWeights& weights, WeightType type);
 
 // Writes dir/model.safetensors (HF tensor names, every tensor in `type`, metadata format=pt) and
-// dir/config.json (torch_dtype from `type`). Creates dir. Throws std::invalid_argument for
-// kQ8_0, weights that contradict their config or RoPE factors config.json cannot state (see
-// hf_config_to_json), std::runtime_error on I/O failure.
-void write_safetensors_model(const ModelWeights& weights, const std::string& dir,
-                             WeightType type = WeightType::kF32);
+// dir/config.json (torch_dtype from `type`), and returns their paths. Creates dir. Throws
+// std::invalid_argument for kQ8_0, weights that contradict their config or RoPE factors
+// config.json cannot state (see hf_config_to_json), std::runtime_error on I/O failure.
+std::vector<std::string> write_safetensors_model(const ModelWeights& weights,
+                                                 const std::string& dir,
+                                                 WeightType type = WeightType::kF32);
 
 // Writes a GGUF v3 file: general.architecture and <arch>.* hyper-parameters, every tokenizer.* key
 // of vocab_source (bos/eos ids then set from the config), and the tensors under llama.cpp's names

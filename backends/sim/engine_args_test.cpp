@@ -2,7 +2,7 @@
 // as --model with the interface issue 32 checks (--gpu, --model, TP, limits, utilization,
 // override), --dtype/--quantization, and the refusals that name the flag.
 // Thread-safety: single-threaded tests.
-#include "backends/sim/engine_args.h"
+#include "backends/sim/resolve_engine_args.h"
 
 #include <gtest/gtest.h>
 

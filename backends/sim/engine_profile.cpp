@@ -8,7 +8,10 @@
 namespace llm {
 namespace {
 
-using namespace sim_json;
+using sim_json::FieldReader;
+using sim_json::json;
+using sim_json::read_json_object;
+using sim_json::require_positive;
 
 constexpr int64_t kFormatVersion = 1;
 

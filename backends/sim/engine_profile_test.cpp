@@ -7,7 +7,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "backends/sim/engine_args.h"
+#include "backends/sim/resolve_engine_args.h"
+#include "core/engine_args.h"
 
 namespace llm {
 namespace {

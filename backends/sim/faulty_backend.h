@@ -3,10 +3,11 @@
 // drawn from its own seeded generator, stretches the step's modelled time (a constant slowdown, for
 // data-parallel engines of uneven speed, and random latency spikes) or fails the step's batch with
 // StepFailed (core/backend.h: its sequences end with `error`, the engine goes on). Only the
-// simulator builds one (sim/replay.cpp, when ReplayFaults ask for it); llmserve never does, so
-// these faults exist only under simulation. Invariants: the same seed and the same sequence of
-// batches give the same spikes and failures; a step's time is never shortened; a failed step's
-// elapsed time is the (stretched) time the wrapped backend modelled, and it samples no token.
+// simulator builds one (sim/replay/replay.cpp, when ReplayFaults ask for it); llmserve never
+// does, so these faults exist only under simulation. Invariants: the same seed and the same
+// sequence of batches give the same spikes and failures; a step's time is never shortened; a failed
+// step's elapsed time is the (stretched) time the wrapped backend modelled, and it samples no
+// token.
 // Thread-safety: none; driven by one engine.
 #pragma once
 

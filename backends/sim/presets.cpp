@@ -21,7 +21,14 @@
 namespace llm {
 namespace {
 
-using namespace sim_json;
+using sim_json::FieldReader;
+using sim_json::is_json_path;
+using sim_json::join;
+using sim_json::json;
+using sim_json::read_json_object;
+using sim_json::require_fraction;
+using sim_json::require_non_negative;
+using sim_json::require_positive;
 
 // The calibrated GPU presets: one data file per card (backends/sim/gpus/*.json), compiled in.
 // Their numbers and provenance are the fit's (llmsim calibrate --runs; docs/cost-model.md).

@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "backends/tokenizer/vocab.h"
 
@@ -50,8 +51,11 @@ HfTokenizerData read_hf_tokenizer_files(const std::string& path);
 // The texts of tokenizer.json and tokenizer_config.json for a vocabulary.
 std::string hf_tokenizer_json_text(const Vocab& vocab);
 std::string hf_tokenizer_config_text(const Vocab& vocab, const std::string& chat_template);
-// Writes `path` (tokenizer.json) and tokenizer_config.json in the same directory.
-void write_hf_tokenizer_files(const Vocab& vocab, const std::string& chat_template,
-                              const std::string& path);
+// Writes `path` (tokenizer.json) and tokenizer_config.json in the same directory, each through a
+// PendingFile (core/pending_file.h); std::runtime_error naming the file when one cannot be written.
+// Returns the two paths.
+std::vector<std::string> write_hf_tokenizer_files(const Vocab& vocab,
+                                                  const std::string& chat_template,
+                                                  const std::string& path);
 
 }  // namespace llm

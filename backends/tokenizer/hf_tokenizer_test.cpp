@@ -11,6 +11,8 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
+#include <stdexcept>
 
 #include "backends/testing/shared_testdata.h"
 #include "backends/tokenizer/pretokenizer.h"
@@ -90,6 +92,26 @@ INSTANTIATE_TEST_SUITE_P(Vocabularies, RoundTrip,
                            }
                            return n;
                          });
+
+// tokenizer.json and tokenizer_config.json are each written whole or not at all (through
+// core/pending_file.h): nothing but the two files afterwards, and a directory that does not exist
+// is an error naming the file.
+TEST(HfTokenizerWrite, BothFilesWholeAndNothingElse) {
+  LLM_REQUIRE_TOKENIZER_DATA();
+  const auto tokenizer = Tokenizer::from_gguf_file(testing::vocab_path("gpt-2"));
+  const std::string dir = temp_dir("write");
+  write_tokenizer_json(*tokenizer, dir + "/tokenizer.json");
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.insert(e.path().filename().string());
+  EXPECT_EQ(names, (std::set<std::string>{"tokenizer.json", "tokenizer_config.json"}));
+  const std::string missing = dir + "/no-such-dir/tokenizer.json";
+  try {
+    write_tokenizer_json(*tokenizer, missing);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write " + missing + ": No such file or directory");
+  }
+}
 
 // GPT-2's shape: ByteLevel pre-tokenizer with use_regex, merges as pairs (tokenizers >= 0.20),
 // the special token only in added_tokens; no tokenizer_config.json.

@@ -1,13 +1,13 @@
 // Writing a Vocab as Hugging Face tokenizer.json + tokenizer_config.json (see hf_tokenizer.h).
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <tuple>
 
 #include "backends/tokenizer/hf_tokenizer.h"
 #include "backends/tokenizer/pretokenizer.h"
 #include "backends/tokenizer/utf8.h"
+#include "core/pending_file.h"
 
 namespace llm {
 
@@ -214,17 +214,14 @@ std::string hf_tokenizer_config_text(const Vocab& v, const std::string& chat_tem
   return config.dump(2) + "\n";
 }
 
-void write_hf_tokenizer_files(const Vocab& vocab, const std::string& chat_template,
-                              const std::string& path) {
-  const auto write = [](const std::filesystem::path& p, const std::string& text) {
-    std::ofstream f(p, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.close();
-    if (!f) throw TokenizerError(p.string() + ": cannot be written");
-  };
+std::vector<std::string> write_hf_tokenizer_files(const Vocab& vocab,
+                                                  const std::string& chat_template,
+                                                  const std::string& path) {
   const std::filesystem::path p(path);
-  write(p, hf_tokenizer_json_text(vocab));
-  write(p.parent_path() / "tokenizer_config.json", hf_tokenizer_config_text(vocab, chat_template));
+  const std::filesystem::path config = p.parent_path() / "tokenizer_config.json";
+  write_file_atomically(p, hf_tokenizer_json_text(vocab));
+  write_file_atomically(config, hf_tokenizer_config_text(vocab, chat_template));
+  return {p.string(), config.string()};
 }
 
 }  // namespace llm

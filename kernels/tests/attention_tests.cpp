@@ -12,7 +12,12 @@
 namespace llm::kernels::testing {
 namespace {
 
-using namespace reference;
+using reference::from_bf16;
+using reference::from_fp8_e4m3;
+using reference::ref_attention;
+using reference::RefKv;
+using reference::to_bf16;
+using reference::to_fp8_e4m3;
 
 struct AttentionCase {
   int32_t group;

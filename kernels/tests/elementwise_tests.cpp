@@ -11,7 +11,11 @@
 namespace llm::kernels::testing {
 namespace {
 
-using namespace reference;
+using reference::from_bf16;
+using reference::from_fp8_e4m3;
+using reference::ref_rms_norm;
+using reference::ref_rope;
+using reference::ref_silu_mul;
 
 void embedding_test(Report& report) {
   TestRng rng(1);

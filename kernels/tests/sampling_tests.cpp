@@ -9,7 +9,7 @@
 namespace llm::kernels::testing {
 namespace {
 
-using namespace reference;
+using reference::ref_sample;
 
 void sampling_vocab(Report& report, int32_t vocab) {
   TestRng rng(500 + vocab);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/admission_rule.h"
+#include "core/build_info.h"
 #include "core/exposition.h"
 #include "server/api/api_error.h"
 #include "server/api/completion_job.h"
@@ -18,8 +19,6 @@
 
 namespace llm {
 namespace {
-
-constexpr const char* kVersion = "0.1.0";
 
 bool under(std::string_view path, std::string_view prefix) {
   return path == prefix || (path.size() > prefix.size() &&
@@ -153,7 +152,7 @@ RouteResult health_route(ApiContext& context, ApiCall&, Endpoint) {
 
 RouteResult version_route(ApiContext&, ApiCall&, Endpoint) {
   HttpResponse r;
-  r.body = std::string(R"({"version":")") + kVersion + "\"}";
+  r.body = std::string(R"({"version":")") + version_string() + "\"}";  // vLLM's shape
   return respond(std::move(r));
 }
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <iterator>
 #include <thread>
 
 #include "backends/cpu/cpu_backend.h"
@@ -122,6 +123,16 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   for (size_t k = 0; k < port_frontends_.size(); ++k) {
     finish_port_frontend(*port_frontends_[k], k + 1);
   }
+}
+
+std::vector<prometheus::MetricFamily> LlmServer::collect_engine_metrics() const {
+  std::vector<prometheus::MetricFamily> families = api_.engines.collect_metrics(registry_);
+  for (const auto& f : port_frontends_) {
+    std::vector<prometheus::MetricFamily> more = f->api.engines.collect_metrics(f->registry);
+    families.insert(families.end(), std::make_move_iterator(more.begin()),
+                    std::make_move_iterator(more.end()));
+  }
+  return families;
 }
 
 std::unique_ptr<HttpServer> LlmServer::make_http(ApiRouter& router, HttpMetrics* metrics,

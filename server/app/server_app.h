@@ -9,6 +9,7 @@
 // accessors are safe while it runs.
 #pragma once
 
+#include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
 
 #include <functional>
@@ -54,6 +55,10 @@ class LlmServer {
   // requests may finish for up to --shutdown-timeout seconds, the rest are aborted (their clients
   // get finish_reason "abort"); then the listener, the I/O threads and the engine stop.
   void shutdown();
+
+  // Every engine's Prometheus series as /metrics serves them (with --data-parallel-separate-ports,
+  // every front end's together); empty with --disable-log-stats. For the stats lines.
+  std::vector<prometheus::MetricFamily> collect_engine_metrics() const;
 
   ServerContext& context() { return context_; }
   ApiContext& api() { return api_; }  // engine 0's front end's

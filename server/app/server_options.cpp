@@ -2,13 +2,19 @@
 
 #include <algorithm>
 
-#include "backends/sim/engine_args.h"
+#include "backends/sim/presets.h"
+#include "backends/sim/resolve_engine_args.h"
+#include "core/engine_args.h"
 #include "core/flag_set.h"
 
 namespace llm {
 
 std::string server_usage() {
-  return R"(usage: llmserve [flags]
+  return R"(usage: llmserve [MODEL] [flags]
+
+MODEL is the same as --model (as in `vllm serve MODEL`): a preset or shape of the simulated
+backend, or a model file with --backend cpu or cuda.
+  --version                        the version, the commit and whether CUDA is built in
 
 Server (vLLM's names):
   --host HOST                      address to listen on (0.0.0.0)
@@ -18,7 +24,7 @@ Server (vLLM's names):
                                    responses and metrics carry the first
   --api-key KEY                    require "Authorization: Bearer KEY" under /v1 (env VLLM_API_KEY)
   --enable-per-request-metrics     add the `metrics` object to responses
-  --disable-log-stats              no Prometheus metrics collection
+  --disable-log-stats              no Prometheus metrics collection and no stats lines
   --enable-force-include-usage     always send the final usage chunk when streaming
   --enable-request-id-headers      echo X-Request-Id in responses
   --kv-events-config JSON          publish KV-cache events over ZeroMQ for prefix-aware routers
@@ -26,7 +32,7 @@ Server (vLLM's names):
                                    "endpoint":"tcp://*:5557"}'; docs/kv-events.md)
   --enable-prompt-tokens-details   usage.prompt_tokens_details: cached_tokens (prefix-cache
                                    hit) and created_cache_tokens (written into the cache)
-)" + engine_flags_usage() +
+)" + engine_flags_usage(gpu_preset_names(), model_preset_names()) +
          R"(  --data-parallel-size N           engines, each with its own backend and KV cache (1); a
                                    request goes to the one with the fewest unfinished requests
   --data-parallel-separate-ports   engine i serves the whole API and its own /metrics on
@@ -49,6 +55,11 @@ Backend:
                                    of --data-parallel-size (0 = all cores)
   --step-time-scale F              multiply the modelled step time (1; 0 = zero-cost steps)
 Operations (ours):
+  --log-stats-interval S           seconds between vLLM's stats lines on stderr ("Engine 000: Avg
+                                   prompt throughput: ..."; 10, or VLLM_LOG_STATS_INTERVAL)
+  --port-file PATH                 once listening, write the port (one line per port with
+                                   --data-parallel-separate-ports) to PATH, atomically: for
+                                   scripts that start llmserve with --port 0
   --shutdown-timeout S             on SIGTERM/SIGINT, let requests finish this long (30)
   --request-log FILE               JSON lines, one per request (no text unless the next flag)
   --request-log-content            include prompt and completion text in the request log
@@ -78,13 +89,26 @@ Tracing (docs/tracing.md):
 )";
 }
 
-ServerOptions parse_server_args(const std::vector<std::string>& args, const char* env_api_key) {
+ServerOptions parse_server_args(const std::vector<std::string>& args, const char* env_api_key,
+                                const char* env_log_stats_interval) {
   ServerOptions o;
   if (env_api_key && *env_api_key) o.api_key = env_api_key;
+  if (env_log_stats_interval && *env_log_stats_interval) {
+    o.log_stats_interval_s =
+        parse_double_above_flag("VLLM_LOG_STATS_INTERVAL", env_log_stats_interval, 0);
+  }
   std::vector<std::string> served_names;
+  std::string positional_model;
   EngineFlagParser engine;
   FlagSet flags("llmserve");
   engine.add_to(flags);
+  flags.positional([&positional_model](const std::string& argument) {
+    if (!positional_model.empty()) {
+      throw UsageError("unexpected argument '" + argument + "': the model is already '" +
+                       positional_model + "'");
+    }
+    positional_model = argument;
+  });
   flags.text({"--host"}, o.host)
       .integer({"--port"}, o.port, 0, 65535)
       .choice({"--backend"}, o.backend, {"sim", "cpu", "cuda"})
@@ -145,8 +169,14 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
                }
                o.collect_detailed_traces = v;
              })
-      .boolean({"--otlp-traces-include-content"}, o.otlp_traces_include_content);
+      .boolean({"--otlp-traces-include-content"}, o.otlp_traces_include_content)
+      .value({"--log-stats-interval"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.log_stats_interval_s = parse_double_above_flag(flag, v, 0);
+             })
+      .nonempty({"--port-file"}, o.port_file);
   flags.parse(args);
+  if (!positional_model.empty()) engine.set_positional_model(positional_model);
   if (o.enable_per_request_metrics && o.disable_log_stats) {
     throw UsageError(
         "--enable-per-request-metrics requires statistics logging: it cannot be used with "

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/sim/cost_model.h"
-#include "backends/sim/engine_args.h"
+#include "core/engine_args.h"
 #include "core/flag_values.h"
 #include "core/scheduler_config.h"
 #include "core/vllm_metrics.h"
@@ -38,7 +38,11 @@ struct ServerOptions {
   std::string api_key;                            // --api-key or VLLM_API_KEY
   std::string metrics_api_key;                    // ours: protects /metrics too
   bool enable_per_request_metrics = false;
-  bool disable_log_stats = false;
+  bool disable_log_stats = false;  // also no stats lines
+  // --log-stats-interval (VLLM_LOG_STATS_INTERVAL): seconds between vLLM's stats lines on stderr
+  // (server/app/stats_logger.h).
+  double log_stats_interval_s = 10.0;
+  std::string port_file;  // --port-file: the listening port(s), written once listening
   bool enable_force_include_usage = false;
   bool enable_request_id_headers = false;
   // vLLM's --enable-prompt-tokens-details: usage.prompt_tokens_details.cached_tokens when the
@@ -76,9 +80,11 @@ struct ServerOptions {
   bool otlp_traces_include_content = false;
 };
 
-// Parses argv[1..] (without --help: the caller checks wants_help first). `env_api_key` is
-// VLLM_API_KEY (may be null). Throws UsageError naming the flag.
-ServerOptions parse_server_args(const std::vector<std::string>& args, const char* env_api_key);
+// Parses argv[1..] (without --help and --version: the caller checks wants_help and
+// wants_version first). `env_api_key` is VLLM_API_KEY, `env_log_stats_interval`
+// VLLM_LOG_STATS_INTERVAL (either may be null). Throws UsageError naming the flag.
+ServerOptions parse_server_args(const std::vector<std::string>& args, const char* env_api_key,
+                                const char* env_log_stats_interval = nullptr);
 std::string server_usage();
 
 struct EngineSetup {

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "backends/sim/presets.h"
 #include "server/api/api_context.h"  // kAdmissionRetryAfterS
 
 namespace llm {
@@ -174,6 +178,60 @@ TEST(ServerOptions, GatewayFlagsOfIssue13) {
             "--data-parallel-separate-ports: --port 65533 + --data-parallel-size 4 - 1 is past "
             "65535");
   EXPECT_NE(options_error_of({"--data-parallel-separate-ports=yes"}), "");
+}
+
+}  // namespace
+}  // namespace llm
+
+namespace llm {
+namespace {
+
+// `llmserve MODEL`, as `vllm serve MODEL`: the same as --model, which it may repeat but not
+// contradict.
+TEST(ServerOptions, APositionalModelIsTheModel) {
+  const ServerOptions o = parse_server_args({"Llama-3.2-1B", "--port", "0"}, nullptr);
+  EXPECT_EQ(o.engine.model, "Llama-3.2-1B");
+  EXPECT_EQ(o.served_model_name, "Llama-3.2-1B");
+  EXPECT_TRUE(o.engine.gpu_or_model_given);
+  EXPECT_EQ(make_engine_setup(o).deployment.model.name, "Llama-3.2-1B");
+  EXPECT_EQ(parse_server_args({"--model", "Qwen3-8B", "Qwen3-8B"}, nullptr).engine.model,
+            "Qwen3-8B");
+  EXPECT_EQ(options_error_of({"Qwen3-8B", "--model", "Llama-3.2-1B"}),
+            "MODEL 'Qwen3-8B' and --model 'Llama-3.2-1B' differ: give the model once");
+  EXPECT_EQ(options_error_of({"Qwen3-8B", "Llama-3.2-1B"}),
+            "unexpected argument 'Llama-3.2-1B': the model is already 'Qwen3-8B'");
+  // A positional model is --model for --profile's rule too.
+  EXPECT_EQ(options_error_of({"Qwen3-8B", "--profile", "p.json"}), "");
+  EXPECT_THROW(make_engine_setup(parse_server_args({"Qwen3-8B", "--profile", "p.json"}, nullptr)),
+               UsageError);
+}
+
+TEST(ServerOptions, HelpListsTheGpuAndModelPresets) {
+  const std::string usage = server_usage();
+  for (const std::vector<std::string>& names : {gpu_preset_names(), model_preset_names()}) {
+    ASSERT_FALSE(names.empty());
+    for (const std::string& name : names) {
+      EXPECT_NE(usage.find(" " + name + (name == names.back() ? "\n" : ",")), std::string::npos)
+          << name;
+    }
+  }
+}
+
+TEST(ServerOptions, StatsIntervalAndPortFile) {
+  EXPECT_EQ(parse_server_args({}, nullptr).log_stats_interval_s, 10.0);  // vLLM's default
+  EXPECT_EQ(parse_server_args({}, nullptr, "2.5").log_stats_interval_s, 2.5);
+  EXPECT_EQ(parse_server_args({"--log-stats-interval", "0.5"}, nullptr, "2.5").log_stats_interval_s,
+            0.5);
+  EXPECT_EQ(options_error_of({"--log-stats-interval", "0"}),
+            "--log-stats-interval: must be greater than 0, got 0");
+  EXPECT_EQ(parse_server_args({"--port-file", "p"}, nullptr).port_file, "p");
+  EXPECT_EQ(options_error_of({"--port-file", ""}), "--port-file: empty path");
+  try {
+    parse_server_args({}, nullptr, "soon");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "VLLM_LOG_STATS_INTERVAL: expected a number, got 'soon'");
+  }
 }
 
 }  // namespace

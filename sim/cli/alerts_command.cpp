@@ -10,11 +10,11 @@
 #include <sstream>
 
 #include "core/flag_set.h"
+#include "core/pending_file.h"
 #include "sim/alerts/alert_timeline.h"
 #include "sim/alerts/alerts_result.h"
 #include "sim/alerts/rule_coverage.h"
 #include "sim/alerts/rule_file.h"
-#include "sim/cli/pending_file.h"
 #include "sim/report/alert_section.h"
 #include "sim/report/html_report.h"
 #include "sim/time_text.h"
@@ -110,11 +110,7 @@ AlertsOptions parse_alerts_args(const std::vector<std::string>& args) {
     o.replay = parse_replay_args(replay_args);
   } catch (const UsageError& e) {
     // The replay flags are this command's too: point at its help, which lists them all.
-    std::string what = e.what();
-    const std::string replay_help = "(see llmsim replay --help)";
-    const size_t at = what.find(replay_help);
-    if (at != std::string::npos) what.replace(at, replay_help.size(), "(see llmsim alerts --help)");
-    throw UsageError(what);
+    throw as_part_of(e, "llmsim replay", "llmsim alerts", flags.names());
   }
   if (o.rules_path.empty()) throw UsageError("--rules: required (a Prometheus rule file)");
   return o;
@@ -266,12 +262,16 @@ int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, 
   }
   AlertsOptions o;
   PromRuleFile rules;
-  std::unique_ptr<PendingFile> report_file;  // --report: the replay's report and the windows
+  std::unique_ptr<PendingFile> report_file;    // --report: the replay's report and the windows
+  std::unique_ptr<PendingFile> timeline_file;  // --timeline-json
   try {
     o = parse_alerts_args(args);
     rules = read_rule_file(o.rules_path);
     if (!o.replay.report.empty()) {
       report_file = std::make_unique<PendingFile>("--report", o.replay.report);
+    }
+    if (!o.timeline_json.empty()) {
+      timeline_file = std::make_unique<PendingFile>("--timeline-json", o.timeline_json);
     }
     check_expected_alerts_exist(o, rules);
   } catch (const UsageError& e) {
@@ -299,13 +299,9 @@ int run_alerts_command(const std::vector<std::string>& args, std::ostream& out, 
     if (report_file) {
       write_alerts_report(*report_file, report, args, result);
     }
-    if (!o.timeline_json.empty()) {
-      std::ofstream json(o.timeline_json);
-      json << alerts_json(result);
-      if (!json) {
-        err << "llmsim alerts: --timeline-json: cannot write " << o.timeline_json << "\n";
-        return 1;
-      }
+    if (timeline_file) {
+      timeline_file->stream() << alerts_json(result);
+      timeline_file->commit();
     }
     out << format_alert_checks(result);
     report_problems(result, err);

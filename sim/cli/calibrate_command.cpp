@@ -14,7 +14,6 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/weight_packing.h"
 #include "backends/model/model_loader.h"
-#include "backends/sim/engine_args.h"
 #include "backends/sim/engine_profile.h"
 #include "backends/sim/step_record.h"
 #include "calibrate/api_probe.h"
@@ -23,10 +22,11 @@
 #include "calibrate/http_probe.h"
 #include "calibrate/step_log_samples.h"
 #include "calibrate/step_pricing.h"
+#include "core/engine_args.h"
 #include "core/flag_set.h"
+#include "core/pending_file.h"
 #include "loadgen/cli.h"
 #include "sim/cli/llmserve_child.h"
-#include "sim/cli/pending_file.h"
 #include "ui/progress_bar.h"
 
 namespace llm {

@@ -11,10 +11,10 @@
 #include "core/clock.h"
 #include "core/flag_set.h"
 #include "core/flag_values.h"
+#include "core/pending_file.h"
 #include "sim/capacity/capacity_result.h"
 #include "sim/capacity/capacity_search.h"
 #include "sim/capacity/capacity_signals.h"
-#include "sim/cli/pending_file.h"
 #include "sim/cli/replay_command.h"
 #include "sim/replay/run_in_parallel.h"
 #include "sim/replay/slo.h"
@@ -94,15 +94,13 @@ struct CapacityOptions {
   std::optional<double> gpu_hour_cost;  // --gpu-hour-cost
 };
 
-ReplayOptions parse_replay_part(const std::vector<std::string>& args) {
+// `capacity_flags`: this command's own flags, for an unknown flag's "did you mean".
+ReplayOptions parse_replay_part(const std::vector<std::string>& args,
+                                const std::vector<std::string>& capacity_flags = {}) {
   try {
     return parse_replay_args(args);
   } catch (const UsageError& e) {
-    std::string message = e.what();
-    const std::string from = "(see llmsim replay --help)";
-    const size_t at = message.find(from);
-    if (at != std::string::npos) message.replace(at, from.size(), "(see llmsim capacity --help)");
-    throw UsageError(message);
+    throw as_part_of(e, "llmsim replay", "llmsim capacity", capacity_flags);
   }
 }
 
@@ -188,7 +186,7 @@ CapacityOptions parse_capacity_args(const std::vector<std::string>& args) {
         o.gpu_hour_cost = parse_double_above_flag(flag, v, 0);
       });
   flags.parse(own);
-  o.base = parse_replay_part(o.replay_args);
+  o.base = parse_replay_part(o.replay_args, flags.names());
   if (!have_slo) throw UsageError("missing --slo KEY=V,... (such as ttft_p99=2s,tpot_p99=100ms)");
   return o;
 }

@@ -7,20 +7,21 @@
 #include <stdexcept>
 #include <utility>
 
-#include "backends/sim/engine_args.h"
 #include "backends/sim/engine_profile.h"
+#include "backends/sim/resolve_engine_args.h"
 #include "backends/sim/step_model.h"
 #include "backends/sim/step_record.h"
 #include "calibrate/prometheus_text.h"
 #include "calibrate/step_fit.h"
 #include "calibrate/step_log_samples.h"
 #include "calibrate/step_pricing.h"
+#include "core/engine_args.h"
 #include "core/flag_set.h"
+#include "core/pending_file.h"
 #include "loadgen/bench.h"
 #include "loadgen/cli.h"
 #include "loadgen/http_get.h"
 #include "sim/cli/fidelity_recorded.h"
-#include "sim/cli/pending_file.h"
 #include "sim/cli/replay_command.h"
 #include "sim/replay/replay_report.h"
 #include "sim/trace/trace_io.h"

@@ -11,7 +11,7 @@
 
 #include "core/flag_set.h"
 #include "core/flag_values.h"
-#include "sim/cli/pending_file.h"
+#include "core/pending_file.h"
 #include "sim/replay/replay_options.h"
 #include "sim/recorded/recorded_runs.h"
 #include "core/sample_stats.h"

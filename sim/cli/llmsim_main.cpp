@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+#include "core/build_info.h"
+#include "core/flag_set.h"
+#include "core/nearest_name.h"
 #include "sim/cli/alerts_command.h"
 #include "sim/cli/calibrate_command.h"
 #include "sim/cli/capacity_command.h"
@@ -18,6 +21,8 @@
 namespace {
 
 constexpr const char* kUsage = R"(usage: llmsim COMMAND [args]
+       llmsim --version        the version, the commit and whether CUDA is built in (also
+                               llmsim COMMAND --version)
 
 commands:
   replay TRACE [flags]   replay a request trace on the simulated engine (llmsim replay --help)
@@ -72,11 +77,27 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return args.empty() ? 2 : 0;
   }
-  for (const Command& command : kCommands) {
-    if (args[0] == command.name) {
-      return command.run({args.begin() + 1, args.end()}, std::cout, std::cerr);
-    }
+  if (args[0] == "--version") {
+    std::cout << llm::version_line("llmsim") << "\n";
+    return 0;
   }
-  std::cerr << "llmsim: unknown command '" << args[0] << "'\n" << kUsage;
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  std::vector<std::string> names = {"--help", "--version"};  // what a mistyped command may be
+  for (const Command& command : kCommands) {
+    if (args[0] != command.name) {
+      names.emplace_back(command.name);
+      continue;
+    }
+    // llmsim COMMAND --version, unless --help asks for the command's usage.
+    if (llm::wants_version(rest) && !llm::wants_help(rest)) {
+      std::cout << llm::version_line("llmsim") << "\n";
+      return 0;
+    }
+    return command.run(rest, std::cout, std::cerr);
+  }
+  const std::string nearest = llm::nearest_name(args[0], names);
+  std::cerr << "llmsim: unknown command '" << args[0] << "'"
+            << (nearest.empty() ? "" : "; did you mean '" + nearest + "'?") << "\n"
+            << kUsage;
   return 2;
 }

@@ -4,6 +4,9 @@
 #include <filesystem>
 #include <ostream>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "backends/formats/gguf_reader.h"
 #include "backends/model/gguf_model_config.h"
@@ -24,10 +27,11 @@ constexpr const char* kMakeModelUsage =
     "                         [--tied] [--peaky] [--dtype f32|f16|bf16]\n"
     "                         [--chat-template llama2|llama3|chatml|none] --out DIR\n"
     "  writes a seeded random model as DIR/model.gguf and DIR/model.safetensors + config.json\n"
-    "  + tokenizer.json, with the vocabulary (and bos/eos ids) of FILE.gguf and a Jinja chat\n"
-    "  template (tokenizer.chat_template; none: no template). Default --chat-template: FILE's own\n"
-    "  template if it has one, else llama2 for an SPM (llama) vocabulary, llama3 for llama-bpe,\n"
-    "  chatml for qwen2, none otherwise. Defaults: --kv-heads = --heads,\n"
+    "  + tokenizer.json + tokenizer_config.json, with the vocabulary (and bos/eos ids) of\n"
+    "  FILE.gguf and a Jinja chat template (tokenizer.chat_template; none: no template).\n"
+    "  Default --chat-template: FILE's own template if it has one, else llama2 for an SPM\n"
+    "  (llama) vocabulary, llama3 for llama-bpe, chatml for qwen2, none otherwise. Defaults:\n"
+    "  --kv-heads = --heads,\n"
     "  --head-dim = dim/heads, --ffn = 8/3*dim rounded up to a multiple of 64, --seed 1,\n"
     "  --rope-theta from FILE's <arch>.rope.freq_base (else 10000), --rms-eps 1e-5 (llama) or\n"
     "  1e-6 (qwen2), --max-position-embeddings 2048, --dtype f32, --rope-scaling none.\n"
@@ -218,17 +222,24 @@ int run_make_model_command(const std::vector<std::string>& args, std::ostream& o
     ModelWeights weights = random_model_weights(config, o.seed, o.peaky);
     round_weights_to(weights, o.dtype);
     std::filesystem::create_directories(o.out_dir);
-    write_gguf_model(weights, *vocab, o.out_dir + "/model.gguf", o.dtype, chat_template);
-    write_safetensors_model(weights, o.out_dir, o.dtype);
+    // Every file written, in order, as the writers report them: the message lists them all.
+    std::vector<std::string> written = {o.out_dir + "/model.gguf"};
+    write_gguf_model(weights, *vocab, written[0], o.dtype, chat_template);
+    for (std::string& path : write_safetensors_model(weights, o.out_dir, o.dtype)) {
+      written.push_back(std::move(path));
+    }
     const std::string& jinja = chat_template ? *chat_template : tokenizer->chat_template_text();
-    write_hf_tokenizer_files(tokenizer->vocab(), jinja, o.out_dir + "/tokenizer.json");
+    for (std::string& path :
+         write_hf_tokenizer_files(tokenizer->vocab(), jinja, o.out_dir + "/tokenizer.json")) {
+      written.push_back(std::move(path));
+    }
     const std::optional<ChatTemplateKind> kind = detect_chat_template(jinja);
-    out << "wrote " << o.out_dir << "/model.gguf, " << o.out_dir << "/model.safetensors, "
-        << o.out_dir << "/config.json, " << o.out_dir << "/tokenizer.json: " << o.arch << ", "
-        << o.layers << " layers, dim " << o.dim << ", heads " << o.heads << "/" << o.kv_heads
-        << " x " << o.head_dim << ", ffn " << o.ffn << ", vocab " << config.vocab_size
-        << (o.rope_scaling_llama3 ? ", llama3 RoPE scaling" : "") << (o.tied ? ", tied" : "")
-        << (o.peaky ? ", peaky" : "") << ", chat template "
+    out << "wrote";
+    for (size_t i = 0; i < written.size(); ++i) out << (i == 0 ? " " : ", ") << written[i];
+    out << ": " << o.arch << ", " << o.layers << " layers, dim " << o.dim << ", heads " << o.heads
+        << "/" << o.kv_heads << " x " << o.head_dim << ", ffn " << o.ffn << ", vocab "
+        << config.vocab_size << (o.rope_scaling_llama3 ? ", llama3 RoPE scaling" : "")
+        << (o.tied ? ", tied" : "") << (o.peaky ? ", peaky" : "") << ", chat template "
         << (kind            ? chat_template_name(*kind)
             : jinja.empty() ? "none"
                             : "unrecognised")

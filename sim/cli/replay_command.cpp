@@ -5,13 +5,15 @@
 #include <fstream>
 #include <ostream>
 
-#include "backends/sim/engine_args.h"
+#include "backends/sim/presets.h"
+#include "backends/sim/resolve_engine_args.h"
+#include "core/engine_args.h"
 #include "core/exposition.h"
 #include "core/flag_set.h"
 #include "core/observer_tee.h"
+#include "core/pending_file.h"
 #include "core/vllm_metrics.h"
 #include "sim/cli/otlp_trace_writer.h"
-#include "sim/cli/pending_file.h"
 #include "sim/faults/fault_schedule.h"
 #include "sim/faults/fault_window.h"
 #include "sim/replay/metrics_recorder.h"
@@ -34,7 +36,7 @@ std::string replay_usage() {
 
 TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl, or synthetic:KEY=V,...
 
-)" + engine_flags_usage() +
+)" + engine_flags_usage(gpu_preset_names(), model_preset_names()) +
          R"(Several engines:
   --data-parallel-size N           engines, each with its own KV cache (1)
   --routing-policy P               how requests are spread over the engines (round-robin):

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "core/flag_set.h"
-#include "sim/cli/pending_file.h"
+#include "core/pending_file.h"
 #include "sim/replay/summary_figures.h"
 #include "sim/report/figure_map.h"
 #include "sim/report/html_report.h"
@@ -160,12 +160,7 @@ SweepOptions parse_sweep_args(const std::vector<std::string>& args) {
   try {
     o.base = parse_replay_args(o.replay_args);
   } catch (const UsageError& e) {  // an unknown flag points at this command's help
-    std::string message = e.what();
-    const std::string replay_help = "(see llmsim replay --help)";
-    const size_t at = message.find(replay_help);
-    if (at != std::string::npos)
-      message.replace(at, replay_help.size(), "(see llmsim sweep --help)");
-    throw UsageError(message);
+    throw as_part_of(e, "llmsim replay", "llmsim sweep", flags.names());
   }
   if (o.base.fail_on_slo) {
     throw UsageError(

@@ -135,7 +135,7 @@ TEST(SweepCommand, BadInputExitsTwoNamingTheSetBeforeAnythingRuns) {
       {{kSweepTrace, "--set", "max-num-seqs=8", "--sort", "ttft_p142"}, "--sort: unknown figure"},
       {{kSweepTrace, "--set", "max-num-seqs=8", "--jobs", "0"}, "--jobs: must be at least 1"},
       {{kSweepTrace, "--set", "max-num-seqs=8", "--max-num-seqz", "4"},
-       "unknown flag --max-num-seqz (see llmsim sweep --help)"},
+       "unknown flag --max-num-seqz: did you mean --max-num-seqs? (see llmsim sweep --help)"},
       {{"--set", "max-num-seqs=8"}, "missing TRACE"},
       {{"/nonexistent/trace.json", "--set", "max-num-seqs=8"}, "/nonexistent/trace.json"},
   };

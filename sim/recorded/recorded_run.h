@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/sim/engine_args.h"
+#include "backends/sim/resolve_engine_args.h"
 #include "sim/trace/trace.h"
 
 namespace llm {

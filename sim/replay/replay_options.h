@@ -11,7 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/sim/engine_args.h"
+#include "backends/sim/resolve_engine_args.h"
+#include "core/engine_args.h"
 #include "sim/faults/fault_window.h"
 #include "sim/replay/replay.h"
 #include "sim/replay/replay_report.h"

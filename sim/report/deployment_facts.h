@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/sim/engine_args.h"
+#include "backends/sim/resolve_engine_args.h"
 #include "sim/replay/slo.h"
 
 namespace llm {

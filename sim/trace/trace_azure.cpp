@@ -14,7 +14,15 @@
 namespace llm {
 namespace {
 
-using namespace trace_internal;  // the helpers shared by the readers
+// The helpers shared by the readers.
+using trace_internal::at_line;
+using trace_internal::check_order;
+using trace_internal::fail;
+using trace_internal::is_blank;
+using trace_internal::kNsPerSecond;
+using trace_internal::LineReader;
+using trace_internal::read_all;
+using trace_internal::show;
 
 constexpr int64_t kMaxTraceSeconds = 9'000'000'000;  // keeps arrivals in int64 nanoseconds
 

@@ -15,7 +15,19 @@
 namespace llm {
 namespace {
 
-using namespace trace_internal;  // the helpers shared by the readers
+// The helpers shared by the readers.
+using trace_internal::at_line;
+using trace_internal::check_order;
+using trace_internal::fail;
+using trace_internal::Field;
+using trace_internal::get_hash_ids;
+using trace_internal::get_int;
+using trace_internal::get_time_ns;
+using trace_internal::json;
+using trace_internal::kNsPerMs;
+using trace_internal::kNsPerSecond;
+using trace_internal::read_all;
+using trace_internal::show;
 
 // ---------------------------------------------------------------------------------------------
 // Reader

@@ -1,15 +1,16 @@
-// The engine arguments llmsim and llmserve share (vLLM's names), and how they resolve into a
-// scheduler configuration and a simulated deployment: presets or JSON profiles, vLLM's
-// device-dependent defaults, KV capacity from the cost model, and validation.
-// Thread-safety: plain values and pure functions.
+// The engine arguments llmsim and llmserve share, under vLLM's names (--max-num-seqs, --gpu,
+// --model, ...), and the flag parser that fills them. Plain values: what they mean for a simulated
+// deployment (presets, the cost model, KV capacity) is resolved in
+// backends/sim/resolve_engine_args.h; the CPU and CUDA backends read them for a real model
+// (backends/cpu/cpu_engine_config.h, backends/cuda/cuda_engine_config.h). Thread-safety: plain
+// values; an EngineFlagParser is used by one thread.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
-#include "backends/sim/api_server_costs.h"
-#include "backends/sim/cost_model.h"
 #include "core/flag_set.h"
 #include "core/scheduler_config.h"
 
@@ -43,19 +44,6 @@ struct EngineArgs {
   bool no_step_noise = false;
 };
 
-struct ResolvedEngine {
-  SchedulerConfig scheduler;
-  Deployment deployment;
-  std::string kv_cache_dtype;  // as cache_config_info reports it
-  std::string model_name;      // the served name by default: --model, or the profile's model
-  // The API server's costs: the GPU preset host's, or the profile's api_server block (none for a
-  // GPU from a JSON file or a profile measured without one).
-  std::optional<ApiServerCosts> api_server;
-};
-
-// Throws UsageError whose message starts with the offending flag.
-ResolvedEngine resolve_engine_args(const EngineArgs& args);
-
 // The engine-argument flags both binaries accept (--max-num-seqs, --gpu, ...), on the shared
 // flag layer. Must outlive the FlagSet it was added to.
 class EngineFlagParser {
@@ -65,15 +53,21 @@ class EngineFlagParser {
   void add_to(FlagSet& flags);
   const EngineArgs& args() const { return args_; }
   EngineArgs& args() { return args_; }
+  // The model as a positional argument (llmserve MODEL, as `vllm serve MODEL`), after parsing:
+  // the same as --model; a UsageError when --model named another.
+  void set_positional_model(const std::string& model);
 
  private:
   EngineArgs args_;
   bool prefix_caching_seen_ = false;
   bool async_scheduling_seen_ = false;
   bool chunked_prefill_seen_ = false;
+  bool model_given_ = false;  // --model
 };
 
-// The usage lines of those flags.
-std::string engine_flags_usage();
+// The usage lines of those flags, with the simulated backend's preset names under --gpu and
+// --model (backends/sim/presets.h: gpu_preset_names(), model_preset_names()).
+std::string engine_flags_usage(const std::vector<std::string>& gpu_presets,
+                               const std::vector<std::string>& model_presets);
 
 }  // namespace llm
