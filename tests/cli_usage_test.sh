@@ -121,6 +121,8 @@ import re, sys
 flag, help_text, error = sys.argv[1], open(sys.argv[2]).read(), open(sys.argv[3]).read()
 lines = help_text.splitlines()
 start = next(i for i, l in enumerate(lines) if l.startswith("  " + flag + " "))
+# The flag's description may go on over several lines before its "presets:" line.
+start = next(i for i in range(start + 1, len(lines)) if lines[i].lstrip().startswith("presets:")) - 1
 listed = []
 for line in lines[start + 1:]:
     if not line.startswith(" " * 35):
