@@ -260,6 +260,20 @@ s = json.load(open(sys.argv[1] + "/summary.json"))
 assert s["client_ttft_s"]["count"] > 0 and s["client_ttft_s"]["mean"] > s["ttft_s"]["mean"]
 assert "client_ttft_s" not in json.load(open(sys.argv[2] + "/summary.json"))
 PY
+# The client rows take any --metric-percentiles level from their samples, aligned with the others.
+"$llmsim" replay "$root/traces/tiny.json" --gpu H100-SXM --metric-percentiles 50,97 --no-progress \
+  >"$work/api-p97.txt" 2>&1 || fail "replay --metric-percentiles with the API server: $(cat "$work/api-p97.txt")"
+python3 - "$work/api-p97.txt" <<'PY' && ok || fail "the client rows at p97: $(grep -i client "$work/api-p97.txt")"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+header = next(l for l in lines if l.startswith("Latency "))
+end_of_n = header.index(" n ") + 1  # the count column ends under the header's "n"
+rows = [l for l in lines if l.startswith(("TTFT, client", "E2E, client", "TTFT, arrival"))]
+assert len(rows) == 3, rows
+for row in rows:
+    assert "nan" not in row and len(row.split()[-4:]) == 4, row  # mean, p50, p97, unit
+    assert row[end_of_n].isdigit() and row[end_of_n + 1] == " ", (row, header)
+PY
 # --- fidelity --recorded (issue 32): the samples, a table and its JSON; bad input exits 2 naming file and field
 samples="$root/sim/recorded/testdata"
 "$llmsim" fidelity --recorded "$samples/vllm-bench-result.json" --gpu H100-SXM --model Llama-3.1-8B \

@@ -248,6 +248,11 @@ ReplaySummary ReplayReport::finish(Nanos end_time, const EngineTotals& totals,
       {"decode", &decode_}, {"e2e", &e2e_},
       {"tpot", &tpot_}};
   for (const auto& [name, values] : sorted) samples->sorted[name] = values->values();
+  if (!client_e2e_.values()
+           .empty()) {  // the API server's client view, for any percentile of its rows
+    samples->sorted["client_ttft"] = client_ttft_.values();
+    samples->sorted["client_e2e"] = client_e2e_.values();
+  }
   samples->itl = itl_;
   samples->outcomes = outcomes_;
   samples->failed = failed_;
@@ -278,10 +283,10 @@ std::vector<NamedDistribution> distributions(const ReplaySummary& s) {
       {"tpot_s", "tpot", "TPOT ((last - first) / (N - 1) per request)", &s.tpot},
   };
   if (s.client_e2e.count > 0) {  // the API server modelled
-    all.push_back({"client_ttft_s", "client_ttft",
-                   "TTFT, client (reached the server to first token)", &s.client_ttft});
-    all.push_back({"client_e2e_s", "client_e2e", "E2E, client (reached the server to last chunk)",
-                   &s.client_e2e});
+    all.push_back({"client_ttft_s", "client_ttft", "TTFT, client (at the server to first token)",
+                   &s.client_ttft});
+    all.push_back(
+        {"client_e2e_s", "client_e2e", "E2E, client (at the server to last chunk)", &s.client_e2e});
   }
   return all;
 }
@@ -304,16 +309,8 @@ std::vector<double> shown_percentiles(const ReplaySummary& s) {
 double percentile_of(const ReplaySummary& s, const NamedDistribution& nd, double level) {
   const std::string key = std::string(nd.name) + "_" + percentile_name(level);
   if (const std::optional<double> v = summary_figure(s, key)) return *v;
-  // The client's distributions (the API server's) are not summary figures: their fixed levels.
-  const std::pair<double, double Distribution::*> fixed[] = {{50, &Distribution::p50},
-                                                             {90, &Distribution::p90},
-                                                             {95, &Distribution::p95},
-                                                             {99, &Distribution::p99},
-                                                             {99.9, &Distribution::p999}};
-  for (const auto& [at, member] : fixed) {
-    if (at == level) return (*nd.d).*member;
-  }
-  return NAN;
+  // The client's distributions (the API server's) are not summary figures: from their samples.
+  return s.samples ? latency_percentile(*s.samples, nd.name, level, false) : NAN;
 }
 
 // A time unit that keeps every value of a row under 10,000: ms, s, or min.
