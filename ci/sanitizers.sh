@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The ASan+UBSan build: configures build-asan with clang (LLM_BUILD_FUZZERS on, so all code also
 # carries libFuzzer's coverage instrumentation and the fuzz targets are built; tests and
-# benchmarks on; no unity batches: CI's plain build, see below), builds it and runs its ctest.
+# benchmarks on; a unity build unless LLM_UNITY_BUILD=OFF, see below), builds it and runs its ctest.
 # Fails on a build error, a failing test, or any sanitizer report, including one from a server or
 # CLI process a test started and whose exit status it ignores (every report is also written under
 # build-asan/sanitizer-reports/). See docs/fuzzing.md. CUDA is off there (nvcc takes no sanitizer
@@ -15,17 +15,17 @@ build=${LLM_ASAN_BUILD_DIR:-build-asan}
 
 bash ci/install-deps.sh
 # -O1 with line tables: what ASan's reports need (file:line in every frame), at four fifths of -O2
-# -g's compile time. Not a unity build, unlike ci/build.sh: this is CI's plain build, where every
-# .cpp file is compiled on its own, so that a file that uses a name it does not include (or that
-# only another file's using-declaration brings in) fails here instead of compiling only because
-# a unity batch put it after the file that does. It costs about what a separate -fsyntax-only
-# pass over every file would (docs/benchmarks.md, "CI's plain build"), and it also links. The
-# benchmarks are built (not run) so that bench/ is checked too. LLM_UNITY_BUILD=ON makes it a
-# unity build again (twice as fast to build, for local sanitizer runs).
+# -g's compile time. A unity build, as ci/build.sh's: about 9 minutes on CI's two cores. The plain
+# build (LLM_UNITY_BUILD=OFF: every .cpp compiled on its own, so that a file that uses a name it
+# does not include, or that only another file's using-declaration brings in, fails instead of
+# compiling because a unity batch put it after the file that does) took 24 minutes of the same
+# machine here (533 steps at about 22 a minute, 2026-12-07), which would take CI past its 40-minute
+# budget; run it before a change that moves includes (`LLM_UNITY_BUILD=OFF bash ci/sanitizers.sh`).
+# The benchmarks are built (not run) so that bench/ is checked too.
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \
   -DLLM_BUILD_FUZZERS=ON -DLLM_BUILD_BENCHMARKS=ON -DLLM_BUILD_TESTS=ON -DLLM_ENABLE_CUDA=OFF \
-  -DCMAKE_UNITY_BUILD="${LLM_UNITY_BUILD:-OFF}" >/dev/null
+  -DCMAKE_UNITY_BUILD="${LLM_UNITY_BUILD:-ON}" >/dev/null
 [[ ${1:-} == --configure ]] && exit 0
 
 reports="$PWD/$build/sanitizer-reports"
