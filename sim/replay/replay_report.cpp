@@ -158,13 +158,6 @@ void ReplayReport::on_failed_request(const TraceRequest& entry, size_t index, Na
   }
 }
 
-void report_failed_request(const TraceRequest& entry, size_t index, size_t engine, Nanos time,
-                           ReplayReport& report,
-                           const std::vector<std::unique_ptr<ReplayReport>>& engine_reports) {
-  report.on_failed_request(entry, index, time);
-  if (engine < engine_reports.size()) engine_reports[engine]->on_failed_request(entry, index, time);
-}
-
 void ReplayReport::write_line(const Request& r, const ClientTimes* client, const char* outcome) {
   const PerRequestMetrics m = compute_per_request_metrics(r.timeline, r.num_output_tokens);
   std::string& s = line_;

@@ -114,12 +114,6 @@ class ReplayReport final : public EngineObserver {
   LogSketch itl_;
 };
 
-// ReplayHooks::on_failed for a replay's reports: the whole run's, and engine `engine`'s when
-// there is one per engine (engine_reports[engine]; kNoEngine: none).
-void report_failed_request(const TraceRequest& entry, size_t index, size_t engine, Nanos time,
-                           ReplayReport& report,
-                           const std::vector<std::unique_ptr<ReplayReport>>& engine_reports);
-
 // The summary as an aligned text table, and as JSON (same figures, stable key order). The table
 // gives each latency row in ms, s or min (whichever keeps its largest value under 10,000) and
 // the number of samples each row is over.

@@ -34,7 +34,9 @@ ClientTimesFn ReplayReports::client_times() {
 }
 
 void ReplayReports::on_failed(const TraceRequest& entry, size_t index, size_t engine, Nanos time) {
-  report_failed_request(entry, index, engine, time, report_, engine_reports_);
+  report_.on_failed_request(entry, index, time);
+  if (engine < engine_reports_.size())
+    engine_reports_[engine]->on_failed_request(entry, index, time);
 }
 
 ReplaySummary ReplayReports::finish(const ReplayTotals& totals, const ReplayOptions& options,
