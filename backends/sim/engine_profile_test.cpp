@@ -32,8 +32,11 @@ EngineProfile example() {
   return p;
 }
 
+// ctest runs each test in its own process, in parallel: the file is named after the test too, so
+// two tests writing "bad" never read each other's file.
 std::string write(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "engine_profile_" + name + ".json";
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::string path = ::testing::TempDir() + "engine_profile_" + test + "_" + name + ".json";
   std::ofstream(path) << text;
   return path;
 }
