@@ -1,6 +1,7 @@
 #include "sim/report/replay_sections.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "sim/replay/overload.h"
 #include "sim/replay/summary_figures.h"
@@ -47,17 +48,6 @@ Plot time_plot(const std::string& id, const std::string& title, const std::strin
   return p;
 }
 
-Plot cdf_plot(const std::string& id, const std::string& title, const std::string& what,
-              const XySeries& cdf) {
-  Plot p;
-  p.id = id;
-  p.title = title;
-  p.x_label = what + " (s)";
-  p.y_label = "fraction of samples <= x";
-  p.series.push_back({what, cdf.x, cdf.y});
-  return p;
-}
-
 // A latency figure in ms below a second, in s from there ("85.71 ms", "16.5 s").
 std::string latency_text(const ReplaySummary& s, const char* key) {
   const auto v = summary_figure(s, key);
@@ -70,9 +60,34 @@ std::string pair_text(const ReplaySummary& s, const std::string& distribution) {
          latency_text(s, (distribution + "_p99").c_str());
 }
 
+// The CDF of one distribution ("ttft") with its p50, p90 and p99 marked: a marker at each (the
+// summary's exact percentile, not one read off the thinned curve) whose legend entry gives the
+// values, so a reader need not read them off the axis.
+Plot cdf_plot(const std::string& id, const std::string& what, const std::string& distribution,
+              const XySeries& cdf, const ReplaySummary& summary) {
+  Plot p;
+  p.id = id;
+  p.title = what + " CDF";
+  p.x_label = what + " (s)";
+  p.y_label = "fraction of samples <= x";
+  p.series.push_back({what, cdf.x, cdf.y});
+  PlotSeries marks{"", {}, {}, false, true};
+  for (const auto& [name, fraction] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}}) {
+    const auto v = summary_figure(summary, distribution + "_" + name);
+    if (!v) continue;
+    marks.x.push_back(*v);
+    marks.y.push_back(fraction);
+    marks.name += (marks.name.empty() ? "" : ", ") + std::string(name) + " " +
+                  latency_text(summary, (distribution + "_" + name).c_str());
+  }
+  if (!marks.x.empty()) p.series.push_back(std::move(marks));
+  return p;
+}
+
 }  // namespace
 
-std::vector<ReportSection> replay_sections(const ReplayTimeSeries& s, const LatencyCdfs& cdfs) {
+std::vector<ReportSection> replay_sections(const ReplayTimeSeries& s, const LatencyCdfs& cdfs,
+                                           const ReplaySummary& summary) {
   const std::vector<double>& t = s.time_s;
   ReportSection over_time{"over-time", "Over time", "", {}};
   over_time.note = "The simulated Prometheus series at each scrape (" + std::to_string(t.size()) +
@@ -109,12 +124,18 @@ std::vector<ReportSection> replay_sections(const ReplayTimeSeries& s, const Late
   ReportSection latency{"latency",
                         "Latency distributions",
                         "Empirical CDFs: TTFT from arrival to first token, TPOT per request, ITL "
-                        "over every gap between tokens, E2E from arrival to finish.",
+                        "over every gap between tokens, E2E from arrival to finish; the markers "
+                        "are p50, p90 and p99.",
                         {}};
-  latency.figures.push_back(render_svg_plot(cdf_plot("cdf_ttft", "TTFT CDF", "TTFT", cdfs.ttft)));
-  latency.figures.push_back(render_svg_plot(cdf_plot("cdf_tpot", "TPOT CDF", "TPOT", cdfs.tpot)));
-  latency.figures.push_back(render_svg_plot(cdf_plot("cdf_itl", "ITL CDF", "ITL", cdfs.itl)));
-  latency.figures.push_back(render_svg_plot(cdf_plot("cdf_e2e", "E2E CDF", "E2E", cdfs.e2e)));
+  const std::tuple<const char*, const char*, const XySeries*> distributions[] = {
+      {"ttft", "TTFT", &cdfs.ttft},
+      {"tpot", "TPOT", &cdfs.tpot},
+      {"itl", "ITL", &cdfs.itl},
+      {"e2e", "E2E", &cdfs.e2e}};
+  for (const auto& [key, what, cdf] : distributions) {
+    latency.figures.push_back(
+        render_svg_plot(cdf_plot(std::string("cdf_") + key, what, key, *cdf, summary)));
+  }
   return {std::move(over_time), std::move(latency)};
 }
 
@@ -130,7 +151,8 @@ std::vector<std::pair<std::string, std::string>> summary_facts(const ReplaySumma
   f.emplace_back("E2E p50 / p99", pair_text(s, "e2e"));
   f.emplace_back("Preemptions", std::to_string(s.preemptions));
   f.emplace_back("Overload", describe_overload(s.overload));
-  f.emplace_back("Peak KV-cache usage (any engine step; the chart shows scrapes)", short_number_text(s.peak_kv_usage * 100) + " %");
+  f.emplace_back("Peak KV-cache usage (any engine step; the chart shows scrapes)",
+                 short_number_text(s.peak_kv_usage * 100) + " %");
   return f;
 }
 
@@ -142,7 +164,7 @@ HtmlReport replay_html_report(const std::string& command_line, const std::string
   r.command_line = command_line;
   r.trace_name = trace_name;
   r.facts = summary_facts(summary);
-  r.sections = replay_sections(series, cdfs);
+  r.sections = replay_sections(series, cdfs, summary);
   return r;
 }
 

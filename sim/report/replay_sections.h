@@ -1,6 +1,6 @@
 // The sections of a replay's HTML report: over trace time, requests running and waiting,
 // KV-cache usage, preemptions, token throughput and per-engine load; the CDFs of TTFT, TPOT, ITL
-// and E2E. Also the headline figures of a summary, for any report's header.
+// and E2E with p50/p90/p99 marked. Also the headline figures of a summary, for any report's header.
 // Thread-safety: pure functions.
 #pragma once
 
@@ -18,8 +18,9 @@ namespace llm {
 inline constexpr size_t kMaxSeriesPoints = 600;
 inline constexpr size_t kMaxCdfPoints = 200;
 
-// "Over time" and "Latency distributions".
-std::vector<ReportSection> replay_sections(const ReplayTimeSeries& series, const LatencyCdfs& cdfs);
+// "Over time" and "Latency distributions" (each CDF marks the summary's p50, p90 and p99).
+std::vector<ReportSection> replay_sections(const ReplayTimeSeries& series, const LatencyCdfs& cdfs,
+                                           const ReplaySummary& summary);
 
 // Requests, duration, throughput, TTFT/TPOT/ITL/E2E p50 and p99, preemptions, peak KV usage.
 std::vector<std::pair<std::string, std::string>> summary_facts(const ReplaySummary& summary);

@@ -11,6 +11,7 @@
 #include "backends/sim/presets.h"
 #include "core/observer_tee.h"
 #include "core/vllm_metrics.h"
+#include "sim/report/svg_text.h"
 #include "sim/report/testing/xml_check.h"
 #include "sim/trace/synthetic.h"
 
@@ -126,6 +127,31 @@ TEST(ReplayReportPage, EveryPlotIsPresentWithData) {
         "TTFT (s)", "llmsim replay synthetic:n=120", "Trace: <b>synthetic</b>"}) {
     EXPECT_NE(html.find(text), std::string::npos) << text;
   }
+}
+
+// Each CDF marks p50, p90 and p99 at the summary's exact values: three markers whose legend
+// names them with their figures.
+TEST(ReplayReportPage, EachCdfMarksP50P90AndP99) {
+  const SmallReplay r = replay_two_engines();
+  const std::vector<ReportSection> sections = replay_sections(r.series, r.cdfs, r.summary);
+  ASSERT_EQ(sections.size(), 2u);
+  ASSERT_EQ(sections[1].figures.size(), 4u);
+  for (const std::string& svg : sections[1].figures) {
+    std::string marks;
+    for (const auto& g : start_tags(svg, "g")) {
+      if (attribute(g, "data-series").rfind("p50 ", 0) == 0) marks = g;
+    }
+    ASSERT_NE(marks, "") << svg.substr(0, 200);
+    EXPECT_EQ(attribute(marks, "data-points"), "3");
+    EXPECT_NE(attribute(marks, "data-series").find(", p90 "), std::string::npos);
+    EXPECT_NE(attribute(marks, "data-series").find(", p99 "), std::string::npos);
+  }
+  // The TTFT marks carry the summary's figures ("p50 85.7 ms, ...").
+  const std::string ttft = sections[1].figures[0];
+  const double p50_ms = r.summary.ttft.p50 * 1e3;
+  ASSERT_LT(p50_ms, 1000);
+  EXPECT_NE(ttft.find("p50 " + short_number_text(p50_ms) + " ms, p90 "), std::string::npos)
+      << p50_ms;
 }
 
 TEST(ReplayReportPage, StaysSmallForALongRun) {

@@ -3,7 +3,10 @@
 every plot's SVG exists with drawn data once the browser has laid it out (a check script added to
 a copy of the report writes its verdict into the DOM, read back with --dump-dom), the screenshot
 is not blank and shows the series colours, and a one-hour trace's report stays under 5 MiB and is
-parsed and laid out in under 2 s.
+parsed and laid out in under 2 s. Every report (replay, sweep, capacity, alerts) laid out at 1400 px
+wide: no text of a chart runs past its chart's edge (clipped), no two of a chart's labels overlap,
+and no chart is empty; a screenshot of each at that width is kept when LLM_REPORT_SCREENSHOTS names
+a folder (docs/report-example.png is the replay's).
 
 Usage: report_browser_test.py PATH/TO/llmsim
 Exit 77 (ctest's skip) only when no chromium is installed; CI installs it (ci/install-deps.sh).
@@ -49,10 +52,42 @@ VERDICT_SCRIPT = """<script>
     plots.push({id: svg.getAttribute('data-plot'), points: points, width: width,
                 height: height, shown: r.width > 0 && r.height > 0});
   });
+  // Layout at the window's width: each chart's texts (tick labels, axis labels, legend, title)
+  // against the chart's box (clipped: a text past the svg's edge, which the svg cuts off) and
+  // against each other (two labels whose boxes overlap by more than 2x2 px).
+  var layout = [];
+  document.querySelectorAll('svg.plot').forEach(function (svg) {
+    var box = svg.getBoundingClientRect();
+    var texts = [];
+    svg.querySelectorAll('text').forEach(function (t) {
+      var r = t.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0 && t.textContent.trim() !== '') {
+        texts.push({text: t.textContent, r: r});
+      }
+    });
+    var clipped = [], overlaps = [];
+    texts.forEach(function (t) {
+      if (t.r.left < box.left - 0.5 || t.r.right > box.right + 0.5 ||
+          t.r.top < box.top - 0.5 || t.r.bottom > box.bottom + 0.5) {
+        clipped.push(t.text);
+      }
+    });
+    for (var i = 0; i < texts.length; ++i) {
+      for (var j = i + 1; j < texts.length; ++j) {
+        var a = texts[i].r, b = texts[j].r;
+        var w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        var h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (w > 2 && h > 2) overlaps.push([texts[i].text, texts[j].text]);
+      }
+    }
+    layout.push({id: svg.getAttribute('data-plot'), width: box.width, texts: texts.length,
+                 clipped: clipped, overlaps: overlaps});
+  });
   var pre = document.createElement('pre');
   pre.id = 'verdict';
-  pre.textContent = JSON.stringify({plots: plots, ms: performance.now(),
-                                    title: document.title});
+  pre.textContent = JSON.stringify({plots: plots, layout: layout, ms: performance.now(),
+                                    title: document.title,
+                                    page_width: document.documentElement.scrollWidth});
   document.body.appendChild(pre);
 })();
 </script>"""
@@ -81,13 +116,15 @@ def run_chromium(chromium, args, timeout=120):
     return done, time.monotonic() - start
 
 
-def verdict_of(chromium, report, work, label):
-    """Loads a copy of `report` with the check script; returns (verdict dict, wall seconds)."""
+def verdict_of(chromium, report, work, label, width=None):
+    """Loads a copy of `report` with the check script (in a window `width` px wide when given);
+    returns (verdict dict, wall seconds)."""
     text = open(report, encoding="utf-8").read()
     probe = os.path.join(work, label + "-probe.html")
     with open(probe, "w", encoding="utf-8") as f:
         f.write(text.replace("</body>", VERDICT_SCRIPT + "</body>", 1))
-    done, wall = run_chromium(chromium, ["--dump-dom", "file://" + probe])
+    size = [f"--window-size={width},1200"] if width else []
+    done, wall = run_chromium(chromium, [*size, "--dump-dom", "file://" + probe])
     start = done.stdout.find('<pre id="verdict">')
     if start < 0:
         raise RuntimeError(f"{label}: no verdict in the DOM (chromium exit {done.returncode}): "
@@ -109,6 +146,60 @@ def check_plots(verdict, label):
         p = by_id.get(plot_id)
         check(p is not None and p["shown"] and p["points"] >= 3 and p["width"] > 10
               and p["height"] >= 0, f"{label}: plot {plot_id} drawn with data: {p}")
+
+
+LAYOUT_WIDTH = 1400
+
+
+def check_layout(chromium, report, work, label):
+    """The report at LAYOUT_WIDTH px: every chart shown and non-empty, none wider than the page,
+    no text clipped at a chart's edge, no two labels of a chart overlapping; a screenshot at that
+    width into LLM_REPORT_SCREENSHOTS when set."""
+    verdict, _ = verdict_of(chromium, report, work, label + "-layout", LAYOUT_WIDTH)
+    check(verdict["page_width"] <= LAYOUT_WIDTH,
+          f"{label} at {LAYOUT_WIDTH} px: the page is {verdict['page_width']} px wide")
+    check(len(verdict["layout"]) > 0, f"{label} at {LAYOUT_WIDTH} px: has charts")
+    for plot in verdict["plots"]:
+        check(plot["shown"] and plot["points"] > 0,
+              f"{label} at {LAYOUT_WIDTH} px: chart {plot['id']} is not empty: {plot}")
+    for chart in verdict["layout"]:
+        check(chart["texts"] >= 3 and not chart["clipped"],
+              f"{label} at {LAYOUT_WIDTH} px: chart {chart['id']}: no text clipped "
+              f"({chart['texts']} texts; clipped: {chart['clipped'][:5]})")
+        check(not chart["overlaps"],
+              f"{label} at {LAYOUT_WIDTH} px: chart {chart['id']}: no labels overlap "
+              f"({chart['overlaps'][:5]})")
+    folder = os.environ.get("LLM_REPORT_SCREENSHOTS")
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        png = os.path.join(folder, label + ".png")
+        run_chromium(chromium, ["--screenshot=" + png, f"--window-size={LAYOUT_WIDTH},2600",
+                                "--hide-scrollbars", "file://" + report])
+        print(f"     screenshot {png}")
+
+
+# A page the layout check must fail: one label past its chart's right edge, two drawn on top of
+# each other (the check itself is checked, so that a report passing it means something).
+BAD_LAYOUT_PAGE = """<!DOCTYPE html><html><head><title>bad</title></head><body>
+<svg class="plot" data-plot="bad" width="300" height="100" xmlns="http://www.w3.org/2000/svg">
+<g class="series"><polyline points="10,10 50,50 90,20"/></g>
+<text x="20" y="80" font-size="12">overlapping label one</text>
+<text x="24" y="82" font-size="12">overlapping label two</text>
+<text x="270" y="40" font-size="12">cut off at the edge</text>
+</svg></body></html>"""
+
+
+def check_the_layout_check(chromium, work):
+    bad = os.path.join(work, "bad-layout.html")
+    with open(bad, "w", encoding="utf-8") as f:
+        f.write(BAD_LAYOUT_PAGE)
+    verdict, _ = verdict_of(chromium, bad, work, "bad-layout", LAYOUT_WIDTH)
+    chart = verdict["layout"][0]
+    check(chart["clipped"] == ["cut off at the edge"],
+          f"the layout check finds a clipped label: {chart['clipped']}")
+    check([sorted(pair) for pair in chart["overlaps"]] ==
+          [["overlapping label one", "overlapping label two"]],
+          f"the layout check finds overlapping labels: {chart['overlaps']}")
 
 
 def check_screenshot(png, label):
@@ -135,6 +226,7 @@ def main():
         return 77
     work = tempfile.mkdtemp(prefix="report-browser-")
     try:
+        check_the_layout_check(chromium, work)
         # A two-engine replay under load: every plot has data, preemptions included.
         report = os.path.join(work, "sample.html")
         replay(llmsim, os.path.join(ROOT, "traces", "azure-conv-sample.json"), report,
@@ -144,6 +236,7 @@ def main():
         verdict, wall = verdict_of(chromium, report, work, "sample")
         check(verdict["title"].startswith("llmsim replay"), f"sample: title {verdict['title']}")
         check_plots(verdict, "sample")
+        check_layout(chromium, report, work, "replay")
         png = os.path.join(work, "sample.png")
         done, _ = run_chromium(chromium, ["--screenshot=" + png, "--window-size=1600,2400",
                                           "--force-device-scale-factor=0.5",
@@ -168,12 +261,27 @@ def main():
                 ("capacity", capacity, "llmsim capacity", {"capacity-0": 3, "capacity-1": 3})):
             verdict, _ = verdict_of(chromium, path, work, label)
             check(verdict["title"].startswith(title), f"{label}: title {verdict['title']}")
+            check_layout(chromium, path, work, label)
             by_id = {p["id"]: p for p in verdict["plots"]}
             check(sorted(by_id) == sorted(want), f"{label}: plots {sorted(by_id)}")
             for plot_id, points in want.items():
                 p = by_id.get(plot_id)
                 check(p is not None and p["shown"] and p["points"] >= points and p["width"] > 10,
                       f"{label}: plot {plot_id} drawn with at least {points} points: {p}")
+
+        # The alerts report: the replay's sections after each alert's firing windows (an
+        # overloaded deployment, so that alerts fire and their names are drawn on the timeline).
+        alerts = os.path.join(work, "alerts.html")
+        subprocess.run([llmsim, "alerts", sample, "--quiet", "--rules",
+                        os.path.join(ROOT, "monitoring", "prometheus-rules.yml"),
+                        "--evaluation-interval", "15s", "--gpu", "L40S", "--model",
+                        "Llama-3.1-70B", "--tensor-parallel-size", "4", "--no-async-scheduling",
+                        "--arrival-rate-scale", "4", "--num-gpu-blocks-override", "600",
+                        "--max-model-len", "8192", "--report", alerts], check=True,
+                       stdout=subprocess.DEVNULL)
+        verdict, _ = verdict_of(chromium, alerts, work, "alerts")
+        check(verdict["title"].startswith("llmsim alerts"), f"alerts: title {verdict['title']}")
+        check_layout(chromium, alerts, work, "alerts")
 
         if os.path.exists(HOUR_TRACE):
             hour = os.path.join(work, "hour.html")
