@@ -219,7 +219,7 @@ TEST(TestDouble, ACutStreamClosesTheConnectionAfterNEvents) {
 
 TEST(TestDouble, HealthStartsNotReadyThenFlaps) {
   ServerOptions o = test_options();
-  o.faults.startup_delay_ms = 300;
+  o.faults.startup_delay_ms = 500;
   o.faults.health_flap_period_ms = 300;
   auto server = start_server(o);
   const uint16_t port = server->port();
