@@ -22,20 +22,20 @@ using testing::request;
 using testing::start_server;
 using testing::test_options;
 
-constexpr const char* kChat =
+constexpr const char* kDoubleChat =
     R"({"messages":[{"role":"user","content":"hi"}],"max_tokens":5,"ignore_eos":true})";
-constexpr const char* kStream =
+constexpr const char* kDoubleStream =
     R"({"prompt":"Hello","max_tokens":6,"ignore_eos":true,"stream":true})";
 
-double elapsed_ms(std::chrono::steady_clock::time_point since) {
+double double_elapsed_ms(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since)
       .count();
 }
 
-std::vector<int> statuses(uint16_t port, int n) {
+std::vector<int> double_statuses(uint16_t port, int n) {
   std::vector<int> out;
   for (int i = 0; i < n; ++i)
-    out.push_back(request(port, "POST", "/v1/chat/completions", kChat).status);
+    out.push_back(request(port, "POST", "/v1/chat/completions", kDoubleChat).status);
   return out;
 }
 
@@ -53,7 +53,7 @@ TEST(TestDouble, EachFailureTypeHasItsStatusAndErrorBody) {
     o.faults.failure_rate = 1;
     o.faults.failure_types = parse_failure_types("--failure-types", row.type);
     auto server = start_server(o);
-    const auto r = request(server->port(), "POST", "/v1/chat/completions", kChat);
+    const auto r = request(server->port(), "POST", "/v1/chat/completions", kDoubleChat);
     EXPECT_EQ(r.status, row.status) << row.type;
     const json body = json::parse(r.body);
     EXPECT_EQ(body["error"]["type"], row.error_type) << row.type;
@@ -71,7 +71,7 @@ TEST(TestDouble, InjectedFailuresCountInHttpRequestsTotal) {
   o.faults.failure_rate = 1;
   o.faults.failure_types = {FailureType::kRateLimit, FailureType::kServerError};
   auto server = start_server(o);
-  const std::vector<int> got = statuses(server->port(), 12);
+  const std::vector<int> got = double_statuses(server->port(), 12);
   const auto count = [&got](int status) { return std::count(got.begin(), got.end(), status); };
   ASSERT_EQ(count(429) + count(500), 12);
   const std::string series = R"(http_requests_total{handler="/v1/chat/completions",method="POST",)";
@@ -86,7 +86,7 @@ TEST(TestDouble, TheSeedAloneDecidesWhichRequestsFail) {
     o.faults.failure_rate = 0.5;
     o.faults.seed = seed;
     auto server = start_server(o);
-    std::vector<int> got = statuses(server->port(), 16);
+    std::vector<int> got = double_statuses(server->port(), 16);
     server->shutdown();
     return got;
   };
@@ -103,7 +103,7 @@ TEST(TestDouble, XReturnErrorForcesAStatus) {
   auto server = start_server(o);
   const uint16_t port = server->port();
   for (int status : {429, 503, 418}) {
-    const auto r = request(port, "POST", "/v1/chat/completions", kChat,
+    const auto r = request(port, "POST", "/v1/chat/completions", kDoubleChat,
                            {{"X-Return-Error", std::to_string(status)}});
     EXPECT_EQ(r.status, status);
     EXPECT_EQ(json::parse(r.body)["error"]["code"], status);
@@ -113,11 +113,12 @@ TEST(TestDouble, XReturnErrorForcesAStatus) {
                             .body)["error"]["type"],
             "RateLimitError");
   for (const char* bad : {"200", "abc", "600"}) {
-    const auto r = request(port, "POST", "/v1/chat/completions", kChat, {{"X-Return-Error", bad}});
+    const auto r =
+        request(port, "POST", "/v1/chat/completions", kDoubleChat, {{"X-Return-Error", bad}});
     EXPECT_EQ(r.status, 400) << bad;
     EXPECT_EQ(json::parse(r.body)["error"]["param"], "X-Return-Error") << bad;
   }
-  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kChat).status, 200);
+  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kDoubleChat).status, 200);
   server->shutdown();
 }
 
@@ -126,16 +127,16 @@ TEST(TestDouble, FaultHeadersAreIgnoredUnlessEnabled) {
   o.faults.failure_rate = 0;
   o.enable_admin_api = true;  // a test double, but without the headers
   auto server = start_server(o);
-  EXPECT_EQ(
-      request(server->port(), "POST", "/v1/chat/completions", kChat, {{"X-Return-Error", "503"}})
-          .status,
-      200);
+  EXPECT_EQ(request(server->port(), "POST", "/v1/chat/completions", kDoubleChat,
+                    {{"X-Return-Error", "503"}})
+                .status,
+            200);
   server->shutdown();
   auto plain = start_server(test_options());
-  EXPECT_EQ(
-      request(plain->port(), "POST", "/v1/chat/completions", kChat, {{"X-Return-Error", "503"}})
-          .status,
-      200);
+  EXPECT_EQ(request(plain->port(), "POST", "/v1/chat/completions", kDoubleChat,
+                    {{"X-Return-Error", "503"}})
+                .status,
+            200);
   plain->shutdown();
 }
 
@@ -146,20 +147,20 @@ TEST(TestDouble, AddedTtftAndItlDelayTheStream) {
   auto server = start_server(o);
   Connection c(server->port());
   const auto start = std::chrono::steady_clock::now();
-  c.send_request("POST", "/v1/completions", kStream);
+  c.send_request("POST", "/v1/completions", kDoubleStream);
   ASSERT_TRUE(c.read_until("data: {"));
-  const double ttft = elapsed_ms(start);
+  const double ttft = double_elapsed_ms(start);
   EXPECT_GE(ttft, 150);
   const auto r = c.read_response();
-  const double total = elapsed_ms(start);
+  const double total = double_elapsed_ms(start);
   EXPECT_NE(r.body.find("[DONE]"), std::string::npos);
   // 6 tokens and [DONE] after the first event: at least 6 x 20 ms more.
   EXPECT_GE(total - ttft, 6 * 20 - 5);
   EXPECT_LT(total, 2000);
   // Non-streaming: held ttft + itl per token.
   const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(request(server->port(), "POST", "/v1/chat/completions", kChat).status, 200);
-  EXPECT_GE(elapsed_ms(t0), 150 + 5 * 20);
+  EXPECT_EQ(request(server->port(), "POST", "/v1/chat/completions", kDoubleChat).status, 200);
+  EXPECT_GE(double_elapsed_ms(t0), 150 + 5 * 20);
   server->shutdown();
 }
 
@@ -168,12 +169,13 @@ TEST(TestDouble, PerRequestHeadersSetTheLatency) {
   o.enable_fault_headers = true;
   auto server = start_server(o);
   const auto t0 = std::chrono::steady_clock::now();
-  EXPECT_EQ(request(server->port(), "POST", "/v1/completions", kStream, {{"X-Fault-TTFT", "200ms"}})
-                .status,
-            200);
-  EXPECT_GE(elapsed_ms(t0), 200);
+  EXPECT_EQ(
+      request(server->port(), "POST", "/v1/completions", kDoubleStream, {{"X-Fault-TTFT", "200ms"}})
+          .status,
+      200);
+  EXPECT_GE(double_elapsed_ms(t0), 200);
   const auto r =
-      request(server->port(), "POST", "/v1/completions", kStream, {{"X-Fault-ITL", "20"}});
+      request(server->port(), "POST", "/v1/completions", kDoubleStream, {{"X-Fault-ITL", "20"}});
   EXPECT_EQ(r.status, 400);
   EXPECT_EQ(json::parse(r.body)["error"]["param"], "X-Fault-ITL");
   server->shutdown();
@@ -186,11 +188,11 @@ TEST(TestDouble, AStalledStreamPausesAfterNEvents) {
   auto server = start_server(o);
   Connection c(server->port());
   const auto start = std::chrono::steady_clock::now();
-  c.send_request("POST", "/v1/completions", kStream);
+  c.send_request("POST", "/v1/completions", kDoubleStream);
   ASSERT_TRUE(c.read_until("data: {"));
-  EXPECT_LT(elapsed_ms(start), 250);  // the first events are not held
+  EXPECT_LT(double_elapsed_ms(start), 250);  // the first events are not held
   const auto r = c.read_response();
-  EXPECT_GE(elapsed_ms(start), 300);
+  EXPECT_GE(double_elapsed_ms(start), 300);
   EXPECT_NE(r.body.find("[DONE]"), std::string::npos);
   server->shutdown();
 }
@@ -203,8 +205,8 @@ TEST(TestDouble, ACutStreamClosesTheConnectionAfterNEvents) {
   c.send_request("POST", "/v1/completions",
                  R"({"prompt":"Hello","max_tokens":50,"ignore_eos":true,"stream":true})");
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_FALSE(c.read_until("[DONE]"));  // the server closed the connection first
-  EXPECT_LT(elapsed_ms(start), 5000);    // (not the client's 10 s timeout)
+  EXPECT_FALSE(c.read_until("[DONE]"));       // the server closed the connection first
+  EXPECT_LT(double_elapsed_ms(start), 5000);  // (not the client's 10 s timeout)
   EXPECT_NE(c.raw().find("200 OK"), std::string::npos);
   // Three events went out, then no more and no last chunk.
   size_t events = 0;
@@ -228,7 +230,7 @@ TEST(TestDouble, HealthStartsNotReadyThenFlaps) {
   EXPECT_TRUE(eventually([&] { return request(port, "GET", "/health").status == 503; }, 2000));
   EXPECT_TRUE(eventually([&] { return request(port, "GET", "/health").status == 200; }, 2000));
   // Generations are served meanwhile (the startup delay is /health's only).
-  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kChat).status, 200);
+  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kDoubleChat).status, 200);
   server->shutdown();
 }
 
@@ -248,12 +250,12 @@ TEST(TestDouble, TheAdminApiChangesTheFaultsAtRunTime) {
   auto get = json::parse(request(port, "GET", "/admin/faults").body);
   EXPECT_EQ(get["failure_rate"], 0.0);
   EXPECT_EQ(get["health_ready"], true);
-  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kChat).status, 200);
+  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kDoubleChat).status, 200);
 
   auto posted = request(port, "POST", "/admin/faults",
                         R"({"failure_rate":1,"failure_types":["model_not_found"]})");
   ASSERT_EQ(posted.status, 200) << posted.body;
-  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kChat).status, 404);
+  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kDoubleChat).status, 404);
   get = json::parse(request(port, "GET", "/admin/faults").body);
   EXPECT_EQ(get["injected_failures"]["model_not_found"], 1);
   EXPECT_EQ(get["requests_seen"], 2);
@@ -269,7 +271,7 @@ TEST(TestDouble, TheAdminApiChangesTheFaultsAtRunTime) {
 
   EXPECT_EQ(request(port, "DELETE", "/admin/faults").status, 200);
   EXPECT_EQ(request(port, "GET", "/health").status, 200);
-  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kChat).status, 200);
+  EXPECT_EQ(request(port, "POST", "/v1/chat/completions", kDoubleChat).status, 200);
   server->shutdown();
 }
 
@@ -288,9 +290,26 @@ TEST(TestDouble, TheAdminApiNeedsTheApiKey) {
   EXPECT_EQ(request(port, "GET", "/admin/faults", "", {{"Authorization", "Bearer sekret"}}).status,
             200);
   // A generation without the key gets the server's 401, not an injected failure.
-  const auto r = request(port, "POST", "/v1/chat/completions", kChat);
+  const auto r = request(port, "POST", "/v1/chat/completions", kDoubleChat);
   EXPECT_EQ(r.status, 401);
   EXPECT_EQ(r.body, R"({"error":"Unauthorized"})");
+  server->shutdown();
+}
+
+TEST(TestDouble, SeparatePortsShareOneFaultState) {
+  ServerOptions o = test_options();
+  o.data_parallel_size = 2;
+  o.data_parallel_separate_ports = true;
+  o.enable_admin_api = true;
+  o.faults.failure_rate = 1;
+  o.faults.failure_types = {FailureType::kServerError};
+  auto server = start_server(o);
+  ASSERT_EQ(server->num_ports(), 2u);
+  EXPECT_EQ(request(server->port(0), "POST", "/v1/chat/completions", kDoubleChat).status, 500);
+  EXPECT_EQ(request(server->port(1), "POST", "/v1/chat/completions", kDoubleChat).status, 500);
+  const json state = json::parse(request(server->port(1), "GET", "/admin/faults").body);
+  EXPECT_EQ(state["requests_seen"], 2);
+  EXPECT_EQ(state["injected_failures"]["server_error"], 2);
   server->shutdown();
 }
 

@@ -1,5 +1,6 @@
 #include "server/faults/fault_config.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -10,7 +11,7 @@ namespace {
 
 constexpr int64_t kMaxFaultDurationMs = 24 * 3600 * 1000;
 
-// A finite number: the whole of `text`, else nullopt-like failure through `ok`.
+// The whole of `text` as a finite number in `value`; false when it is not one.
 bool parse_number(const std::string& text, double& value) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
   char* end = nullptr;
