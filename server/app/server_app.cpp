@@ -281,6 +281,7 @@ LlmServer::~LlmServer() {
 }
 
 void LlmServer::start() {
+  if (fault_state_) fault_state_->restart_health();  // --startup-delay counts from here
   http_->start();
   for (auto& f : port_frontends_) f->http->start();
   if (context_.options.kv_events.publishes()) start_kv_events();

@@ -184,15 +184,15 @@ TEST(TestDouble, PerRequestHeadersSetTheLatency) {
 TEST(TestDouble, AStalledStreamPausesAfterNEvents) {
   ServerOptions o = test_options();
   o.faults.stall_after = 2;
-  o.faults.stall_ms = 300;
+  o.faults.stall_ms = 400;
   auto server = start_server(o);
   Connection c(server->port());
   const auto start = std::chrono::steady_clock::now();
   c.send_request("POST", "/v1/completions", kDoubleStream);
   ASSERT_TRUE(c.read_until("data: {"));
-  EXPECT_LT(double_elapsed_ms(start), 250);  // the first events are not held
+  EXPECT_LT(double_elapsed_ms(start), 400);  // the first events are not held
   const auto r = c.read_response();
-  EXPECT_GE(double_elapsed_ms(start), 300);
+  EXPECT_GE(double_elapsed_ms(start), 400);
   EXPECT_NE(r.body.find("[DONE]"), std::string::npos);
   server->shutdown();
 }

@@ -65,6 +65,11 @@ void FaultState::set_config(const FaultConfig& config, bool reset_counter, bool 
   if (restart_health) health_epoch_ = DelayTimer::Clock::now();
 }
 
+void FaultState::restart_health() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  health_epoch_ = DelayTimer::Clock::now();
+}
+
 bool FaultState::health_ready() const {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(

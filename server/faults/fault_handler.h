@@ -43,6 +43,8 @@ class FaultState {
   // The index of the next generation request (0, 1, ...).
   uint64_t next_request() { return requests_.fetch_add(1); }
   bool health_ready() const;
+  // The /health schedule (startup delay, flaps) starts again now: when the server starts listening.
+  void restart_health();
   void count_failure(const std::string& what);
   std::string status_json() const;  // GET /admin/faults
   DelayTimer& timer() { return timer_; }
