@@ -201,6 +201,12 @@ else
   echo "FAIL: llmserve --disable-log-stats did not start or serve: $(head -c 300 "$work/quiet.err")"
   kill "$server_pid" 2>/dev/null
 fi
+expect "llmserve --failure-rate out of range" 2 err \
+  "llmserve: --failure-rate: '5' is out of range (0 to 1, or 0% to 100%)" \
+  "$build/llmserve" --failure-rate 5
+expect "llmserve --inject-ttft without a unit" 2 err \
+  "llmserve: --inject-ttft: expected a duration such as 200ms or 1.5s, got '200'" \
+  "$build/llmserve" --inject-ttft 200
 expect "llmserve MODEL and a different --model" 2 err \
   "llmserve: MODEL 'Qwen3-8B' and --model 'Llama-3.2-1B' differ: give the model once" \
   "$build/llmserve" Qwen3-8B --model Llama-3.2-1B

@@ -118,8 +118,17 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   api_.admission_metrics = admission_metrics_.get();
   api_.tracer = tracer_.get();
   router_ = std::make_unique<ApiRouter>(api_);
+  if (options.test_double()) {
+    FaultSettings faults;
+    faults.config = options.faults;
+    faults.enable_admin_api = options.enable_admin_api;
+    faults.enable_fault_headers = options.enable_fault_headers;
+    faults.api_key = options.api_key;
+    faults.model = setup.served_model_name;
+    fault_state_ = std::make_unique<FaultState>(std::move(faults));
+  }
   http_metrics_ = std::make_unique<HttpMetrics>(registry_);
-  http_ = make_http(*router_, http_metrics_.get(), options.port);
+  http_ = make_http(front_handler(*router_, fault_handler_), http_metrics_.get(), options.port);
   for (size_t k = 0; k < port_frontends_.size(); ++k) {
     finish_port_frontend(*port_frontends_[k], k + 1);
   }
@@ -135,7 +144,13 @@ std::vector<prometheus::MetricFamily> LlmServer::collect_engine_metrics() const 
   return families;
 }
 
-std::unique_ptr<HttpServer> LlmServer::make_http(ApiRouter& router, HttpMetrics* metrics,
+HttpHandler& LlmServer::front_handler(ApiRouter& router, std::unique_ptr<FaultHandler>& keep) {
+  if (!fault_state_) return router;
+  keep = std::make_unique<FaultHandler>(router, *fault_state_);
+  return *keep;
+}
+
+std::unique_ptr<HttpServer> LlmServer::make_http(HttpHandler& handler, HttpMetrics* metrics,
                                                  int port) const {
   const ServerOptions& options = context_.options;
   HttpServerConfig http;
@@ -147,7 +162,7 @@ std::unique_ptr<HttpServer> LlmServer::make_http(ApiRouter& router, HttpMetrics*
   http.read_timeout_s = options.read_timeout_s;
   http.max_connections = options.max_connections;
   http.metrics = metrics;
-  return std::make_unique<HttpServer>(router, http);
+  return std::make_unique<HttpServer>(handler, http);
 }
 
 void LlmServer::finish_port_frontend(PortFrontend& f, size_t engine) {
@@ -171,8 +186,8 @@ void LlmServer::finish_port_frontend(PortFrontend& f, size_t engine) {
   f.router = std::make_unique<ApiRouter>(c);
   f.http_metrics = std::make_unique<HttpMetrics>(f.registry);
   const int base = context_.options.port;
-  f.http =
-      make_http(*f.router, f.http_metrics.get(), base == 0 ? 0 : base + static_cast<int>(engine));
+  f.http = make_http(front_handler(*f.router, f.fault_handler), f.http_metrics.get(),
+                     base == 0 ? 0 : base + static_cast<int>(engine));
 }
 
 std::function<Backend*()> LlmServer::setup_sim() {
@@ -257,13 +272,16 @@ std::function<Backend*()> LlmServer::setup_cpu() {
 LlmServer::~LlmServer() {
   if (http_) http_->stop();
   for (auto& f : port_frontends_) f->http->stop();
-  // The engines go first: their sinks post into the HTTP servers' io_contexts.
+  // The engines go first: their sinks post into the HTTP servers' io_contexts; so does the test
+  // double's timer (its waiting callbacks are dropped).
   engines_.clear();
+  fault_state_.reset();
   http_.reset();
   port_frontends_.clear();
 }
 
 void LlmServer::start() {
+  if (fault_state_) fault_state_->restart_health();  // --startup-delay counts from here
   http_->start();
   for (auto& f : port_frontends_) f->http->start();
   if (context_.options.kv_events.publishes()) start_kv_events();

@@ -27,6 +27,7 @@
 #include "server/engine/engine_service.h"
 #include "server/engine/scaled_backend.h"
 #include "server/engine/step_log_backend.h"
+#include "server/faults/fault_handler.h"
 #include "server/http/http_server.h"
 #include "server/kv_events/kv_event_publisher_set.h"
 
@@ -64,6 +65,8 @@ class LlmServer {
   ApiContext& api() { return api_; }  // engine 0's front end's
   EngineService& engine(size_t i = 0) { return *engines_[i]; }
   HttpServer& http() { return *http_; }
+  // The test double's state (--failure-rate, --enable-admin-api, ...); null when it is off.
+  FaultState* faults() { return fault_state_.get(); }
 
  private:
   ServerContext context_;
@@ -90,6 +93,13 @@ class LlmServer {
   std::vector<std::unique_ptr<ObserverTee>> engine_observers_;  // metrics + trace recorder
   std::vector<std::unique_ptr<EngineService>> engines_;
   std::unique_ptr<ApiRouter> router_;
+  // The test double (ServerOptions::test_double()): shared by every front end, each with its
+  // FaultHandler in front of its router.
+  std::unique_ptr<FaultState> fault_state_;
+  std::unique_ptr<FaultHandler> fault_handler_;
+  // The handler a front end's HTTP server serves: `router`, behind a FaultHandler (kept in `keep`)
+  // when the test double is on.
+  HttpHandler& front_handler(ApiRouter& router, std::unique_ptr<FaultHandler>& keep);
   std::unique_ptr<HttpServer> http_;
   // --kv-events-config: started once the port is known; outlives the engines' use of it.
   std::unique_ptr<KvEventPublisherSet> kv_events_;
@@ -106,11 +116,12 @@ class LlmServer {
     std::unique_ptr<AdmissionMetrics> admission_metrics;
     std::unique_ptr<HttpMetrics> http_metrics;
     std::unique_ptr<ApiRouter> router;
+    std::unique_ptr<FaultHandler> fault_handler;
     std::unique_ptr<HttpServer> http;
   };
   std::vector<std::unique_ptr<PortFrontend>> port_frontends_;
   // Wires the router and HTTP server of a front end listening on `port`.
-  std::unique_ptr<HttpServer> make_http(ApiRouter& router, HttpMetrics* metrics, int port) const;
+  std::unique_ptr<HttpServer> make_http(HttpHandler& handler, HttpMetrics* metrics, int port) const;
   void finish_port_frontend(PortFrontend& frontend, size_t engine);
 };
 

@@ -86,6 +86,24 @@ Tracing (docs/tracing.md):
                                    each prefill chunk and each preemption
   --otlp-traces-include-content    add prompt and completion text to spans as events (off: no
                                    text leaves the server in traces)
+Test double (docs/test-double.md; off by default):
+  --failure-rate P                 fail this share of generation requests: a fraction (0.05) or
+                                   a percentage (5%)
+  --failure-types LIST             rate_limit,server_error,context_length,invalid_request,
+                                   model_not_found,invalid_api_key (429, 500, 400, 400, 404, 401;
+                                   default: all)
+  --failure-seed N                 which requests fail, and with what (default: --seed)
+  --inject-ttft D                  add D (200ms, 1.5s) before a stream's first event
+  --inject-itl D                   add D before each further event (cumulative)
+  --inject-stall-after N           after N events, stop sending for --inject-stall
+  --inject-stall D                 the stall's length (with --inject-stall-after)
+  --inject-cut-after N             after N events, close the connection mid-stream
+  --startup-delay D                /health answers 503 for D after the start
+  --health-flap-period D           then alternates: ready for D, 503 for D
+  --enable-admin-api               GET/POST/DELETE /admin/faults change the above at run time
+                                   (behind --api-key when set)
+  --enable-fault-headers           honour X-Return-Error: STATUS and X-Fault-TTFT, -ITL,
+                                   -Stall-After, -Stall, -Cut-After on each request
 )";
 }
 
@@ -174,8 +192,51 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
              [&o](const std::string& flag, const std::string& v) {
                o.log_stats_interval_s = parse_double_above_flag(flag, v, 0);
              })
-      .nonempty({"--port-file"}, o.port_file);
+      .nonempty({"--port-file"}, o.port_file)
+      .value({"--failure-rate"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.faults.failure_rate = parse_failure_rate(flag, v);
+             })
+      .value({"--failure-types"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.faults.failure_types = parse_failure_types(flag, v);
+             })
+      .value({"--failure-seed"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.faults.seed = parse_uint_flag(flag, v);
+               o.failure_seed_given = true;
+             })
+      .value({"--inject-ttft"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.faults.ttft_ms = parse_duration_ms(flag, v);
+             })
+      .value({"--inject-itl"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.faults.itl_ms = parse_duration_ms(flag, v);
+             })
+      .integer({"--inject-stall-after"}, o.faults.stall_after, 0)
+      .value({"--inject-stall"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.faults.stall_ms = parse_duration_ms(flag, v);
+             })
+      .integer({"--inject-cut-after"}, o.faults.cut_after, 0)
+      .value({"--startup-delay"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.faults.startup_delay_ms = parse_duration_ms(flag, v);
+             })
+      .value({"--health-flap-period"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.faults.health_flap_period_ms = parse_duration_ms(flag, v);
+             })
+      .boolean({"--enable-admin-api"}, o.enable_admin_api)
+      .boolean({"--enable-fault-headers"}, o.enable_fault_headers);
   flags.parse(args);
+  if ((o.faults.stall_after >= 0) != (o.faults.stall_ms > 0)) {
+    throw UsageError(
+        "--inject-stall-after and --inject-stall go together: a stall needs both where it starts "
+        "(events) and how long it lasts");
+  }
+  if (!o.failure_seed_given) o.faults.seed = o.seed;
   if (!positional_model.empty()) engine.set_positional_model(positional_model);
   if (o.enable_per_request_metrics && o.disable_log_stats) {
     throw UsageError(

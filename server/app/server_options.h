@@ -14,6 +14,7 @@
 #include "core/flag_values.h"
 #include "core/scheduler_config.h"
 #include "core/vllm_metrics.h"
+#include "server/faults/fault_config.h"
 #include "server/kv_events/kv_events_config.h"
 
 namespace llm {
@@ -78,6 +79,13 @@ struct ServerOptions {
   std::string otlp_traces_endpoint;
   std::string collect_detailed_traces;  // "" or a list of model, worker, all, engine
   bool otlp_traces_include_content = false;
+  // The test double (server/faults, docs/test-double.md): injected failures, latency and /health
+  // schedule; the admin API that changes them at run time; the per-request fault headers.
+  FaultConfig faults;
+  bool failure_seed_given = false;  // else faults.seed is --seed
+  bool enable_admin_api = false;
+  bool enable_fault_headers = false;
+  bool test_double() const { return faults.any() || enable_admin_api || enable_fault_headers; }
 };
 
 // Parses argv[1..] (without --help and --version: the caller checks wants_help and

@@ -103,6 +103,67 @@ TEST(ServerOptions, BadFlagsNameTheFlag) {
   }
 }
 
+// The test double's flags (docs/test-double.md): off by default; the failure seed is --seed
+// unless given; bad values name their flag.
+TEST(ServerOptions, TestDoubleFlags) {
+  EXPECT_FALSE(parse_server_args({}, nullptr).test_double());
+  const ServerOptions o = parse_server_args({"--seed",
+                                             "9",
+                                             "--failure-rate",
+                                             "5%",
+                                             "--failure-types",
+                                             "rate_limit,server_error",
+                                             "--inject-ttft",
+                                             "200ms",
+                                             "--inject-itl",
+                                             "0.02s",
+                                             "--inject-stall-after",
+                                             "3",
+                                             "--inject-stall",
+                                             "1s",
+                                             "--inject-cut-after",
+                                             "7",
+                                             "--startup-delay",
+                                             "5s",
+                                             "--health-flap-period",
+                                             "10s",
+                                             "--enable-admin-api",
+                                             "--enable-fault-headers"},
+                                            nullptr);
+  EXPECT_TRUE(o.test_double());
+  EXPECT_DOUBLE_EQ(o.faults.failure_rate, 0.05);
+  EXPECT_EQ(o.faults.failure_types.size(), 2u);
+  EXPECT_EQ(o.faults.seed, 9u);
+  EXPECT_EQ(o.faults.ttft_ms, 200);
+  EXPECT_EQ(o.faults.itl_ms, 20);
+  EXPECT_EQ(o.faults.stall_after, 3);
+  EXPECT_EQ(o.faults.stall_ms, 1000);
+  EXPECT_EQ(o.faults.cut_after, 7);
+  EXPECT_EQ(o.faults.startup_delay_ms, 5000);
+  EXPECT_EQ(o.faults.health_flap_period_ms, 10000);
+  EXPECT_TRUE(o.enable_admin_api);
+  EXPECT_TRUE(o.enable_fault_headers);
+  EXPECT_EQ(parse_server_args({"--failure-seed", "4", "--seed", "9"}, nullptr).faults.seed, 4u);
+  EXPECT_TRUE(parse_server_args({"--enable-admin-api"}, nullptr).test_double());
+  const struct {
+    std::vector<std::string> args;
+    const char* error;
+  } bad[] = {
+      {{"--failure-rate", "5"}, "--failure-rate: '5' is out of range (0 to 1, or 0% to 100%)"},
+      {{"--failure-rate", "x"}, "--failure-rate: expected a fraction"},
+      {{"--failure-types", "teapot"}, "--failure-types: unknown failure type 'teapot'"},
+      {{"--inject-ttft", "200"}, "--inject-ttft: expected a duration such as 200ms or 1.5s"},
+      {{"--startup-delay", "-1s"}, "--startup-delay: '-1s' is out of range"},
+      {{"--inject-cut-after", "-1"}, "--inject-cut-after"},
+      {{"--inject-stall-after", "2"}, "--inject-stall-after and --inject-stall go together"},
+      {{"--inject-stall", "1s"}, "--inject-stall-after and --inject-stall go together"},
+  };
+  for (const auto& row : bad) {
+    EXPECT_EQ(options_error_of(row.args).rfind(row.error, 0), 0u)
+        << row.args[0] << ": " << options_error_of(row.args);
+  }
+}
+
 // vLLM's --served-model-name takes one or more names: the first is what responses and metrics
 // carry, the others are aliases a request may send; /v1/models' root is --model.
 TEST(ServerOptions, ServedModelNameTakesSeveralNamesTheFirstServed) {

@@ -43,6 +43,10 @@ class HttpJob {
   // Streaming, when the server fails the request after its head went out: the bytes that end the
   // stream with `error` in the job's own shape ("" to use the handler's, HttpFailure::stream_tail).
   virtual std::string stream_error_tail(const std::exception_ptr& error) = 0;
+  // True once the job wants the connection closed at once, mid-response, without the response's
+  // end (a test double's injected fault): the session writes what take_output() still has for a
+  // stream, cancels the job and closes the socket.
+  virtual bool drop_connection() const { return false; }
 };
 
 struct RouteResult {

@@ -1,5 +1,6 @@
 #include "server/http/http_message.h"
 
+#include <cctype>
 #include <cstdio>
 
 namespace llm {
@@ -16,6 +17,19 @@ void append_headers(std::string& out,
 }
 
 }  // namespace
+
+std::string_view HttpRequest::header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (key.size() != name.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < key.size() && same; ++i) {
+      same = std::tolower(static_cast<unsigned char>(key[i])) ==
+             std::tolower(static_cast<unsigned char>(name[i]));
+    }
+    if (same) return value;
+  }
+  return {};
+}
 
 const char* http_reason(int status) {
   switch (status) {
@@ -35,10 +49,22 @@ const char* http_reason(int status) {
       return "Payload Too Large";
     case 431:
       return "Request Header Fields Too Large";
+    case 403:
+      return "Forbidden";
+    case 409:
+      return "Conflict";
+    case 422:
+      return "Unprocessable Entity";
+    case 429:
+      return "Too Many Requests";
+    case 502:
+      return "Bad Gateway";
     case 503:
       return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
     default:
-      return "Internal Server Error";
+      return status < 500 ? "Client Error" : "Internal Server Error";
   }
 }
 

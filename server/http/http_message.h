@@ -24,6 +24,10 @@ struct HttpRequest {
   std::string content_type = "application/json";
   bool keep_alive = true;
   uint16_t local_port = 0;  // the port the request was received on (x-inference-port)
+  // Every header as sent (names as the client wrote them), for what the fields above do not name.
+  std::vector<std::pair<std::string, std::string>> headers;
+  // The value of header `name` (case-insensitive); "" when absent.
+  std::string_view header(std::string_view name) const;
 };
 
 struct HttpResponse {

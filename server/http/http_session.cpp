@@ -219,6 +219,10 @@ class Session : public std::enable_shared_from_this<Session> {
     r.traceparent = header("traceparent");
     r.tracestate = header("tracestate");
     r.content_type = header(http::field::content_type);
+    for (const auto& field : req) {
+      r.headers.emplace_back(std::string(field.name_string().data(), field.name_string().size()),
+                             std::string(field.value().data(), field.value().size()));
+    }
     r.keep_alive = keep_alive_;
     beast::error_code ignored;
     r.local_port = stream_.socket().local_endpoint(ignored).port();
@@ -263,6 +267,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_progress() {
     if (!job_ || closed_) return;
+    if (job_->drop_connection()) return cut_connection();
     if (job_->streaming()) {
       const std::string out = job_->take_output();
       if (!out.empty()) append_chunk(out);
@@ -276,6 +281,23 @@ class Session : public std::enable_shared_from_this<Session> {
       finish_job();
       note_response(response.status, response.body.size());
       queue_write(serialize_response(response, keep_alive_));
+    }
+  }
+
+  // The job asked for the connection to end mid-response (a fault injected on purpose): what it
+  // produced so far goes out, then the socket closes without the stream's last chunk.
+  void cut_connection() {
+    if (job_->streaming()) {
+      const std::string out = job_->take_output();
+      if (!out.empty()) append_chunk(out);
+    }
+    job_->cancel();
+    job_.reset();
+    --server_.generating;
+    cut_ = true;
+    if (!writing_) {
+      if (pending_.empty()) return close();
+      do_write();
     }
   }
 
@@ -360,6 +382,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (closed_) return;
     if (ec) return client_gone();
     if (!pending_.empty()) return do_write();
+    if (cut_) return close();
     if (current_.capacity() > kKeepBufferBytes) std::string().swap(current_);  // stay small
     if (pending_.capacity() > kKeepBufferBytes) std::string().swap(pending_);
     if (!response_complete_ || job_) return;
@@ -462,6 +485,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool closed_ = false;
   bool busy_ = false;              // counted in server_.busy: a request is being read or answered
   bool stream_head_sent_ = false;  // a streaming response's head is out: errors go in SSE frames
+  bool cut_ = false;               // the job dropped the connection: close once written
   std::string method_;             // of the request being handled, for the error log
   std::string path_;
   net::steady_timer read_timer_;  // after stream_: built on its executor
