@@ -277,7 +277,8 @@ void CompletionJob::on_structured_update(Prompt& prompt, Choice& c, const Sequen
   }
   const Usage cumulative = usage();
   const Usage* chunk_usage = continuous_usage_ ? &cumulative : nullptr;
-  if (!c.role_sent && request_.stream) {
+  const bool chat_stream = request_.stream && !responses_;
+  if (!c.role_sent && chat_stream) {
     c.role_sent = true;
     append_role_chunk(output_, chunk_prefix_, c.index, chunk_usage);
   }
@@ -286,7 +287,9 @@ void CompletionJob::on_structured_update(Prompt& prompt, Choice& c, const Sequen
   c.text += piece;
   ChoiceResult chunk;
   chunk.index = c.index;
-  if (request_.stream && c.structured->fill_delta(piece, chunk)) {
+  if (responses_ && request_.stream && !piece.empty()) {
+    responses_->append_text_delta(output_, piece);  // JSON text (text.format)
+  } else if (chat_stream && c.structured->fill_delta(piece, chunk)) {
     append_delta_chunk(output_, chunk_prefix_, request_.endpoint, chunk, chunk_usage);
   }
   if (!u.finished) return;
@@ -295,7 +298,7 @@ void CompletionJob::on_structured_update(Prompt& prompt, Choice& c, const Sequen
   c.done = true;
   --choices_left_;
   ++prompt.local_done;
-  if (request_.stream) {
+  if (chat_stream) {
     ChoiceResult finish = c.result;
     c.structured->fill_finish_delta(finish);
     append_delta_chunk(output_, chunk_prefix_, request_.endpoint, finish, chunk_usage);

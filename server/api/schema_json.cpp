@@ -353,13 +353,17 @@ class Generator {
 
   json generate(const json& s, int depth) {
     if (s.is_boolean() || s.empty()) return word();
+    // A schema that requires itself has no finite value: cut off (the value will not validate).
+    if (depth > 2 * kMaxSchemaDepth) return nullptr;
     if (auto r = s.find("$ref"); r != s.end()) {
-      return generate(*resolve_ref(root_, r->get<std::string>()), depth + 1);
+      return generate(with_branch(s, "$ref", *resolve_ref(root_, r->get<std::string>())),
+                      depth + 1);
     }
     if (auto c = s.find("const"); c != s.end()) return *c;
     if (auto e = s.find("enum"); e != s.end()) return (*e)[rng_.below(e->size())];
-    if (auto a = s.find("anyOf"); a != s.end())
-      return generate((*a)[rng_.below(a->size())], depth + 1);
+    if (auto a = s.find("anyOf"); a != s.end()) {
+      return generate(with_branch(s, "anyOf", (*a)[rng_.below(a->size())]), depth + 1);
+    }
     if (auto o = s.find("oneOf"); o != s.end()) return one_of(s, *o, depth);
     std::vector<std::string> types = types_of(s);
     if (types.empty()) return word();
@@ -376,11 +380,36 @@ class Generator {
   }
 
  private:
+  // `s` without `key`, with `branch`'s keywords: its properties and required added to the
+  // schema's, the others where the schema has none (a branch of anyOf / oneOf, or a $ref's target,
+  // together with the constraints beside it).
+  static json with_branch(const json& s, const char* key, const json& branch) {
+    json merged = s;
+    merged.erase(key);
+    if (!branch.is_object()) return merged.empty() ? json::object() : merged;
+    for (const auto& [k, v] : branch.items()) {
+      if (k == "properties" && merged.contains(k)) {
+        for (const auto& [name, sub] : v.items()) {
+          if (!merged[k].contains(name)) merged[k][name] = sub;
+        }
+      } else if (k == "required" && merged.contains(k)) {
+        for (const json& name : v) {
+          if (std::find(merged[k].begin(), merged[k].end(), name) == merged[k].end()) {
+            merged[k].push_back(name);
+          }
+        }
+      } else if (!merged.contains(k)) {
+        merged[k] = v;
+      }
+    }
+    return merged;
+  }
+
   json one_of(const json& s, const json& branches, int depth) {
     // A value of one branch that the others refuse; the first draw when none is found.
     json first;
     for (int attempt = 0; attempt < 8; ++attempt) {
-      json v = generate(branches[rng_.below(branches.size())], depth + 1);
+      json v = generate(with_branch(s, "oneOf", branches[rng_.below(branches.size())]), depth + 1);
       if (!Validator(root_).validate(s, v, "", 0)) return v;
       if (attempt == 0) first = v;
     }

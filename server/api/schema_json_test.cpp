@@ -99,6 +99,11 @@ TEST(SchemaJson, GeneratedValuesConformToTypicalToolSchemas) {
           "required":["items"]})",
       R"({"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"integer"}]},
           "n":{"type":["integer","null"]},"c":{"const":"fixed"}},"required":["v","n","c"]})",
+      // Branches and references together with the constraints beside them.
+      R"({"type":"object","properties":{"a":{"type":"string"}},"required":["a"],
+          "anyOf":[{"properties":{"b":{"type":"integer"}},"required":["b"]},
+                   {"properties":{"c":{"type":"boolean"}},"required":["c"]}]})",
+      R"({"$defs":{"S":{"type":"string"}},"$ref":"#/$defs/S","maxLength":3})",
   };
   for (const char* text : schemas) {
     const json schema = json::parse(text);
@@ -145,7 +150,8 @@ rc::Gen<json> schema_gen(int depth) {
         const bool exclusive = kind == 2 && *rc::gen::arbitrary<bool>();
         if (*rc::gen::arbitrary<bool>()) s[exclusive ? "exclusiveMinimum" : "minimum"] = lo;
         if (*rc::gen::arbitrary<bool>()) {
-          s[exclusive ? "exclusiveMaximum" : "maximum"] = lo + *rc::gen::inRange(exclusive ? 1 : 0, 50);
+          s[exclusive ? "exclusiveMaximum" : "maximum"] =
+              lo + *rc::gen::inRange(exclusive ? 1 : 0, 50);
         }
         break;
       }

@@ -150,6 +150,32 @@ std::optional<StructuredOutputSpec> parse_structured_output(const json& body) {
   return format;
 }
 
+std::optional<StructuredOutputSpec> parse_text_format(const json& body) {
+  const auto text = body.find("text");
+  if (text == body.end() || !text->is_object()) return std::nullopt;
+  const auto f = text->find("format");
+  if (f == text->end() || f->is_null()) return std::nullopt;
+  if (!f->is_object() || !f->contains("type") || !(*f)["type"].is_string()) {
+    throw_bad_request("text.format", "'text.format' must be an object with a 'type'");
+  }
+  const std::string type = (*f)["type"].get<std::string>();
+  if (type == "text") return std::nullopt;
+  StructuredOutputSpec spec;
+  if (type == "json_object") return spec;
+  if (type != "json_schema") {
+    throw_bad_request("text.format.type",
+                      "'text.format.type' must be \"text\", \"json_object\" or \"json_schema\"");
+  }
+  const auto schema = f->find("schema");
+  if (schema == f->end() || !schema->is_object()) {
+    throw_bad_request("text.format.schema", "'text.format.schema' must be a JSON schema object");
+  }
+  check_or_refuse(*schema, "text.format.schema");
+  spec.kind = StructuredOutputSpec::Kind::kJsonSchema;
+  spec.schema = *schema;
+  return spec;
+}
+
 StructuredAnswer make_structured_answer(const StructuredOutputSpec& spec, uint64_t seed,
                                         int32_t index) {
   Rng rng(hash_combine(hash_combine(seed, 0x746f6f6c73ULL), static_cast<uint64_t>(index)));

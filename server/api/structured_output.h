@@ -49,6 +49,10 @@ struct StructuredAnswer {
 // an unknown named tool or a schema outside the supported subset.
 std::optional<StructuredOutputSpec> parse_structured_output(const nlohmann::json& body);
 
+// The Responses API's `text.format` ({"type": "json_object"} or {"type": "json_schema", "name",
+// "schema", "strict"}): nullopt for text or none. Throws ApiException naming "text.format...".
+std::optional<StructuredOutputSpec> parse_text_format(const nlohmann::json& body);
+
 // The answer of choice `index`, drawn from `seed`.
 StructuredAnswer make_structured_answer(const StructuredOutputSpec& spec, uint64_t seed,
                                         int32_t index);

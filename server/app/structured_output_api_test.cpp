@@ -174,5 +174,31 @@ TEST(StructuredOutputApi, AToolConversationCanBeSentBackAndBadToolsAre400s) {
   EXPECT_EQ(json::parse(r.body)["error"]["param"], "tools") << r.body;
 }
 
+TEST(StructuredOutputApi, ResponsesTextFormatJsonSchemaGivesJsonOutputText) {
+  auto server = start_server(test_options());
+  const json schema = json::parse(
+      R"({"type":"object","properties":{"ok":{"type":"boolean"},"n":{"type":"integer"}},)"
+      R"("required":["ok","n"]})");
+  json b = {{"input", "status?"}, {"max_output_tokens", 6}};
+  b["text"] = {{"format", {{"type", "json_schema"}, {"name", "s"}, {"schema", schema}}}};
+  auto r = request(server->port(), "POST", "/v1/responses", b.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  const json body = json::parse(r.body);
+  EXPECT_EQ(body["status"], "completed");
+  const json answer = json::parse(body["output"][0]["content"][0]["text"].get<std::string>());
+  EXPECT_FALSE(validate_against(schema, answer)) << answer.dump();
+
+  b["stream"] = true;
+  r = request(server->port(), "POST", "/v1/responses", b.dump());
+  ASSERT_EQ(r.status, 200) << r.body;
+  std::string text;
+  for (size_t pos = r.body.find("data: {"); pos != std::string::npos;
+       pos = r.body.find("data: {", pos + 1)) {
+    const json e = json::parse(r.body.substr(pos + 6, r.body.find("\n\n", pos) - pos - 6));
+    if (e["type"] == "response.output_text.delta") text += e["delta"].get<std::string>();
+  }
+  EXPECT_EQ(json::parse(text), answer);
+}
+
 }  // namespace
 }  // namespace llm

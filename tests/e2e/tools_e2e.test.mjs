@@ -1,6 +1,7 @@
 // Tools and response_format with the official `openai` npm client against the sim backend: the
-// SDK's own helpers (chat.completions.parse, chat.completions.stream) must read the synthetic tool
-// calls and JSON answers as they read vLLM's: arguments and content that parse and fit the schema.
+// SDK's own helpers (chat.completions.parse, chat.completions.stream, responses.parse) must read
+// the synthetic tool calls and JSON answers as they read vLLM's: arguments and content that parse
+// and fit the schema.
 // Run: LLMSERVE=path/to/llmserve node --test tests/e2e/
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -110,4 +111,27 @@ test('response_format json_schema content parses and validates', async () => {
   assert.ok(Number.isInteger(person.age) && person.age >= 0 && person.age <= 120);
   assert.ok(Array.isArray(person.hobbies) && person.hobbies.length <= 3);
   assert.equal(typeof person.employed, 'boolean');
+});
+
+test('responses: text.format json_schema output parses with responses.parse', async () => {
+  const r = await client.responses.parse({
+    model: 'test-model',
+    input: 'The service status',
+    text: {
+      format: {
+        type: 'json_schema',
+        name: 'status',
+        strict: true,
+        schema: {
+          type: 'object',
+          properties: { up: { type: 'boolean' }, replicas: { type: 'integer', minimum: 1 } },
+          required: ['up', 'replicas'],
+          additionalProperties: false,
+        },
+      },
+    },
+  });
+  assert.equal(r.status, 'completed');
+  assert.equal(typeof r.output_parsed.up, 'boolean');
+  assert.ok(Number.isInteger(r.output_parsed.replicas) && r.output_parsed.replicas >= 1);
 });
