@@ -352,9 +352,10 @@ class Generator {
   Generator(const json& root, Rng& rng) : root_(root), rng_(rng) {}
 
   json generate(const json& s, int depth) {
+    // A schema that requires itself, or more values than kMaxGeneratedValues, is cut off (the
+    // value will not validate): the answer's size stays bounded whatever the schema asks.
+    if (depth > 2 * kMaxSchemaDepth || ++values_ > kMaxGeneratedValues) return nullptr;
     if (s.is_boolean() || s.empty()) return word();
-    // A schema that requires itself has no finite value: cut off (the value will not validate).
-    if (depth > 2 * kMaxSchemaDepth) return nullptr;
     if (auto r = s.find("$ref"); r != s.end()) {
       return generate(with_branch(s, "$ref", *resolve_ref(root_, r->get<std::string>())),
                       depth + 1);
@@ -463,7 +464,7 @@ class Generator {
     const int64_t min_items = s.value("minItems", int64_t{0});
     const int64_t max_items = s.value("maxItems", min_items + 3);
     int64_t n = min_items;
-    if (depth < kMaxSchemaDepth) {
+    if (depth < kMaxSchemaDepth && !frugal()) {
       n += static_cast<int64_t>(rng_.below(
           static_cast<uint64_t>(std::min<int64_t>(max_items, min_items + 3) - min_items + 1)));
     }
@@ -485,8 +486,8 @@ class Generator {
     if (auto p = s.find("properties"); p != s.end()) {
       for (const auto& [name, sub] : p->items()) {
         // Optional properties: most of them near the root, none deep down.
-        const bool include =
-            required.count(name) || (depth < kMaxSchemaDepth / 2 && rng_.below(4) != 0);
+        const bool include = required.count(name) ||
+                             (depth < kMaxSchemaDepth / 2 && !frugal() && rng_.below(4) != 0);
         if (include) out[name] = generate(sub, depth + 1);
       }
     }
@@ -499,8 +500,12 @@ class Generator {
     return out;
   }
 
+  // Past half the budget, only what the schema requires is generated.
+  bool frugal() const { return values_ > kMaxGeneratedValues / 2; }
+
   const json& root_;
   Rng& rng_;
+  int64_t values_ = 0;
 };
 
 }  // namespace

@@ -22,6 +22,9 @@ namespace llm {
 
 // Nesting deeper than this is refused (and bounds the generator's recursion).
 inline constexpr int kMaxSchemaDepth = 16;
+// The most values (scalars, arrays and objects) one generated answer holds: a schema whose
+// required minimums ask for more gets an answer cut off there, which does not validate.
+inline constexpr int64_t kMaxGeneratedValues = 20000;
 
 // Why `schema` is outside the supported subset (a JSON pointer-like path and the reason, e.g.
 // "/properties/x: unsupported keyword 'pattern'"), or nullopt when it is supported.

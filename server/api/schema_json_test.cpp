@@ -119,6 +119,18 @@ TEST(SchemaJson, GeneratedValuesConformToTypicalToolSchemas) {
   }
 }
 
+TEST(SchemaJson, AnswersStayBoundedWhateverTheMinimumsAsk) {
+  // 4096^3 required strings: cut off after kMaxGeneratedValues values.
+  const json schema =
+      json::parse(R"({"type":"array","minItems":4096,"items":{"type":"array","minItems":4096,)"
+                  R"("items":{"type":"array","minItems":4096,"items":{"type":"string"}}}})");
+  ASSERT_FALSE(check_schema(schema));
+  Rng rng(1);
+  const json value = generate_conforming(schema, rng);
+  EXPECT_LT(value.dump().size(), size_t{20} * kMaxGeneratedValues);
+  EXPECT_TRUE(validate_against(schema, value));  // cut off: it cannot validate
+}
+
 TEST(SchemaJson, GenerationIsDeterministicForASeed) {
   const json schema = json::parse(
       R"({"type":"object","properties":{"a":{"type":"string"},"b":{"type":"number"}}})");
