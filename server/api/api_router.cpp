@@ -297,6 +297,7 @@ RouteResult dispatch(ApiContext& context, ApiCall& call) {
   const HttpRequest& req = call.http;
   if (!authorized(context.options, req)) return respond(unauthorized());
   const Route* route = find_route(req.path);
+  if (route && route->handle == sleep_mode_route && !context.sleep) route = nullptr;
   if (!route) return respond(error_response(404, "Route " + req.path + " not found"));
   if (req.method != route->method) {
     const std::string method(route->method);

@@ -15,6 +15,7 @@ namespace llm {
 namespace {
 
 using json = nlohmann::json;
+using testing::Connection;
 using testing::request;
 using testing::start_server;
 using testing::test_options;
@@ -72,6 +73,7 @@ TEST(SleepMode, RoutesAreAbsentWithoutDevModeOrTheFlag) {
   auto server = start_server(o);
   EXPECT_EQ(request(server->port(), "GET", "/is_sleeping").status, 404);
   EXPECT_EQ(request(server->port(), "POST", "/sleep").status, 404);
+  EXPECT_EQ(request(server->port(), "GET", "/sleep").status, 404);  // not 405: no such route
   // The gauge is there as always, awake.
   EXPECT_EQ(gauge_value(request(server->port(), "GET", "/metrics").body, "awake"), "1");
 }
@@ -125,6 +127,31 @@ TEST(SleepMode, SleepRefusesCompletionsUntilWakeUpAndTheGaugeFollows) {
       EXPECT_EQ(request(port, "GET", "/health").status, 200);
     }
   }
+}
+
+TEST(SleepMode, SleepAbortsWhatRunsByDefaultAndKeepLetsItFinish) {
+  setenv("VLLM_SERVER_DEV_MODE", "1", 1);
+  ServerOptions o = test_options();
+  o.enable_sleep_mode = true;
+  o.step_time_scale = 1.0;  // a few ms per step: the request is still running when we sleep
+  auto server = start_server(o);
+  unsetenv("VLLM_SERVER_DEV_MODE");
+  const uint16_t port = server->port();
+  {
+    Connection c(port);
+    c.send_request("POST", "/v1/completions",
+                   R"({"prompt":"go","max_tokens":5000,"ignore_eos":true,"stream":true})");
+    ASSERT_TRUE(c.read_until("\"finish_reason\":null"));
+    EXPECT_EQ(request(port, "POST", "/sleep").status, 200);  // mode=abort, vLLM's default
+    EXPECT_TRUE(c.read_until("\"finish_reason\":\"abort\""));
+  }
+  EXPECT_EQ(request(port, "POST", "/wake_up").status, 200);
+  Connection c(port);
+  c.send_request("POST", "/v1/completions",
+                 R"({"prompt":"go","max_tokens":40,"ignore_eos":true,"stream":true})");
+  ASSERT_TRUE(c.read_until("\"finish_reason\":null"));
+  EXPECT_EQ(request(port, "POST", "/sleep?mode=keep").status, 200);
+  EXPECT_TRUE(c.read_until("\"finish_reason\":\"length\""));
 }
 
 }  // namespace
