@@ -18,6 +18,7 @@
 #include "core/vllm_metrics.h"
 #include "server/api/openai_request.h"
 #include "server/api/request_log.h"
+#include "server/api/sleep_state.h"
 #include "server/engine/engine_set.h"
 #include "server/text/text_codec.h"
 #include "server/tracing/request_tracer.h"
@@ -62,7 +63,10 @@ struct ApiContext {
   // POD_NAMESPACE is ("" = unset; read once at startup).
   std::string pod_name;
   std::string pod_namespace;
-  RequestTracer* tracer = nullptr;         // null without an OTLP traces endpoint
+  RequestTracer* tracer = nullptr;  // null without an OTLP traces endpoint
+  // Sleep mode (server/api/sleep_api.h): null unless --enable-sleep-mode and VLLM_SERVER_DEV_MODE,
+  // and then the routes /sleep, /wake_up and /is_sleeping do not exist.
+  SleepState* sleep = nullptr;
   std::atomic<bool> draining{false};       // SIGTERM received: /health 503, no new generations
   std::atomic<uint64_t> next_sequence{0};  // makes engine request ids unique
   std::atomic<uint64_t> next_seed{0};      // default seeds of unseeded requests (real backends)

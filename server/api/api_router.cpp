@@ -15,6 +15,7 @@
 #include "server/api/openai_response.h"
 #include "server/api/render_api.h"
 #include "server/api/responses_request.h"
+#include "server/api/sleep_api.h"
 #include "server/api/tokenize_api.h"
 
 namespace llm {
@@ -202,6 +203,9 @@ RouteResult generate_route(ApiContext& context, ApiCall& call, Endpoint endpoint
     return respond(error_response(
         503, "The engine has failed and accepts no new requests (see the server log)."));
   }
+  if (std::optional<HttpResponse> asleep = sleeping_refusal(context)) {
+    return respond(std::move(*asleep));
+  }
   // Admission control: a cheap look first, so that under overload most refusals cost no parsing
   // or tokenization (as if n were 1); then, knowing n and the prompts, a reservation of all their
   // sequences.
@@ -241,6 +245,15 @@ RouteResult generate_route(ApiContext& context, ApiCall& call, Endpoint endpoint
   return result;
 }
 
+// Sleep mode's dev routes (server/api/sleep_api.h): absent (404) unless sleep mode is on.
+RouteResult sleep_mode_route(ApiContext& context, ApiCall& call, Endpoint) {
+  const HttpRequest& req = call.http;
+  if (!context.sleep) return respond(error_response(404, "Route " + req.path + " not found"));
+  if (req.path == "/is_sleeping") return respond(is_sleeping_response(context));
+  return respond(req.path == "/sleep" ? sleep_response(context, req.query)
+                                      : wake_up_response(context, req.query));
+}
+
 const Route kRoutes[] = {
     {"/health", "GET", false, health_route},
     {"/version", "GET", false, version_route},
@@ -254,6 +267,9 @@ const Route kRoutes[] = {
     {"/v1/chat/completions", "POST", true, generate_route, Endpoint::kChat},
     {"/v1/completions", "POST", true, generate_route, Endpoint::kCompletions},
     {"/v1/responses", "POST", true, generate_route, Endpoint::kResponses},
+    {"/sleep", "POST", false, sleep_mode_route},
+    {"/wake_up", "POST", false, sleep_mode_route},
+    {"/is_sleeping", "GET", false, sleep_mode_route},
 };
 
 const Route* find_route(std::string_view path) {
@@ -281,6 +297,7 @@ RouteResult dispatch(ApiContext& context, ApiCall& call) {
   const HttpRequest& req = call.http;
   if (!authorized(context.options, req)) return respond(unauthorized());
   const Route* route = find_route(req.path);
+  if (route && route->handle == sleep_mode_route && !context.sleep) route = nullptr;
   if (!route) return respond(error_response(404, "Route " + req.path + " not found"));
   if (req.method != route->method) {
     const std::string method(route->method);

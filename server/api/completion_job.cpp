@@ -51,6 +51,19 @@ CompletionJob::CompletionJob(ApiContext& context, CompletionRequest request,
     }
   }
   choices_left_ = choices_.size();
+  if (request_.structured) {
+    // The answer follows the seed, or the prompt when the request sends none (as the sim's text).
+    uint64_t seed = 0x5eed;
+    if (request_.seed) {
+      seed = static_cast<uint64_t>(*request_.seed);
+    } else {
+      for (const int32_t t : request_.prompts[0])
+        seed = hash_combine(seed, static_cast<uint64_t>(t));
+    }
+    for (Choice& c : choices_) {
+      c.structured.emplace(make_structured_answer(*request_.structured, seed, c.index));
+    }
+  }
   if (context_.tracer) {
     span_ = context_.tracer->start(http.traceparent, http.tracestate);
     created_ = SteadyClock().now();
@@ -176,6 +189,10 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
   if (cancelled_ || done_) return;
   Choice& c = choices_[p * static_cast<size_t>(request_.n) + static_cast<size_t>(u.child_index)];
   if (c.done) return;  // finished here by a stop string; the engine's finish arrives later
+  if (c.structured) {
+    on_structured_update(prompt, c, u);
+    return;
+  }
 
   std::string delta;
   for (size_t k = 0; k < u.new_tokens.size(); ++k) {
@@ -217,14 +234,7 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
   }
   if (u.finished) {
     if (u.finish_reason == FinishReason::kError) {
-      error_ = ApiError{500, "The engine could not complete the request.", "", ""};
-      c.result.finish_reason = "error";
-      c.text += delta;
-      c.done = true;
-      --choices_left_;
-      ++prompt.local_done;
-      abort_in_engine();
-      complete();
+      fail_choice(prompt, c, delta);
       return;
     }
     c.result.finish_reason = finish_reason_name(u.finish_reason);
@@ -245,6 +255,55 @@ void CompletionJob::on_update(size_t p, const SequenceUpdate& u) {
     append_delta_chunk(output_, chunk_prefix_, request_.endpoint, r,
                        continuous_usage_ ? &cumulative : nullptr);
   }
+}
+
+void CompletionJob::fail_choice(Prompt& prompt, Choice& c, const std::string& delta) {
+  error_ = ApiError{500, "The engine could not complete the request.", "", ""};
+  c.result.finish_reason = "error";
+  c.text += delta;
+  c.done = true;
+  --choices_left_;
+  ++prompt.local_done;
+  abort_in_engine();
+  complete();
+}
+
+void CompletionJob::on_structured_update(Prompt& prompt, Choice& c, const SequenceUpdate& u) {
+  c.completion_tokens += static_cast<int64_t>(u.new_tokens.size());
+  c.timeline = u.timeline;
+  if (u.finished && u.finish_reason == FinishReason::kError) {
+    fail_choice(prompt, c, {});
+    return;
+  }
+  const Usage cumulative = usage();
+  const Usage* chunk_usage = continuous_usage_ ? &cumulative : nullptr;
+  const bool chat_stream = request_.stream && !responses_;
+  if (!c.role_sent && chat_stream) {
+    c.role_sent = true;
+    append_role_chunk(output_, chunk_prefix_, c.index, chunk_usage);
+  }
+  const std::string piece =
+      c.structured->advance(static_cast<int64_t>(u.new_tokens.size()), u.finished);
+  c.text += piece;
+  ChoiceResult chunk;
+  chunk.index = c.index;
+  if (responses_ && request_.stream && !piece.empty()) {
+    responses_->append_text_delta(output_, piece);  // JSON text (text.format)
+  } else if (chat_stream && c.structured->fill_delta(piece, chunk)) {
+    append_delta_chunk(output_, chunk_prefix_, request_.endpoint, chunk, chunk_usage);
+  }
+  if (!u.finished) return;
+  // A whole answer whatever made the engine stop: its finish_reason is the answer's.
+  c.result.finish_reason = c.structured->answer().finish_reason;
+  c.done = true;
+  --choices_left_;
+  ++prompt.local_done;
+  if (chat_stream) {
+    ChoiceResult finish = c.result;
+    c.structured->fill_finish_delta(finish);
+    append_delta_chunk(output_, chunk_prefix_, request_.endpoint, finish, chunk_usage);
+  }
+  if (choices_left_ == 0) complete();
 }
 
 void CompletionJob::finish_choice(Choice& c, const std::string& tail) {
@@ -401,6 +460,7 @@ HttpResponse CompletionJob::response() const {
     results.push_back(c.result);
     ChoiceResult& out = results.back();
     out.text = c.text;
+    if (c.structured) c.structured->fill_message(out);
     if (!shows_logprobs()) continue;
     if (request_.echo) out.text = prompt_text(c.prompt) + (echo_only() ? std::string() : c.text);
     if (request_.logprobs && request_.endpoint == Endpoint::kChat) {

@@ -31,6 +31,7 @@
 #include "server/api/openai_response.h"
 #include "server/api/responses_response.h"
 #include "server/api/stop_matcher.h"
+#include "server/api/structured_stream.h"
 #include "server/engine/engine_set.h"
 #include "server/http/http_handler.h"
 #include "server/http/http_message.h"
@@ -88,6 +89,8 @@ class CompletionJob final : public HttpJob, public std::enable_shared_from_this<
     std::string pending_echo;  // the prompt's text, for the first chunk
     std::vector<ShownPosition> pending_logprobs;
     int64_t text_offset = 0;  // code points streamed so far (completions' text_offset)
+    // A synthetic tool call or JSON answer in place of the sampled text (request_.structured).
+    std::optional<StructuredStream> structured;
   };
   struct Prompt {
     std::string engine_id;
@@ -109,6 +112,10 @@ class CompletionJob final : public HttpJob, public std::enable_shared_from_this<
   bool enqueue(size_t prompt, const SequenceUpdate& update);  // engine thread
   void drain();                                               // strand
   void on_update(size_t prompt, const SequenceUpdate& update);
+  // on_update for a choice with a structured answer: its tokens release the answer.
+  void on_structured_update(Prompt& prompt, Choice& choice, const SequenceUpdate& update);
+  // The engine failed the sequence: a 500 for the request, which ends.
+  void fail_choice(Prompt& prompt, Choice& choice, const std::string& delta);
   void finish_choice(Choice& choice, const std::string& tail);
   // Echo and log-probabilities: take this update's positions (and, first, the prompt's), and put
   // what is pending into a streamed chunk.

@@ -93,7 +93,8 @@ std::string checked_model(const json& body, const ModelInfo& model) {
   return name;
 }
 
-std::vector<ChatMessage> parse_chat_messages(const json& body, std::vector<std::string>* ignored) {
+std::vector<ChatMessage> parse_chat_messages(const json& body, std::vector<std::string>* ignored,
+                                             bool allow_tool_calls) {
   auto it = body.find("messages");
   if (it == body.end() || !it->is_array() || it->empty()) {
     throw_bad_request("messages", "'messages' must be a non-empty list");
@@ -107,13 +108,15 @@ std::vector<ChatMessage> parse_chat_messages(const json& body, std::vector<std::
     }
     // Any role is the chat template's to render or refuse (vLLM passes custom roles through).
     const std::string role = m["role"].get<std::string>();
-    if (auto calls = m.find("tool_calls");
-        calls != m.end() && !calls->is_null() && !(calls->is_array() && calls->empty())) {
+    if (auto calls = m.find("tool_calls"); !allow_tool_calls && calls != m.end() &&
+                                           !calls->is_null() &&
+                                           !(calls->is_array() && calls->empty())) {
       throw_bad_request(p + ".tool_calls",
                         "'" + p + ".tool_calls' is not supported by this server");
     }
     for (const auto& [key, value] : m.items()) {
-      if (ignored && key != "role" && key != "content" && key != "name" && key != "tool_calls") {
+      if (ignored && key != "role" && key != "content" && key != "name" && key != "tool_calls" &&
+          !(allow_tool_calls && key == "tool_call_id")) {
         ignored->push_back(p + "." + key);
       }
     }
@@ -307,7 +310,8 @@ void parse_stop(const json& body, const TextCodec& codec, CompletionRequest& r) 
 void parse_prompts(const json& body, Endpoint endpoint, const TextCodec& codec,
                    CompletionRequest& r) {
   if (endpoint == Endpoint::kChat) {
-    const std::vector<ChatMessage> messages = parse_chat_messages(body, &r.ignored_fields);
+    const std::vector<ChatMessage> messages =
+        parse_chat_messages(body, &r.ignored_fields, r.tool_messages);
     add_chat_prompt(messages, optional_bool(body, "add_generation_prompt", true),
                     optional_bool(body, "add_special_tokens", false), codec, r);
   } else {
@@ -339,10 +343,19 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view t
   r.endpoint = endpoint;
   r.model = checked_model(body, model);
   collect_unknown_fields(body, endpoint, r.ignored_fields);
-  refuse_unsupported_fields(body, endpoint);
+  const bool structured = endpoint == Endpoint::kChat && model.structured_outputs;
+  refuse_unsupported_fields(body, endpoint, structured);
   refuse_unimplemented_vllm_fields(body);
+  if (structured) r.structured = parse_structured_output(body);
+  r.tool_messages = structured;
   parse_scheduling_fields(body, model, r);
   parse_logprobs(body, endpoint, tok.vocab_size(), r);
+  if (r.structured && r.logprobs) {
+    // The log-probabilities would be those of the sampled tokens, not of the synthetic answer.
+    throw_bad_request("logprobs",
+                      "'logprobs' cannot be combined with tools or response_format "
+                      "on this backend");
+  }
   parse_sampling(body, endpoint, tok, model, r);
   parse_user(body, r);
   parse_stop(body, tok, r);

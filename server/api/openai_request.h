@@ -18,6 +18,7 @@
 #include "backends/tokenizer/chat_message.h"
 #include "core/request.h"
 #include "server/api/api_error.h"
+#include "server/api/structured_output.h"
 #include "server/text/text_codec.h"
 
 namespace llm {
@@ -32,6 +33,9 @@ struct ModelInfo {
   std::vector<std::string> aliases;  // further names a request may send (--served-model-name)
   // The backend's sampler takes every SamplingControls (the cuda one none yet).
   bool full_sampler = true;
+  // The backend answers chat's tools / tool_choice / response_format with synthetic, well-formed
+  // tool calls and JSON (the sim: server/api/structured_output.h); others refuse those fields.
+  bool structured_outputs = false;
 };
 
 // vLLM's request limits (VLLM_MAX_N_SEQUENCES, VLLM_MAX_STOP_STRINGS,
@@ -80,6 +84,11 @@ struct CompletionRequest {
   std::optional<int32_t> logprobs;
   std::optional<int32_t> prompt_logprobs;
   bool echo = false;  // completions: the text starts with the prompt (max_tokens 0: only it)
+  // Chat on a backend with ModelInfo::structured_outputs: each choice answers with a synthetic
+  // tool call or JSON text (server/api/structured_output.h) instead of the sampled text.
+  std::optional<StructuredOutputSpec> structured;
+  // Chat on such a backend: messages may carry a tool conversation (assistant tool_calls).
+  bool tool_messages = false;
 };
 
 inline constexpr int32_t kMaxLogprobs = 20;  // vLLM's default --max-logprobs
@@ -96,8 +105,12 @@ CompletionRequest parse_completion_request(Endpoint endpoint, std::string_view b
 nlohmann::json parse_json_body(std::string_view body);
 std::string checked_model(const nlohmann::json& body, const ModelInfo& model);
 // Unknown fields of each message are appended to `ignored` (when given) as "messages[i].key".
+// An assistant message's "tool_calls" is refused unless `allow_tool_calls` (a backend with
+// structured outputs, where a client sends its tool conversation back; the calls are not
+// rendered into the prompt).
 std::vector<ChatMessage> parse_chat_messages(const nlohmann::json& body,
-                                             std::vector<std::string>* ignored = nullptr);
+                                             std::vector<std::string>* ignored = nullptr,
+                                             bool allow_tool_calls = false);
 std::vector<int32_t> parse_token_ids(const nlohmann::json& list, const TextCodec& codec,
                                      const std::string& param);
 // "temperature" (>= 0) and "top_p" (in (0, 1]) into r; 1.0 each when absent.

@@ -210,6 +210,46 @@ TEST(RequestLimits, FeaturesThatWouldChangeTheResultAreRefusedUnlessNeutral) {
   EXPECT_EQ(calls.param, "messages[0].tool_calls");
 }
 
+// Tools and response_format: a backend with structured outputs (the sim) takes them on chat and
+// reads them into `structured`; the others (cpu, cuda) refuse them naming the field, and
+// completions refuses them everywhere.
+TEST(RequestRefusals, ToolsAndResponseFormatNeedABackendWithStructuredOutputs) {
+  ModelInfo sim = kFcfs;
+  sim.structured_outputs = true;
+  const std::string tools = R"("tools":[{"type":"function","function":{"name":"f"}}])";
+  const std::string json_schema =
+      R"("response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}})";
+  struct Case {
+    Endpoint endpoint;
+    std::string body;
+    const ModelInfo* model;
+    const char* refused;  // the param of the 400, "" = accepted with a structured answer
+  };
+  const std::string prompt = R"({"prompt":"a",)";
+  const Case cases[] = {
+      {Endpoint::kChat, kChat + "," + tools + "}", &sim, ""},
+      {Endpoint::kChat, kChat + "," + json_schema + "}", &sim, ""},
+      {Endpoint::kChat, kChat + R"(,"response_format":{"type":"json_object"}})", &sim, ""},
+      {Endpoint::kChat, kChat + "," + tools + "}", &kFcfs, "tools"},
+      {Endpoint::kChat, kChat + R"(,"tool_choice":"required"})", &kFcfs, "tool_choice"},
+      {Endpoint::kChat, kChat + "," + json_schema + "}", &kFcfs, "response_format"},
+      {Endpoint::kCompletions, prompt + tools + "}", &sim, "tools"},
+      {Endpoint::kCompletions, prompt + json_schema + "}", &sim, "response_format"},
+  };
+  for (const Case& c : cases) {
+    const ApiError e = request_error_of(c.endpoint, c.body, *c.model);
+    EXPECT_EQ(e.param, c.refused) << c.body;
+    if (*c.refused) {
+      EXPECT_EQ(e.status, 400) << c.body;
+      continue;
+    }
+    EXPECT_TRUE(parse_completion_request(c.endpoint, c.body, kCodec, *c.model).structured)
+        << c.body;
+  }
+  // The plain text answer stays plain on the sim too.
+  EXPECT_FALSE(parse_completion_request(Endpoint::kChat, kChat + "}", kCodec, sim).structured);
+}
+
 // vLLM's penalties and min_p: its ranges and messages; a backend without them (cuda, for now)
 // takes only their neutral values.
 TEST(RequestLimits, PenaltiesAndMinPAreReadInVllmsRanges) {

@@ -170,7 +170,16 @@ std::string build_completion_body(const ResponseHead& head,
     append_int(out, c.index);
     if (head.endpoint == Endpoint::kChat) {
       out += ",\"message\":{\"role\":\"assistant\",\"content\":";
-      append_json_string(out, c.text);
+      if (c.text.empty() && !c.tool_calls.empty()) {
+        out += "null,\"tool_calls\":";
+        out += c.tool_calls;
+      } else {
+        append_json_string(out, c.text);
+        if (!c.tool_calls.empty()) {
+          out += ",\"tool_calls\":";
+          out += c.tool_calls;
+        }
+      }
       out += '}';
     } else {
       out += ",\"text\":";
@@ -223,7 +232,13 @@ void append_delta_chunk(std::string& out, std::string_view prefix, Endpoint endp
   out += prefix;
   out += "\"choices\":[{\"index\":";
   append_int(out, c.index);
-  if (endpoint == Endpoint::kChat) {
+  if (endpoint == Endpoint::kChat && c.empty_delta) {
+    out += ",\"delta\":{}";
+  } else if (endpoint == Endpoint::kChat && !c.tool_calls.empty()) {
+    out += ",\"delta\":{\"tool_calls\":";
+    out += c.tool_calls;
+    out += '}';
+  } else if (endpoint == Endpoint::kChat) {
     out += ",\"delta\":{\"content\":";
     append_json_string(out, c.text);
     out += '}';

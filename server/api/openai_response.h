@@ -41,6 +41,11 @@ struct ChoiceResult {
   // prints null) and, completions only, vLLM's per-choice "prompt_logprobs" list ("" omits it).
   std::string logprobs;
   std::string prompt_logprobs;
+  // Chat's tool calls, rendered (a JSON list): the message's "tool_calls" (its content null when
+  // the text is empty), or a streamed delta's "tool_calls" in place of its content. `empty_delta`:
+  // a streamed chunk whose delta is {} (a tool call's finish chunk).
+  std::string tool_calls;
+  bool empty_delta = false;
 };
 
 struct ResponseHead {

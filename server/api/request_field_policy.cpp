@@ -59,7 +59,7 @@ bool is_handled_vllm_field(const std::string& key) {
 
 }  // namespace
 
-void refuse_unsupported_fields(const json& body, Endpoint endpoint) {
+void refuse_unsupported_fields(const json& body, Endpoint endpoint, bool structured_outputs) {
   auto refuse = [](const std::string& key) {
     throw_bad_request(key, "'" + key + "' is not supported by this server");
   };
@@ -70,6 +70,9 @@ void refuse_unsupported_fields(const json& body, Endpoint endpoint) {
     auto it = body.find(key);
     if (it == body.end() || it->is_null()) continue;
     if (std::string(key) == "tool_choice" && *it == "none") continue;
+    if (structured_outputs && (std::string(key) == "tools" || std::string(key) == "tool_choice")) {
+      continue;
+    }
     refuse(key);
   }
   if (endpoint == Endpoint::kChat) {
@@ -77,7 +80,8 @@ void refuse_unsupported_fields(const json& body, Endpoint endpoint) {
     auto it = body.find("echo");
     if (it != body.end() && !it->is_null() && *it != false) refuse("echo");
   }
-  if (auto it = body.find("response_format"); it != body.end() && !it->is_null()) {
+  if (auto it = body.find("response_format");
+      !structured_outputs && it != body.end() && !it->is_null()) {
     if (!it->is_object() || string_member(*it, "type") != "text") {
       throw_bad_request("response_format",
                         "'response_format' other than {\"type\": \"text\"} is not supported");

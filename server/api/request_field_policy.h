@@ -15,7 +15,10 @@ namespace llm {
 
 // Unsupported features (tools, guided decoding, audio, chat's echo, a response_format other than
 // text, best_of other than n...): a 400 naming the field unless it holds its neutral value.
-void refuse_unsupported_fields(const nlohmann::json& body, Endpoint endpoint);
+// With `structured_outputs` (chat on a backend that synthesizes them: ModelInfo), `tools`,
+// `tool_choice` and `response_format` are left to parse_structured_output.
+void refuse_unsupported_fields(const nlohmann::json& body, Endpoint endpoint,
+                               bool structured_outputs = false);
 // vLLM's own request fields that we do not implement (chat_template, use_beam_search, bad_words,
 // ...): accepted only at their neutral value (absent, null, the default, or empty).
 void refuse_unimplemented_vllm_fields(const nlohmann::json& body);

@@ -57,7 +57,8 @@ bool is_known_field(const std::string& key) {
 }
 
 // Unsupported features: a 400 naming the field unless it holds its neutral value.
-void refuse_unsupported(const json& body) {
+// `structured`: the backend answers text.format json_object / json_schema (parse_text_format).
+void refuse_unsupported(const json& body, bool structured) {
   if (auto it = body.find("tools"); it != body.end() && !it->is_null()) {
     if (!it->is_array() || !it->empty()) unsupported("tools", "");
   }
@@ -88,7 +89,7 @@ void refuse_unsupported(const json& body) {
   }
   if (auto it = body.find("text"); it != body.end() && !it->is_null()) {
     if (!it->is_object()) throw_bad_request("text", "'text' must be an object");
-    if (auto f = it->find("format"); f != it->end() && !f->is_null()) {
+    if (auto f = it->find("format"); !structured && f != it->end() && !f->is_null()) {
       if (!f->is_object() || !f->contains("type") || (*f)["type"] != "text") {
         throw_bad_request("text.format",
                           "'text.format' other than {\"type\": \"text\"} is not supported");
@@ -175,7 +176,8 @@ CompletionRequest parse_responses_request(std::string_view text, const TextCodec
   for (const auto& [key, value] : body.items()) {
     if (!is_known_field(key)) r.ignored_fields.push_back(key);
   }
-  refuse_unsupported(body);
+  refuse_unsupported(body, model.structured_outputs);
+  if (model.structured_outputs) r.structured = parse_text_format(body);
   parse_scheduling_fields(body, model, r);
 
   r.max_tokens = optional_int(body, "max_output_tokens", 1, INT64_MAX);

@@ -6,7 +6,8 @@
 // and context check as /v1/chat/completions. Parts we do not implement (tools, background, store,
 // previous_response_id, conversation, prompt templates, include, structured text formats,
 // reasoning, top_logprobs) are a 400 naming the field; unknown fields are ignored and listed in
-// ignored_fields, as on the other endpoints.
+// ignored_fields, as on the other endpoints. A backend with ModelInfo::structured_outputs (the
+// sim) takes text.format json_object / json_schema into `structured` (synthetic JSON text).
 // Thread-safety: pure functions.
 #pragma once
 

@@ -134,3 +134,48 @@ TEST(ResponsesRequest, MalformedInputIsA400NamingThePlace) {
 
 }  // namespace
 }  // namespace llm
+
+namespace llm {
+namespace {
+
+// text.format json_object / json_schema: read into `structured` on a backend with structured
+// outputs (the sim), refused naming the field elsewhere; tools stay refused everywhere.
+TEST(ResponsesRequest, JsonTextFormatsNeedABackendWithStructuredOutputs) {
+  ModelInfo sim = kResponsesModel;
+  sim.structured_outputs = true;
+  const std::string schema =
+      R"({"input":"x","text":{"format":{"type":"json_schema","name":"p","schema":{"type":"integer"}}}})";
+  const CompletionRequest r = parse_responses_request(schema, kResponsesCodec, sim);
+  ASSERT_TRUE(r.structured);
+  EXPECT_EQ(r.structured->kind, StructuredOutputSpec::Kind::kJsonSchema);
+  EXPECT_EQ(r.structured->schema, nlohmann::json::parse(R"({"type":"integer"})"));
+  EXPECT_EQ(parse_responses_request(R"({"input":"x","text":{"format":{"type":"json_object"}}})",
+                                    kResponsesCodec, sim)
+                .structured->kind,
+            StructuredOutputSpec::Kind::kJsonObject);
+  EXPECT_FALSE(parse_responses_request(R"({"input":"x","text":{"format":{"type":"text"}}})",
+                                       kResponsesCodec, sim)
+                   .structured);
+  EXPECT_EQ(error_of(schema).param, "text.format");
+  struct Case {
+    const char* body;
+    const char* param;
+  };
+  const Case refused[] = {
+      {R"({"input":"x","text":{"format":{"type":"json_schema","name":"p"}}})",
+       "text.format.schema"},
+      {R"({"input":"x","text":{"format":{"type":"yaml"}}})", "text.format.type"},
+      {R"({"input":"x","tools":[{"type":"function","name":"f"}]})", "tools"},
+  };
+  for (const Case& c : refused) {
+    try {
+      parse_responses_request(c.body, kResponsesCodec, sim);
+      ADD_FAILURE() << "accepted: " << c.body;
+    } catch (const ApiException& e) {
+      EXPECT_EQ(e.error().param, c.param) << c.body;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace llm

@@ -17,11 +17,15 @@ ApiOptions api_options(const ServerOptions& o) {
 }
 
 ModelInfo served_model_info(const ServerOptions& options, const EngineSetup& setup) {
-  return ModelInfo{setup.served_model_name, setup.scheduler.max_model_len,
-                   setup.scheduler.policy == SchedulingPolicy::kPriority,
-                   setup.served_model_aliases,
-                   // the cuda sampler has no min_tokens, penalties or min_p yet
-                   options.backend != "cuda"};
+  ModelInfo info{setup.served_model_name, setup.scheduler.max_model_len,
+                 setup.scheduler.policy == SchedulingPolicy::kPriority,
+                 setup.served_model_aliases,
+                 // the cuda sampler has no min_tokens, penalties or min_p yet
+                 options.backend != "cuda"};
+  // Only the simulated model answers tools and response_format (synthetic, well-formed); the
+  // real ones have no constrained decoding and refuse those fields.
+  info.structured_outputs = options.backend == "sim";
+  return info;
 }
 
 }  // namespace llm

@@ -89,7 +89,7 @@ TEST(RenderEndpoint, BadBodiesGetTheEndpointsErrors) {
       {"/v1/chat/completions/render", R"({"messages":[]})", 400, "messages"},
       {"/v1/chat/completions/render", R"({"messages":[{"content":"x"}]})", 400, "messages[0]"},
       {"/v1/chat/completions/render",
-       R"({"messages":[{"role":"user","content":"x"}],"tools":[{}]})", 400, "tools"},
+       R"({"messages":[{"role":"user","content":"x"}],"tools":[{}]})", 400, "tools[0]"},
   };
   for (const Case& c : cases) {
     const auto r = request(port, "POST", c.path, c.body);

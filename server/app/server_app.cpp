@@ -14,6 +14,7 @@
 #include "server/app/api_setup.h"
 #include "server/app/codec_setup.h"
 #include "server/app/model_engine_setup.h"
+#include "server/app/sleep_mode.h"
 #include "server/app/tracing_setup.h"
 #include "server/engine/eos_swap_backend.h"
 #include "server/text/sim_text_codec.h"
@@ -59,6 +60,7 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   }
   tracer_ =
       make_request_tracer(options, &registry_, [](const char* name) { return std::getenv(name); });
+  std::vector<prometheus::Family<prometheus::Gauge>*> sleep_families;  // engine i's, for sleep_
   for (int32_t i = 0; i < options.data_parallel_size; ++i) {
     Backend* backend = make_backend();
     if (wrap) {
@@ -80,6 +82,7 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
       }
     }
     VllmMetricFamilies* families = own ? own->families.get() : families_.get();
+    sleep_families.push_back(families ? &families->sleep_state : nullptr);
     EngineMetrics* metrics = nullptr;
     if (families) {
       metrics_.push_back(
@@ -117,6 +120,9 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
   api_.request_log = request_log_.get();
   api_.admission_metrics = admission_metrics_.get();
   api_.tracer = tracer_.get();
+  sleep_ = make_sleep_state(options, sleep_families, setup.served_model_name,
+                            [](const char* name) { return std::getenv(name); });
+  api_.sleep = sleep_.get();
   router_ = std::make_unique<ApiRouter>(api_);
   if (options.test_double()) {
     FaultSettings faults;
@@ -177,6 +183,7 @@ void LlmServer::finish_port_frontend(PortFrontend& f, size_t engine) {
   c.pod_namespace = api_.pod_namespace;
   c.request_log = api_.request_log;
   c.tracer = api_.tracer;
+  c.sleep = api_.sleep;
   c.registry = &f.registry;
   if (!context_.options.disable_log_stats) {
     f.admission_metrics =

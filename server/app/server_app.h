@@ -76,6 +76,7 @@ class LlmServer {
   std::vector<std::unique_ptr<EngineMetrics>> metrics_;  // one per engine (engine="i")
   std::unique_ptr<AdmissionMetrics> admission_metrics_;  // the server's, without an engine label
   std::unique_ptr<HttpMetrics> http_metrics_;            // the instrumentator's http_* families
+  std::unique_ptr<SleepState> sleep_;  // --enable-sleep-mode in dev mode (server/app/sleep_mode.h)
   // Load the model or tokenizer and set up the contexts; return a maker of one engine's backend.
   std::function<Backend*()> setup_sim();
   std::function<Backend*()> setup_cpu();

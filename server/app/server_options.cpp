@@ -32,6 +32,8 @@ Server (vLLM's names):
                                    "endpoint":"tcp://*:5557"}'; docs/kv-events.md)
   --enable-prompt-tokens-details   usage.prompt_tokens_details: cached_tokens (prefix-cache
                                    hit) and created_cache_tokens (written into the cache)
+  --enable-sleep-mode              with env VLLM_SERVER_DEV_MODE=1: POST /sleep, POST /wake_up,
+                                   GET /is_sleeping and the vllm:engine_sleep_state gauge
 )" + engine_flags_usage(gpu_preset_names(), model_preset_names()) +
          R"(  --data-parallel-size N           engines, each with its own backend and KV cache (1); a
                                    request goes to the one with the fewest unfinished requests
@@ -174,6 +176,7 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
                o.kv_events = parse_kv_events_config(v, flag);
              })
       .boolean({"--enable-prompt-tokens-details"}, o.enable_prompt_tokens_details)
+      .boolean({"--enable-sleep-mode"}, o.enable_sleep_mode)
       .boolean({"--data-parallel-separate-ports"}, o.data_parallel_separate_ports)
       .nonempty({"--otlp-traces-endpoint"}, o.otlp_traces_endpoint)
       .value({"--collect-detailed-traces"},

@@ -49,6 +49,8 @@ struct ServerOptions {
   // vLLM's --enable-prompt-tokens-details: usage.prompt_tokens_details.cached_tokens when the
   // prefix cache served part of the prompt.
   bool enable_prompt_tokens_details = false;
+  // vLLM's --enable-sleep-mode: the sleep endpoints exist with it and VLLM_SERVER_DEV_MODE=1.
+  bool enable_sleep_mode = false;
   EngineArgs engine;  // the engine arguments shared with llmsim (--gpu and --model included)
   int32_t data_parallel_size = 1;
   // Ours: engine i serves the whole API and its own /metrics on --port + i (one HTTP server per

@@ -15,6 +15,7 @@ namespace llm {
 struct HttpRequest {
   std::string method;  // "GET", "POST", ...
   std::string path;    // the target without its query string
+  std::string query;   // the target's query string, without its '?' ("" when none)
   std::string body;
   std::string authorization;
   std::string request_id;   // X-Request-Id ("" when absent)

@@ -210,6 +210,9 @@ class Session : public std::enable_shared_from_this<Session> {
     r.method = std::string(req.method_string().data(), req.method_string().size());
     const std::string_view target(req.target().data(), req.target().size());
     r.path = std::string(target.substr(0, target.find('?')));
+    if (const size_t q = target.find('?'); q != std::string_view::npos) {
+      r.query = std::string(target.substr(q + 1));
+    }
     auto header = [&req](auto key) {
       const auto v = req[key];
       return std::string(v.data(), v.size());
