@@ -90,7 +90,9 @@ TEST(SvgPlot, MarkersStayInsideThePlotArea) {
   p.id = "m";
   p.series.push_back({"points", {1, 16}, {0, 10}, false, true});
   const std::string svg = render_svg_plot(p);
-  for (const auto& c : start_tags(svg, "circle")) {
+  const std::string plotted = svg.substr(0, svg.find("<g class=\"legend\">"));
+  ASSERT_EQ(start_tags(plotted, "circle").size(), 2u);
+  for (const auto& c : start_tags(plotted, "circle")) {
     const double cx = std::stod(attribute(c, "cx")), cy = std::stod(attribute(c, "cy"));
     EXPECT_GE(cx - 3.5, 72);
     EXPECT_LE(cx + 3.5, 580);
@@ -115,10 +117,19 @@ TEST(SvgPlot, EachSeriesIsAGroupWithItsPointCount) {
   const auto polylines = start_tags(svg, "polyline");
   ASSERT_EQ(polylines.size(), 1u);
   EXPECT_EQ(std::count(polylines[0].begin(), polylines[0].end(), ','), 3);
-  EXPECT_EQ(start_tags(svg, "circle").size(), 3u);
+  const size_t legend_at = svg.find("<g class=\"legend\">");
+  ASSERT_NE(legend_at, std::string::npos);
+  const std::string plotted = svg.substr(0, legend_at), legend = svg.substr(legend_at);
+  EXPECT_EQ(start_tags(plotted, "circle").size(), 3u);
   size_t references = 0;
   for (const auto& l : start_tags(svg, "line")) references += attribute(l, "class") == "reference";
   EXPECT_EQ(references, 1u);
+  // The legend keys as the chart draws them: a line, a dot (markers alone), a dashed line.
+  EXPECT_EQ(start_tags(legend, "circle").size(), 1u);
+  const auto keys = start_tags(legend, "line");
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_EQ(attribute(keys[0], "stroke-dasharray"), "");
+  EXPECT_EQ(attribute(keys[1], "stroke-dasharray"), "5 3");
 }
 
 TEST(SvgPlot, CategoricalAxisLabelsEachCategory) {
