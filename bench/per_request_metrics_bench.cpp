@@ -38,7 +38,7 @@ llm::ResponseHead sample_head() {
 
 void append_final(std::string& out, const std::string& prefix, const llm::Timeline& t,
                   int64_t tokens, bool with_metrics) {
-  llm::Usage usage{32, tokens};
+  llm::Usage usage{32, tokens, std::nullopt};
   if (with_metrics) {
     const std::optional<llm::PerRequestMetrics> m = llm::compute_per_request_metrics(t, tokens);
     llm::append_usage_chunk(out, prefix, usage, &m);

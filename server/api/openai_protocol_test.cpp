@@ -247,7 +247,7 @@ TEST(OpenAiResponse, ChunkShapes) {
             "data: {\"id\":\"chatcmpl-x\",\"object\":\"chat.completion.chunk\",\"created\":5,"
             "\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
             "\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
-  ChoiceResult c{1, " a", "stop", std::string("zz"), std::nullopt, "", ""};
+  ChoiceResult c{1, " a", "stop", std::string("zz"), std::nullopt, "", "", "", false};
   Usage u{2, 3, std::nullopt};
   EXPECT_EQ(
       build_delta_chunk(h, c, &u),

@@ -49,7 +49,9 @@ TEST(StructuredOutput, ToolChoiceSelectsTheAnswerAndItsFinishReason) {
     const StructuredAnswer a = make_structured_answer(*spec, 1, 0);
     EXPECT_EQ(a.tool_call, c.tool_call) << c.fields;
     EXPECT_EQ(a.finish_reason, c.finish_reason) << c.fields;
-    if (std::string(c.tool).size()) EXPECT_EQ(a.tool_name, c.tool) << c.fields;
+    if (std::string(c.tool).size()) {
+      EXPECT_EQ(a.tool_name, c.tool) << c.fields;
+    }
     EXPECT_NO_THROW(json::parse(a.text)) << c.fields << ": " << a.text;
     if (a.tool_call) {
       EXPECT_EQ(a.tool_call_id.rfind("chatcmpl-tool-", 0), 0u);

@@ -32,7 +32,9 @@ void expect_valid(const Trace& t) {
   std::set<std::string> ids;
   for (size_t i = 0; i < t.requests.size(); ++i) {
     EXPECT_TRUE(ids.insert(t.requests[i].id).second) << t.requests[i].id;
-    if (i > 0) EXPECT_LE(t.requests[i - 1].arrival_ns, t.requests[i].arrival_ns);
+    if (i > 0) {
+      EXPECT_LE(t.requests[i - 1].arrival_ns, t.requests[i].arrival_ns);
+    }
   }
 }
 
