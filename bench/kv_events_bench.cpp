@@ -63,7 +63,9 @@ void BM_EngineWithKvEvents(benchmark::State& state) {
 BENCHMARK(BM_EngineWithKvEvents)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 void BM_EncodeKvEventBatch(benchmark::State& state) {
-  // One prefill step's worth: 8 requests storing 32 blocks each and 64 removals.
+  // One prefill step's worth: 8 requests storing 32 blocks each and 64 removals. Arg 0: vLLM's
+  // map events (the default), 1: the older array events.
+  const KvEventFormat format = state.range(0) == 0 ? KvEventFormat::kMap : KvEventFormat::kArray;
   std::vector<KvEvent> events;
   for (int r = 0; r < 8; ++r) {
     KvBlockStored s;
@@ -75,7 +77,7 @@ void BM_EncodeKvEventBatch(benchmark::State& state) {
   for (int i = 0; i < 64; ++i) events.push_back(KvBlockRemoved{{static_cast<uint64_t>(i)}});
   size_t bytes = 0;
   for (auto _ : state) {
-    const std::string payload = encode_kv_event_batch(1.7e9, events, 0);
+    const std::string payload = encode_kv_event_batch(1.7e9, events, 0, format);
     bytes += payload.size();
     benchmark::DoNotOptimize(payload.data());
   }
@@ -83,7 +85,7 @@ void BM_EncodeKvEventBatch(benchmark::State& state) {
   state.counters["events_s"] = benchmark::Counter(
       static_cast<double>(events.size() * state.iterations()), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_EncodeKvEventBatch);
+BENCHMARK(BM_EncodeKvEventBatch)->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace llm

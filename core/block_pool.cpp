@@ -23,6 +23,7 @@ void BlockPool::take(std::span<const int32_t> blocks) {
     Block& block = blocks_[b];
     if (block.ref_count == 0) unlink(b);
     ++block.ref_count;
+    if (residency_) residency_->on_accessed(b);  // vLLM's touch()
   }
 }
 
@@ -31,8 +32,10 @@ bool BlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
   for (int32_t i = 0; i < n; ++i) {
     int32_t b = head_;
     unlink(b);
+    if (residency_) residency_->on_evicted(b);  // vLLM: before the hash check, every block
     evict_hash(b);
     blocks_[b].ref_count = 1;
+    if (residency_) residency_->on_allocated(b);
     out.push_back(b);
   }
   return true;
@@ -66,6 +69,7 @@ bool BlockPool::reset_prefix_cache() {
     if (blocks_[b].hashed) unindex(b);
   }
   if (events_) events_->push_back(KvAllBlocksCleared{});
+  if (residency_) residency_->reset();
   return true;
 }
 

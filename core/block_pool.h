@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/block_hash_map.h"
+#include "core/kv_block_residency.h"
 #include "core/kv_events.h"
 
 namespace llm {
@@ -59,6 +60,9 @@ class BlockPool {
   // Where evictions and resets are reported from now on; null (the default) reports nothing.
   // The sink must outlive the pool or be unset first.
   void set_event_sink(std::vector<KvEvent>* sink) { events_ = sink; }
+  // Where block residency is reported (--kv-cache-metrics): allocations, prefix-cache hits,
+  // evictions and resets. Null (the default) reports nothing; must outlive the pool or be unset.
+  void set_residency(KvBlockResidency* residency) { residency_ = residency; }
 
   // Free-queue order from the head (next to reuse) to the tail; for tests.
   std::vector<int32_t> free_queue() const;
@@ -85,6 +89,7 @@ class BlockPool {
   int32_t tail_ = kNone;
   int32_t num_free_ = 0;
   std::vector<KvEvent>* events_ = nullptr;  // not owned
+  KvBlockResidency* residency_ = nullptr;   // not owned
 };
 
 }  // namespace llm

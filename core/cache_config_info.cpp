@@ -27,6 +27,7 @@ CacheConfigInfo cache_config_info(const SchedulerConfig& s, std::string cache_dt
   info.cache_dtype = std::move(cache_dtype);
   info.enable_prefix_caching = s.enable_prefix_caching;
   info.gpu_memory_utilization = gpu_memory_utilization;
+  info.kv_cache_metrics = s.kv_cache_metrics;
   return info;
 }
 

@@ -26,6 +26,7 @@ struct CacheConfigInfo {
   std::string cache_dtype = "auto";
   bool enable_prefix_caching = true;
   double gpu_memory_utilization = 0.92;
+  bool kv_cache_metrics = false;  // --kv-cache-metrics: not a label; the kv_block_* series exist
 };
 
 // The info of an engine with scheduler config `s`.

@@ -24,6 +24,7 @@ void EngineFlagParser::add_to(FlagSet& flags) {
     };
   };
   flags.value({"--max-num-seqs"}, optional_int(a.max_num_seqs, 1))
+      .value({"--max-num-active-seqs"}, optional_int(a.max_num_active_seqs, 1))
       .value({"--max-num-batched-tokens"}, optional_int(a.max_num_batched_tokens, 1))
       .value({"--block-size"}, optional_int(a.block_size, 1))
       .value({"--gpu-memory-utilization"},
@@ -50,6 +51,12 @@ void EngineFlagParser::add_to(FlagSet& flags) {
                      flag);
                 a.enable_chunked_prefill = flag == "--enable-chunked-prefill";
               })
+      .toggle({"--scheduler-reserve-full-isl", "--no-scheduler-reserve-full-isl"},
+              [this, &a, once](const std::string& flag) {
+                once(reserve_full_isl_seen_,
+                     "--scheduler-reserve-full-isl/--no-scheduler-reserve-full-isl", flag);
+                a.scheduler_reserve_full_isl = flag == "--scheduler-reserve-full-isl";
+              })
       .value({"--kv-cache-dtype"},
              [&a](const std::string&, const std::string& v) { a.kv_cache_dtype = v; })
       .value({"--max-model-len"}, optional_int(a.max_model_len, 2))
@@ -71,7 +78,12 @@ void EngineFlagParser::add_to(FlagSet& flags) {
       .nonempty({"--dtype"}, a.dtype)
       .nonempty({"--quantization"}, a.quantization)
       .nonempty({"--profile"}, a.profile)
-      .boolean({"--no-step-noise"}, a.no_step_noise);
+      .boolean({"--no-step-noise"}, a.no_step_noise)
+      .boolean({"--kv-cache-metrics"}, a.kv_cache_metrics)
+      .value({"--kv-cache-metrics-sample"}, [&a](const std::string& flag, const std::string& v) {
+        a.kv_cache_metrics_sample = parse_double_flag(flag, v, 0);
+        if (a.kv_cache_metrics_sample > 1) throw UsageError(flag + ": must be in [0, 1]");
+      });
 }
 
 void EngineFlagParser::set_positional_model(const std::string& model) {
@@ -111,11 +123,15 @@ std::string engine_flags_usage(const std::vector<std::string>& gpu_presets,
                                const std::vector<std::string>& model_presets) {
   return R"(Engine arguments (named as vLLM's):
   --max-num-seqs N                 sequences per step (default 1024 on 80 GB+ GPUs, 256 otherwise)
+  --max-num-active-seqs N          admit from the waiting queue only below N running requests
+                                   (at most --max-num-seqs; default: --max-num-seqs)
   --max-num-batched-tokens N       token budget per step (default 8192 on 80 GB+ GPUs, 2048 otherwise)
   --block-size N                   tokens per KV block (16)
   --gpu-memory-utilization F       share of GPU memory for the engine (0.92)
   --enable-prefix-caching | --no-enable-prefix-caching        (on)
   --enable-chunked-prefill | --no-enable-chunked-prefill      (on)
+  --scheduler-reserve-full-isl | --no-scheduler-reserve-full-isl  admit a request only if its whole
+                                   prompt's KV blocks are free, not just its first chunk's (on)
   --async-scheduling | --no-async-scheduling  schedule step k+1 while step k runs, as vLLM does
                                    (default on; with --profile, what the measured engine did)
   --kv-cache-dtype auto|bfloat16|float16|fp8|fp8_e4m3|fp8_e5m2  (auto)
@@ -135,6 +151,9 @@ std::string engine_flags_usage(const std::vector<std::string>& gpu_presets,
                                    --model; its KV blocks, block size and limits are the defaults
   --no-step-noise                  with --profile: every step at the model's time, without the
                                    measured scatter the profile records (step_time_noise)
+  --kv-cache-metrics               sample KV block residency: vllm:kv_block_lifetime_seconds,
+                                   _idle_before_evict_seconds, _reuse_gap_seconds (off)
+  --kv-cache-metrics-sample F      share of block allocations sampled, in [0, 1] (0.01)
 )";
 }
 

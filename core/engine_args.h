@@ -27,11 +27,14 @@ struct EngineArgs {
   std::string profile;
   int64_t tensor_parallel_size = 1;
   std::optional<int32_t> max_num_seqs;            // default depends on the GPU (vLLM's rule)
+  std::optional<int32_t> max_num_active_seqs;     // --max-num-active-seqs: default max_num_seqs
   std::optional<int64_t> max_num_batched_tokens;  // likewise
   std::optional<int32_t> block_size;              // default 16
   double gpu_memory_utilization = 0.92;
   bool enable_prefix_caching = true;
   bool enable_chunked_prefill = true;
+  // --scheduler-reserve-full-isl / --no-scheduler-reserve-full-isl (vLLM's default: on).
+  bool scheduler_reserve_full_isl = true;
   std::optional<std::string> kv_cache_dtype;  // default "auto"
   std::optional<int64_t> max_model_len;       // default: the model's context length
   std::optional<int64_t> num_gpu_blocks_override;
@@ -42,6 +45,9 @@ struct EngineArgs {
   std::optional<bool> async_scheduling;
   // --no-step-noise: price each step at the profile's modelled time, ignoring its step_time_noise.
   bool no_step_noise = false;
+  // --kv-cache-metrics, --kv-cache-metrics-sample F (vLLM's; off, 0.01).
+  bool kv_cache_metrics = false;
+  double kv_cache_metrics_sample = 0.01;
 };
 
 // The engine-argument flags both binaries accept (--max-num-seqs, --gpu, ...), on the shared
@@ -62,6 +68,7 @@ class EngineFlagParser {
   bool prefix_caching_seen_ = false;
   bool async_scheduling_seen_ = false;
   bool chunked_prefill_seen_ = false;
+  bool reserve_full_isl_seen_ = false;
   bool model_given_ = false;  // --model
 };
 

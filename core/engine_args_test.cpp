@@ -81,6 +81,33 @@ TEST(EngineArgs, EachFlagSetsItsField) {
   EXPECT_TRUE(a.gpu_or_model_given);
 }
 
+TEST(EngineArgs, TheAdmissionKnobsDefaultAsVllmsAndParse) {
+  const EngineArgs defaults = parse_engine_flags({});
+  EXPECT_FALSE(defaults.max_num_active_seqs.has_value());  // vLLM's None: max_num_seqs
+  EXPECT_TRUE(defaults.scheduler_reserve_full_isl);        // vLLM's default True
+  const EngineArgs a =
+      parse_engine_flags({"--max-num-active-seqs", "3", "--no-scheduler-reserve-full-isl"});
+  EXPECT_EQ(a.max_num_active_seqs, 3);
+  EXPECT_FALSE(a.scheduler_reserve_full_isl);
+  EXPECT_TRUE(parse_engine_flags({"--scheduler-reserve-full-isl"}).scheduler_reserve_full_isl);
+  EXPECT_EQ(engine_flags_error({"--max-num-active-seqs", "0"}),
+            "--max-num-active-seqs: must be at least 1, got 0");
+  EXPECT_EQ(engine_flags_error({"--scheduler-reserve-full-isl", "--no-scheduler-reserve-full-isl"}),
+            "contradictory flags: --scheduler-reserve-full-isl/--no-scheduler-reserve-full-isl "
+            "given twice or both (at --no-scheduler-reserve-full-isl)");
+}
+
+TEST(EngineArgs, KvCacheMetricsFlagsAsVllms) {
+  const EngineArgs defaults = parse_engine_flags({});
+  EXPECT_FALSE(defaults.kv_cache_metrics);
+  EXPECT_DOUBLE_EQ(defaults.kv_cache_metrics_sample, 0.01);
+  const EngineArgs a = parse_engine_flags({"--kv-cache-metrics", "--kv-cache-metrics-sample", "1"});
+  EXPECT_TRUE(a.kv_cache_metrics);
+  EXPECT_DOUBLE_EQ(a.kv_cache_metrics_sample, 1.0);
+  EXPECT_EQ(engine_flags_error({"--kv-cache-metrics-sample", "1.5"}),
+            "--kv-cache-metrics-sample: must be in [0, 1]");
+}
+
 TEST(EngineArgs, BadValuesNameTheFlag) {
   EXPECT_EQ(engine_flags_error({"--gpu-memory-utilization", "1.5"}),
             "--gpu-memory-utilization: must be in (0, 1]");

@@ -55,14 +55,22 @@ bool EngineCore::finish_request(uint64_t id, FinishReason reason) {
 
 void EngineCore::schedule(Nanos admit_queued_until) {
   scheduler_.schedule(clock_.now(), batch_, admit_queued_until);
+  report_residency();
   for (Request* r : batch_.preempted) observer_->on_preempted(*r);
   // A step can preempt and then schedule nothing (under the priority policy the requester may be
   // the victim with nothing scheduled before it). Like vLLM's next iteration, schedule again at
   // once: the preemption freed blocks, so the next decision makes progress.
   while (batch_.empty() && !batch_.preempted.empty()) {
     scheduler_.schedule(clock_.now(), batch_, admit_queued_until);
+    report_residency();
     for (Request* r : batch_.preempted) observer_->on_preempted(*r);
   }
+}
+
+void EngineCore::report_residency() {
+  if (!scheduler_.kv().residency_enabled()) return;
+  const KvResidencyObservations observed = scheduler_.kv().take_residency();
+  if (!observed.empty()) observer_->on_kv_block_residency(observed);
 }
 
 bool EngineCore::begin_step(Nanos* duration) {

@@ -85,11 +85,12 @@ class EngineCore {
 
  private:
   void schedule(Nanos admit_queued_until);  // into batch_, again after a preemption-only step
-  void apply_outputs(Nanos end_time);       // tokens, stop checks
-  void attach_logprobs();                   // the backend's log-probabilities into the requests
-  void release_seat_holders();              // those whose held step is over join left_
-  void collect_seat_holders();              // between steps: drops and destroys them
-  void fail_batch(Nanos end_time);  // StepFailed: every sequence of the batch ends with kError
+  void report_residency();  // hands the block residency sampled while scheduling to the observer
+  void apply_outputs(Nanos end_time);  // tokens, stop checks
+  void attach_logprobs();              // the backend's log-probabilities into the requests
+  void release_seat_holders();         // those whose held step is over join left_
+  void collect_seat_holders();         // between steps: drops and destroys them
+  void fail_batch(Nanos end_time);     // StepFailed: every sequence of the batch ends with kError
   void finish(Request& request, FinishReason reason, Nanos time);
   void retire(Request& request);   // notifies and destroys a finished request
   void destroy(Request& request);  // forgets it (the backend too)

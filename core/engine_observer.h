@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "core/clock.h"
+#include "core/kv_block_residency.h"
 #include "core/request.h"
 #include "core/scheduler.h"
 
@@ -58,6 +59,8 @@ class EngineObserver {
   // (scheduled_tokens and num_seqs are 0; it is not a step). Lets gauges fall back to idle values
   // when no step follows.
   virtual void on_state(const StepStats& state) {}
+  // Sampled KV block residency observed while deciding a step (--kv-cache-metrics; never empty).
+  virtual void on_kv_block_residency(const KvResidencyObservations& observations) {}
 };
 
 }  // namespace llm

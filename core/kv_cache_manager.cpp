@@ -33,6 +33,17 @@ KvCacheManager::KvCacheManager(int32_t num_blocks, int32_t block_size, bool enab
   if (block_size <= 0) throw std::invalid_argument("block_size must be positive");
 }
 
+void KvCacheManager::enable_residency_metrics(double sample_rate) {
+  if (residency_) return;
+  residency_ = std::make_unique<KvBlockResidency>(pool_.num_blocks(), sample_rate);
+  // vLLM calls on_block_evicted only with prefix caching on: without it nothing is observed.
+  if (caching_) pool_.set_residency(residency_.get());
+}
+
+KvResidencyObservations KvCacheManager::take_residency() {
+  return residency_ ? residency_->take() : KvResidencyObservations{};
+}
+
 uint64_t KvCacheManager::content_key(const Request& r, int64_t index) const {
   const int64_t begin = index * block_size_;
   const int64_t end = begin + block_size_;

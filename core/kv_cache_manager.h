@@ -74,6 +74,18 @@ class KvCacheManager {
   // The events since the previous call, oldest first (empty when not enabled).
   std::vector<KvEvent> take_kv_events();
 
+  // Starts sampling block residency (--kv-cache-metrics, core/kv_block_residency.h) with the
+  // given rate in (0, 1]. As in vLLM, only evictions from the prefix cache are observed, so
+  // without prefix caching nothing is.
+  void enable_residency_metrics(double sample_rate);
+  bool residency_enabled() const { return residency_ != nullptr; }
+  // The engine clock for residency (the scheduler sets it at each decision).
+  void set_time(Nanos now) {
+    if (residency_) residency_->set_time(now);
+  }
+  // The residency observations since the previous call (empty when not enabled).
+  KvResidencyObservations take_residency();
+
   // Chained hash of block `index` (full blocks only), computing earlier ones as needed.
   // Only the request is changed (its memoized hashes).
   uint64_t block_hash(Request& request, int64_t index) const;
@@ -98,6 +110,7 @@ class KvCacheManager {
   PrefixCacheCounters counters_;
   // Heap-held so the pool's pointer to it stays valid if the manager moves; null when disabled.
   std::unique_ptr<std::vector<KvEvent>> events_;
+  std::unique_ptr<KvBlockResidency> residency_;
 };
 
 }  // namespace llm

@@ -35,4 +35,9 @@ std::vector<double> one_two_five_buckets(int64_t max_value) {
   }
 }
 
+std::vector<double> kv_block_residency_buckets() {
+  return {0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5,  1,   2,
+          5,     10,    20,    30,   60,   120,  300, 600, 1200, 1800};
+}
+
 }  // namespace llm

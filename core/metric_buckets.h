@@ -14,6 +14,8 @@ request_latency_buckets();  // seconds, e2e / queue / prefill / decode / inferen
 std::vector<double> iteration_token_buckets();  // tokens per engine step
 std::vector<double> n_buckets();                // the request's n
 std::vector<double> preemption_buckets();       // preemptions of one request
+// seconds, vllm:kv_block_*_seconds (vLLM's kv_cache_residency_buckets, 1 ms to 30 min)
+std::vector<double> kv_block_residency_buckets();
 // 1, 2, 5, 10, 20, 50, ... while the bound <= max_value (token counts).
 std::vector<double> one_two_five_buckets(int64_t max_value);
 

@@ -35,6 +35,9 @@ class ObserverTee final : public EngineObserver {
   void on_step(const StepStats& s) override {
     for (auto* t : targets_) t->on_step(s);
   }
+  void on_kv_block_residency(const KvResidencyObservations& o) override {
+    for (auto* t : targets_) t->on_kv_block_residency(o);
+  }
   void on_state(const StepStats& s) override {
     for (auto* t : targets_) t->on_state(s);
   }

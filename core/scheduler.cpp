@@ -18,6 +18,10 @@ Scheduler::Scheduler(const SchedulerConfig& config)
       kv_(config.num_gpu_blocks, config.block_size, config.enable_prefix_caching),
       waiting_(config.policy) {
   running_.reserve(static_cast<size_t>(config.max_num_seqs));
+  // vLLM: a rate <= 0 disables the collector.
+  if (config.kv_cache_metrics && config.kv_cache_metrics_sample > 0) {
+    kv_.enable_residency_metrics(config.kv_cache_metrics_sample);
+  }
 }
 
 void Scheduler::add(Request* r) {
@@ -48,6 +52,7 @@ int64_t Scheduler::cap_at_threshold(int64_t wanted) const {
 void Scheduler::schedule(Nanos now, SchedulerOutput& out, Nanos admit_queued_until) {
   out.clear();
   out.schedule_time = now;
+  kv_.set_time(now);
   int64_t budget = config_.max_num_batched_tokens;
   schedule_running(out, budget);
   if (out.preempted.empty()) schedule_waiting(now, admit_queued_until, out, budget);
@@ -100,7 +105,8 @@ void Scheduler::schedule_seat_holder(Request& r, SchedulerOutput& out, int64_t& 
 void Scheduler::schedule_waiting(Nanos now, Nanos admit_queued_until, SchedulerOutput& out,
                                  int64_t& budget) {
   while (!waiting_.empty() && budget > 0) {
-    if (running_.size() >= static_cast<size_t>(config_.max_num_seqs)) break;
+    // vLLM: num_running >= max_num_active_reqs (max_num_active_seqs, else max_num_seqs).
+    if (running_.size() >= static_cast<size_t>(max_num_active_reqs(config_))) break;
     Request* r = waiting_.front();
     if (r->timeline.queued > admit_queued_until) break;
     int64_t hit_tokens = kv_.find_cached_prefix(*r, hit_blocks_);
@@ -108,7 +114,8 @@ void Scheduler::schedule_waiting(Nanos now, Nanos admit_queued_until, SchedulerO
     // vLLM compares with the budget after the threshold cap.
     if (!config_.enable_chunked_prefill && wanted > budget) break;
     wanted = std::min(wanted, budget);
-    if (!kv_.can_admit(*r, hit_blocks_)) break;
+    // vLLM's scheduler_reserve_full_isl: the whole current sequence must fit, not only this chunk.
+    if (config_.scheduler_reserve_full_isl && !kv_.can_admit(*r, hit_blocks_)) break;
     if (!kv_.allocate_slots(*r, wanted, hit_blocks_)) break;
 
     waiting_.pop_front();

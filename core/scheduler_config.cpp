@@ -6,6 +6,14 @@ namespace llm {
 
 std::string validate(const SchedulerConfig& c) {
   if (c.max_num_seqs < 1) return "--max-num-seqs must be at least 1";
+  if (c.max_num_active_seqs < 0) return "--max-num-active-seqs must be at least 1";
+  if (c.max_num_active_seqs > c.max_num_seqs) {
+    return "--max-num-active-seqs (" + std::to_string(c.max_num_active_seqs) +
+           ") must be at most --max-num-seqs (" + std::to_string(c.max_num_seqs) + ")";
+  }
+  if (!(c.kv_cache_metrics_sample >= 0 && c.kv_cache_metrics_sample <= 1)) {
+    return "--kv-cache-metrics-sample must be in [0, 1]";
+  }
   if (c.max_num_batched_tokens < 1) return "--max-num-batched-tokens must be at least 1";
   if (c.block_size < 1) return "--block-size must be at least 1";
   if (c.max_model_len < 2) return "--max-model-len must be at least 2";

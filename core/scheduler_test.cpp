@@ -327,5 +327,89 @@ TEST(SchedulerTable, ChildrenOfOneRequestShareItsPromptBlocksThroughThePrefixCac
   EXPECT_EQ(t.counters().hits, 8);
 }
 
+// vLLM's max_num_active_seqs: admission stops at that many running requests although
+// max_num_seqs has seats left; nobody is preempted for it.
+TEST(SchedulerTable, MaxNumActiveSeqsCapsAdmissionBelowMaxNumSeqs) {
+  struct Case {
+    int32_t max_num_active_seqs;
+    std::vector<StepRow> rows;
+  };
+  const Case cases[] = {
+      {2,
+       {
+           {"A:4 B:4", "AB", "C"},  // C waits: 2 running, though max_num_seqs is 4
+           {"A:1 B:1", "AB", "C"},  // A finishes
+           {"B:1 C:4", "BC", ""},   // a seat is free: C is admitted
+       }},
+      {0,  // unset: max_num_seqs alone
+       {
+           {"A:4 B:4 C:4", "ABC", ""},
+           {"A:1 B:1", "AB", ""},
+           {"B:1", "B", ""},
+       }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.max_num_active_seqs);
+    SchedulerConfig config = table_config(101, 64, 100);
+    config.max_num_seqs = 4;
+    config.max_num_active_seqs = c.max_num_active_seqs;
+    ASSERT_EQ(validate(config), "");
+    TableEngine t(config);
+    t.engine.add_request(make("A", 4, 2, 1));
+    t.engine.add_request(make("B", 4, 3, 2));
+    t.engine.add_request(make("C", 4, 1, 3));
+    t.expect(c.rows);
+    EXPECT_EQ(t.rec.finished.size(), 3u);
+    EXPECT_TRUE(t.rec.preempted.empty());
+  }
+}
+
+TEST(SchedulerTable, MaxNumActiveSeqsMustBeAtMostMaxNumSeqs) {
+  SchedulerConfig config = table_config(101, 64, 100);
+  config.max_num_seqs = 4;
+  config.max_num_active_seqs = 5;
+  EXPECT_EQ(validate(config), "--max-num-active-seqs (5) must be at most --max-num-seqs (4)");
+  config.max_num_active_seqs = 4;
+  EXPECT_EQ(validate(config), "");
+}
+
+// vLLM's scheduler_reserve_full_isl: 4 usable blocks of 4 tokens, a budget of 12. A (8 tokens)
+// holds 2 blocks; B (12 tokens, 3 blocks) does not fit whole next to it.
+TEST(SchedulerTable, TheFullPromptGateAdmitsOnlyWhatFitsWholeAndWithoutItTheChunkThrashes) {
+  struct Case {
+    bool reserve_full_isl;
+    std::vector<StepRow> rows;
+    Ids preempted;
+  };
+  const Case cases[] = {
+      {true,
+       {
+           {"A:8", "A", "B"},  // B's whole prompt needs 3 blocks, 2 are free: it waits
+           {"A:1", "A", "B"},  // A takes a third block and finishes
+           {"B:12", "B", ""},
+       },
+       {}},
+      {false,
+       {
+           {"A:8 B:4", "AB", ""},  // B's first chunk needs only 1 block: admitted
+           {"A:1", "A", "B"},      // A grows; B's next chunk finds no block: B preempts itself
+           {"B:12", "B", ""},      // and recomputes its prompt from the start
+       },
+       {"B"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.reserve_full_isl);
+    SchedulerConfig config = table_config(5, 12, 16);
+    config.max_num_seqs = 4;
+    config.scheduler_reserve_full_isl = c.reserve_full_isl;
+    TableEngine t(config);
+    t.engine.add_request(make("A", 8, 2, 1));
+    t.engine.add_request(make("B", 12, 1, 2));
+    t.expect(c.rows);
+    EXPECT_EQ(t.rec.preempted, c.preempted);
+    EXPECT_EQ(t.rec.finished.size(), 2u);
+  }
+}
+
 }  // namespace
 }  // namespace llm

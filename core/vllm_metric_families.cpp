@@ -149,6 +149,31 @@ VllmMetricFamilies::VllmMetricFamilies(prometheus::Registry& r, int64_t max_len)
                            .Name("vllm:iteration_tokens_total")
                            .Help("Histogram of number of tokens per engine_step.")
                            .Register(r)),
-      max_model_len(max_len) {}
+      max_model_len(max_len),
+      registry_(r) {}
+
+VllmMetricFamilies::KvResidencyFamilies& VllmMetricFamilies::kv_residency() {
+  std::call_once(kv_residency_once_, [this] {
+    prometheus::Registry& r = registry_;
+    kv_residency_ = std::make_unique<KvResidencyFamilies>(KvResidencyFamilies{
+        BuildHistogram()
+            .Name("vllm:kv_block_lifetime_seconds")
+            .Help("Histogram of KV cache block lifetime from allocation to eviction. Sampled "
+                  "metrics (controlled by --kv-cache-metrics-sample).")
+            .Register(r),
+        BuildHistogram()
+            .Name("vllm:kv_block_idle_before_evict_seconds")
+            .Help("Histogram of idle time before KV cache block eviction. Sampled metrics "
+                  "(controlled by --kv-cache-metrics-sample).")
+            .Register(r),
+        BuildHistogram()
+            .Name("vllm:kv_block_reuse_gap_seconds")
+            .Help("Histogram of time gaps between consecutive KV cache block accesses. Only the "
+                  "most recent accesses are recorded (ring buffer). Sampled metrics (controlled "
+                  "by --kv-cache-metrics-sample).")
+            .Register(r)});
+  });
+  return *kv_residency_;
+}
 
 }  // namespace llm

@@ -13,6 +13,8 @@
 #include <prometheus/registry.h>
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 
 namespace llm {
 
@@ -56,6 +58,20 @@ class VllmMetricFamilies {
   prometheus::Family<prometheus::Histogram>& num_preemptions_per_request;
   prometheus::Family<prometheus::Histogram>& iteration_tokens;
   const int64_t max_model_len;
+
+  // vllm:kv_block_{lifetime,idle_before_evict,reuse_gap}_seconds: registered on first use, by an
+  // engine with --kv-cache-metrics (vLLM registers them only then). Safe from several threads.
+  struct KvResidencyFamilies {
+    prometheus::Family<prometheus::Histogram>& lifetime;
+    prometheus::Family<prometheus::Histogram>& idle_before_evict;
+    prometheus::Family<prometheus::Histogram>& reuse_gap;
+  };
+  KvResidencyFamilies& kv_residency();
+
+ private:
+  prometheus::Registry& registry_;
+  std::once_flag kv_residency_once_;
+  std::unique_ptr<KvResidencyFamilies> kv_residency_;
 };
 
 }  // namespace llm

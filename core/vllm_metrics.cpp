@@ -72,6 +72,12 @@ EngineMetrics::EngineMetrics(VllmMetricFamilies& f, const std::string& model_nam
       prefill_kv_computed_(make(f.prefill_kv_computed, one_two_five_buckets(f.max_model_len))),
       num_preemptions_(make(f.num_preemptions_per_request, preemption_buckets())),
       iteration_tokens_(make(f.iteration_tokens, iteration_token_buckets())) {
+  if (cache.kv_cache_metrics) {
+    VllmMetricFamilies::KvResidencyFamilies& kv = f.kv_residency();
+    kv_lifetime_.emplace(make(kv.lifetime, kv_block_residency_buckets()));
+    kv_idle_.emplace(make(kv.idle_before_evict, kv_block_residency_buckets()));
+    kv_reuse_gap_.emplace(make(kv.reuse_gap, kv_block_residency_buckets()));
+  }
   for (int i = 0; i < kNumFinishedReasons; ++i) {
     success_[i] =
         &f.request_success.Add(with_label(labels_, "finished_reason", kFinishedReasons[i]));
@@ -211,6 +217,16 @@ void EngineMetrics::flush() {
                     &params_n_, &prefill_kv_computed_, &num_preemptions_, &iteration_tokens_}) {
     h->local.flush_into(*h->target);
   }
+  for (std::optional<Handle>* h : {&kv_lifetime_, &kv_idle_, &kv_reuse_gap_}) {
+    if (*h) (*h)->local.flush_into(*(*h)->target);
+  }
+}
+
+void EngineMetrics::on_kv_block_residency(const KvResidencyObservations& o) {
+  if (!kv_lifetime_) return;
+  for (double v : o.lifetime_s) kv_lifetime_->observe(v);
+  for (double v : o.idle_s) kv_idle_->observe(v);
+  for (double v : o.reuse_gap_s) kv_reuse_gap_->observe(v);
 }
 
 const char* admission_rejection_reason(AdmissionRejection reason) {

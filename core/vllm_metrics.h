@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -48,6 +49,7 @@ class EngineMetrics final : public EngineObserver {
   void on_finished(const Request& request) override;
   void on_step(const StepStats& stats) override;
   void on_state(const StepStats& state) override;  // gauges only
+  void on_kv_block_residency(const KvResidencyObservations& observations) override;
 
   // Pushes the accumulated deltas and the latest gauge values into the registry.
   void flush();
@@ -79,6 +81,8 @@ class EngineMetrics final : public EngineObserver {
   Handle ttft_, itl_, tpot_, e2e_, queue_, prefill_, decode_, inference_;
   Handle prompt_len_, generation_len_, max_generation_len_, params_max_tokens_, params_n_;
   Handle prefill_kv_computed_, num_preemptions_, iteration_tokens_;
+  // With --kv-cache-metrics (CacheConfigInfo::kv_cache_metrics): lifetime, idle, reuse gap.
+  std::optional<Handle> kv_lifetime_, kv_idle_, kv_reuse_gap_;
 
   // Pending deltas and latest gauges (engine thread).
   int64_t d_preemptions_ = 0, d_prompt_tokens_ = 0, d_generation_tokens_ = 0;

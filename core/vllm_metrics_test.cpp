@@ -227,6 +227,54 @@ TEST(VllmMetrics, AbortedWaitingAndPrefillRequestsFollowTheTimingRules) {
   EXPECT_TRUE(has_line(text, "vllm:prompt_tokens_total{" + l + "} 0.0"));
 }
 
+// --kv-cache-metrics: the vllm:kv_block_* families exist only with it, with vLLM's buckets, and
+// observe what the engine's block pool evicted. 2 usable blocks of 4; A (7 tokens) holds both from
+// t = 0; B, added when A has finished, reuses both at t = 0.1 s.
+TEST(VllmMetrics, KvBlockResidencyHistogramsOnlyWithKvCacheMetrics) {
+  for (bool enabled : {false, true}) {
+    SchedulerConfig config;
+    config.block_size = 4;
+    config.num_gpu_blocks = 3;
+    config.max_num_batched_tokens = 64;
+    config.max_model_len = 8;
+    config.kv_cache_metrics = enabled;
+    config.kv_cache_metrics_sample = 1.0;
+    ASSERT_EQ(validate(config), "");
+    SimClock clock;
+    testing::ScriptedBackend backend(kStep);
+    prometheus::Registry registry;
+    VllmMetricFamilies families(registry, config.max_model_len);
+    EngineMetrics metrics(families, "m", 0, cache_config_info(config, "auto", 0.92));
+    EngineCore engine(config, backend, clock, &metrics);
+    engine.add_request(make("A", 7, 1));
+    while (engine.step()) {
+    }
+    engine.add_request(make("B", 7, 1));
+    while (engine.step()) {
+    }
+    metrics.flush();
+    const std::string text = serialize_exposition(registry.Collect());
+    const std::string l = "engine=\"0\",model_name=\"m\"";
+    if (!enabled) {
+      EXPECT_EQ(text.find("vllm:kv_block_"), std::string::npos);
+      continue;
+    }
+    EXPECT_TRUE(has_line(text, "vllm:kv_block_lifetime_seconds_count{" + l + "} 2.0")) << text;
+    EXPECT_TRUE(has_line(text, "vllm:kv_block_lifetime_seconds_sum{" + l + "} 0.2"));
+    EXPECT_TRUE(has_line(text, "vllm:kv_block_idle_before_evict_seconds_count{" + l + "} 2.0"));
+    EXPECT_TRUE(has_line(text, "vllm:kv_block_reuse_gap_seconds_count{" + l + "} 0.0"));
+    EXPECT_TRUE(has_line(
+        text,
+        "vllm:kv_block_lifetime_seconds_bucket{engine=\"0\",le=\"0.1\",model_name=\"m\"} 2.0"));
+    EXPECT_TRUE(has_line(
+        text,
+        "vllm:kv_block_lifetime_seconds_bucket{engine=\"0\",le=\"1800.0\",model_name=\"m\"} 2.0"));
+    EXPECT_TRUE(has_line(
+        text,
+        "vllm:kv_block_lifetime_seconds_bucket{engine=\"0\",le=\"0.05\",model_name=\"m\"} 0.0"));
+  }
+}
+
 TEST(VllmMetrics, AdmissionRejectionsHaveEveryReasonFromTheStartAndNoEngineLabel) {
   prometheus::Registry registry;
   AdmissionMetrics admission(registry, "m");

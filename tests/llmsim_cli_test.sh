@@ -381,5 +381,20 @@ else
   echo "SKIP: $vocab is absent (../shared); make-model's message was not checked"
 fi
 
+# --- --kv-cache-metrics: the vllm:kv_block_* histograms in the series export (and only with it) -
+"$llmsim" replay "$root/traces/mooncake-sample.jsonl" --output-dir "$work/kvm" --quiet \
+  --max-model-len 32768 --num-gpu-blocks-override 2100 \
+  --kv-cache-metrics --kv-cache-metrics-sample 1 \
+  --metrics-snapshot "$work/kvm/metrics.prom" >/dev/null 2>&1 || fail "replay with --kv-cache-metrics"
+count=$(sed -n 's/^vllm:kv_block_lifetime_seconds_count{[^}]*} //p' "$work/kvm/metrics.prom")
+if awk -v c="${count:-0}" 'BEGIN { exit !(c > 0) }' &&
+  grep -q '^vllm:kv_block_idle_before_evict_seconds_bucket{.*le="1800.0"' "$work/kvm/metrics.prom" &&
+  grep -q '^vllm:kv_block_reuse_gap_seconds_count' "$work/kvm/metrics.prom" &&
+  ! grep -q 'kv_block_' "$work/m/metrics.prom"; then
+  ok
+else
+  fail "--kv-cache-metrics: lifetime count '${count}' in the snapshot, or kv_block_ series without the flag"
+fi
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]

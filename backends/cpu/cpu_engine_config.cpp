@@ -36,6 +36,10 @@ SchedulerConfig cpu_scheduler_config(const EngineArgs& a, const ModelConfig& mod
   s.long_prefill_token_threshold = a.long_prefill_token_threshold;
   s.enable_chunked_prefill = a.enable_chunked_prefill;
   s.enable_prefix_caching = a.enable_prefix_caching;
+  s.max_num_active_seqs = a.max_num_active_seqs.value_or(0);
+  s.scheduler_reserve_full_isl = a.scheduler_reserve_full_isl;
+  s.kv_cache_metrics = a.kv_cache_metrics;
+  s.kv_cache_metrics_sample = a.kv_cache_metrics_sample;
   s.policy = a.policy;
   if (a.async_scheduling.value_or(false)) {
     throw UsageError(

@@ -178,6 +178,10 @@ ResolvedEngine resolve_engine_args(const EngineArgs& a) {
   s.long_prefill_token_threshold = a.long_prefill_token_threshold;
   s.enable_chunked_prefill = a.enable_chunked_prefill;
   s.enable_prefix_caching = a.enable_prefix_caching;
+  s.max_num_active_seqs = a.max_num_active_seqs.value_or(0);
+  s.scheduler_reserve_full_isl = a.scheduler_reserve_full_isl;
+  s.kv_cache_metrics = a.kv_cache_metrics;
+  s.kv_cache_metrics_sample = a.kv_cache_metrics_sample;
   s.policy = a.policy;
   // vLLM's default (on) for a GPU preset; a profile: what the measured engine did.
   s.async_scheduling = a.async_scheduling.value_or(e.async_scheduling);

@@ -485,6 +485,9 @@ ResponsesOutcome CompletionJob::responses_outcome() const {
   o.input_tokens = prompts_[0].length;
   o.cached_tokens = prompts_[0].cached_tokens;
   o.output_tokens = choices_[0].completion_tokens;
+  if (context_.options.enable_prompt_tokens_details) {
+    o.cache_write_tokens = prompts_[0].created_cache_tokens;
+  }
   return o;
 }
 

@@ -34,6 +34,7 @@ ordered_json usage_object(const ResponsesOutcome& o) {
   ordered_json u;
   u["input_tokens"] = o.input_tokens;
   u["input_tokens_details"] = {{"cached_tokens", o.cached_tokens}};
+  if (o.cache_write_tokens) u["input_tokens_details"]["cache_write_tokens"] = *o.cache_write_tokens;
   u["output_tokens"] = o.output_tokens;
   u["output_tokens_details"] = {{"reasoning_tokens", 0}};
   u["total_tokens"] = o.input_tokens + o.output_tokens;

@@ -37,6 +37,10 @@ struct ResponsesOutcome {
   int64_t input_tokens = 0;
   int64_t cached_tokens = 0;
   int64_t output_tokens = 0;
+  // With --enable-prompt-tokens-details: prompt tokens this request wrote into the prefix cache
+  // (usage.input_tokens_details.cache_write_tokens; chat's prompt_tokens_details
+  // .created_cache_tokens). Absent otherwise.
+  std::optional<int64_t> cache_write_tokens;
 };
 
 // The whole non-streaming body: status "completed" or "incomplete". `metrics` nullopt prints

@@ -72,6 +72,19 @@ TEST(ResponsesResponse, BodyHasOpenAisShapeUsageAndMetricsKey) {
   EXPECT_TRUE(j["metrics"].is_null());
 }
 
+TEST(ResponsesResponse, CacheWriteTokensAppearOnlyWhenPromptTokensDetailsAreOn) {
+  const CompletionRequest req = request_with(std::nullopt);
+  const ResponsesHead head{"resp_1", "msg_1", 42, "m", &req};
+  ResponsesOutcome outcome{"Hi.", false, 40, 16, 2};
+  EXPECT_FALSE(json::parse(build_responses_body(head, outcome,
+                                                std::nullopt))["usage"]["input_tokens_details"]
+                   .contains("cache_write_tokens"));
+  outcome.cache_write_tokens = 16;
+  const json j = json::parse(build_responses_body(head, outcome, std::nullopt));
+  EXPECT_EQ(j["usage"]["input_tokens_details"],
+            json::parse(R"({"cached_tokens":16,"cache_write_tokens":16})"));
+}
+
 TEST(ResponsesResponse, TheLengthLimitMakesItIncomplete) {
   const CompletionRequest req = request_with(5);
   const ResponsesHead head{"resp_1", "msg_1", 42, "m", &req};

@@ -53,6 +53,8 @@ struct KvEventPublisher::Impl {
       : dp_rank(rank),
         topic(std::move(topic_name)),
         buffer_steps(static_cast<size_t>(config.buffer_steps)),
+        event_format(config.event_format),
+        replay_layout(config.replay_layout),
         queue(static_cast<size_t>(config.max_queue_size)),
         dropped(dropped_counter),
         pub(context, zmq::socket_type::pub) {
@@ -118,7 +120,7 @@ struct KvEventPublisher::Impl {
 
   void send(const KvEventBatch& batch) {
     const uint64_t seq = next_seq++;
-    std::string payload = encode_kv_event_batch(batch.ts, batch.events, dp_rank);
+    std::string payload = encode_kv_event_batch(batch.ts, batch.events, dp_rank, event_format);
     pub.send(zmq::buffer(topic), zmq::send_flags::sndmore);
     pub.send(zmq::buffer(big_endian(seq)), zmq::send_flags::sndmore);
     pub.send(zmq::buffer(payload), zmq::send_flags::none);
@@ -149,7 +151,9 @@ struct KvEventPublisher::Impl {
   void reply(const std::string& identity, const std::string& seq, const std::string& payload) {
     replay->send(zmq::buffer(identity), zmq::send_flags::sndmore);
     replay->send(zmq::message_t(), zmq::send_flags::sndmore);
-    replay->send(zmq::buffer(topic), zmq::send_flags::sndmore);
+    if (replay_layout == KvReplayLayout::kTopicFirst) {
+      replay->send(zmq::buffer(topic), zmq::send_flags::sndmore);
+    }
     replay->send(zmq::buffer(seq), zmq::send_flags::sndmore);
     replay->send(zmq::buffer(payload), zmq::send_flags::none);
   }
@@ -158,6 +162,8 @@ struct KvEventPublisher::Impl {
   const int32_t dp_rank;
   const std::string topic;
   const size_t buffer_steps;
+  const KvEventFormat event_format;
+  const KvReplayLayout replay_layout;
   std::string endpoint;
   std::string replay_endpoint;
 

@@ -1,9 +1,10 @@
 // Publishes one engine's KV-cache events over ZeroMQ as vLLM's ZmqEventPublisher does: a PUB
 // socket sends each batch as three frames (the topic, an 8-byte big-endian sequence number
 // counting from 0, the msgpack payload of server/kv_events/kv_event_encoder.h), and an optional
-// ROUTER socket answers a replay request (an 8-byte big-endian start sequence number) with the
-// buffered batches from there on, then an end marker, in the layout llm-d's subscriber reads:
-// [identity, "", topic, seq, payload] ... [identity, "", topic, -1 as 8 bytes, ""].
+// ROUTER socket answers a replay request ([identity, "", 8-byte big-endian start sequence number])
+// with the buffered batches from there on, then an end marker: by default in vLLM's layout,
+// [identity, "", seq, payload] ... [identity, "", -1 as 8 bytes, ""]; with
+// KvReplayLayout::kTopicFirst the topic comes before seq in each reply.
 //
 // publish() runs on the engine thread and never blocks: it stamps the batch with the wall clock
 // and moves it into a bounded queue (KvEventsConfig::max_queue_size batches); a batch that finds

@@ -1,5 +1,5 @@
 // The publisher on real ZeroMQ sockets (loopback, a wildcard port): the three frames, sequence
-// numbers from 0, and a replay in llm-d's layout.
+// numbers from 0, and a replay in vLLM's layout and in the topic-first one.
 #include "server/kv_events/kv_event_publisher.h"
 
 #include <gtest/gtest.h>
@@ -72,34 +72,65 @@ TEST(KvEventPublisher, SendsTopicSequenceAndPayloadFramesFromZero) {
   }
 }
 
-TEST(KvEventPublisher, ReplayAnswersFromTheStartSequenceThenAnEndMarker) {
-  KvEventPublisher publisher(loopback_config(true), 0, "kv@p:1@m", nullptr);
+// Publishes three batches, asks the replay socket for those from sequence 1 on, and returns
+// what was sent live and the replies (each without the DEALER's empty delimiter frame).
+struct Replay {
+  std::vector<std::string> live;
+  std::vector<std::vector<std::string>> replies;
+};
+
+Replay replay_from_one(KvReplayLayout layout) {
+  KvEventsConfig config = loopback_config(true);
+  config.replay_layout = layout;
+  KvEventPublisher publisher(config, 0, "kv@p:1@m", nullptr);
   zmq::context_t context;
   zmq::socket_t sub(context, zmq::socket_type::sub);
   sub.set(zmq::sockopt::subscribe, "");
   sub.connect(publisher.endpoint());
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   for (uint64_t h : {1u, 2u, 3u}) publisher.publish({KvBlockRemoved{{h}}});
-  std::vector<std::string> live;
-  for (int i = 0; i < 3; ++i) live.push_back(receive(sub)[2].to_string());
+  Replay out;
+  for (int i = 0; i < 3; ++i) out.live.push_back(receive(sub)[2].to_string());
 
   zmq::socket_t dealer(context, zmq::socket_type::dealer);
   dealer.connect(publisher.replay_endpoint());
   const std::string start = big_endian(1);  // outlives the buffers that point into it
   std::vector<zmq::const_buffer> request = {zmq::const_buffer(nullptr, 0), zmq::buffer(start)};
-  ASSERT_TRUE(zmq::send_multipart(dealer, request));
-  for (uint64_t seq : {1u, 2u}) {
+  EXPECT_TRUE(zmq::send_multipart(dealer, request));
+  for (int i = 0; i < 3; ++i) {
     const std::vector<zmq::message_t> frames = receive(dealer);
-    ASSERT_EQ(frames.size(), 4u);  // "", topic, seq, payload
-    EXPECT_EQ(frames[0].size(), 0u);
-    EXPECT_EQ(frames[1].to_string(), "kv@p:1@m");
-    EXPECT_EQ(from_big_endian(frames[2]), seq);
-    EXPECT_EQ(frames[3].to_string(), live[seq]) << "the same bytes as sent live";
+    if (frames.empty()) break;
+    EXPECT_EQ(frames[0].size(), 0u) << "the empty delimiter";
+    std::vector<std::string> reply;
+    for (size_t f = 1; f < frames.size(); ++f) reply.push_back(frames[f].to_string());
+    out.replies.push_back(reply);
   }
-  const std::vector<zmq::message_t> end = receive(dealer);
-  ASSERT_EQ(end.size(), 4u);
-  EXPECT_EQ(end[2].to_string(), std::string(8, '\xff'));
-  EXPECT_EQ(end[3].size(), 0u);
+  return out;
+}
+
+TEST(KvEventPublisher, ReplayAnswersAsVllmDoesFromTheStartSequenceThenAnEndMarker) {
+  const Replay r = replay_from_one(KvReplayLayout::kVllm);
+  ASSERT_EQ(r.replies.size(), 3u);
+  for (uint64_t seq : {1u, 2u}) {
+    const std::vector<std::string>& reply = r.replies[seq - 1];
+    ASSERT_EQ(reply.size(), 2u);  // seq, payload
+    EXPECT_EQ(reply[0], big_endian(seq));
+    EXPECT_EQ(reply[1], r.live[seq]) << "the same bytes as sent live";
+  }
+  EXPECT_EQ(r.replies[2], (std::vector<std::string>{std::string(8, '\xff'), ""}));
+}
+
+TEST(KvEventPublisher, ReplayInTheTopicFirstLayoutCarriesTheTopic) {
+  const Replay r = replay_from_one(KvReplayLayout::kTopicFirst);
+  ASSERT_EQ(r.replies.size(), 3u);
+  for (uint64_t seq : {1u, 2u}) {
+    const std::vector<std::string>& reply = r.replies[seq - 1];
+    ASSERT_EQ(reply.size(), 3u);  // topic, seq, payload
+    EXPECT_EQ(reply[0], "kv@p:1@m");
+    EXPECT_EQ(reply[1], big_endian(seq));
+    EXPECT_EQ(reply[2], r.live[seq]) << "the same bytes as sent live";
+  }
+  EXPECT_EQ(r.replies[2], (std::vector<std::string>{"kv@p:1@m", std::string(8, '\xff'), ""}));
 }
 
 TEST(KvEventPublisher, AnEndpointThatCannotBeBoundIsAClearError) {

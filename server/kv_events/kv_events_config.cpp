@@ -77,10 +77,28 @@ KvEventsConfig parse_kv_events_config(const std::string& json_text, const std::s
       c.max_queue_size = count_field(flag, key, v, 1);
     } else if (key == "topic") {
       c.topic = text_field(flag, key, v);
+    } else if (key == "event_format") {
+      const std::string f = text_field(flag, key, v);
+      if (f != "map" && f != "array") {
+        fail(flag,
+             "\"event_format\" must be \"map\" (vLLM's current events) or \"array\" "
+             "(vLLM's positional events before PR #42892), not \"" +
+                 f + "\"");
+      }
+      c.event_format = f == "map" ? KvEventFormat::kMap : KvEventFormat::kArray;
+    } else if (key == "replay_layout") {
+      const std::string l = text_field(flag, key, v);
+      if (l != "vllm" && l != "llm-d") {
+        fail(flag,
+             "\"replay_layout\" must be \"vllm\" ([seq, payload]) or \"llm-d\" "
+             "([topic, seq, payload]), not \"" +
+                 l + "\"");
+      }
+      c.replay_layout = l == "vllm" ? KvReplayLayout::kVllm : KvReplayLayout::kTopicFirst;
     } else {
       fail(flag, "unknown key \"" + key +
                      "\" (known: enable_kv_cache_events, publisher, endpoint, replay_endpoint, "
-                     "buffer_steps, hwm, max_queue_size, topic)");
+                     "buffer_steps, hwm, max_queue_size, topic, event_format, replay_layout)");
     }
   }
   c.publisher = publisher.value_or(c.enable_kv_cache_events ? "zmq" : "null");

@@ -1,7 +1,10 @@
 // --kv-events-config: vLLM's KVEventsConfig JSON, accepted verbatim (vllm/config/kv_events.py):
 // enable_kv_cache_events, publisher ("zmq" or "null"; unset means "zmq" when enabled), endpoint,
 // replay_endpoint, buffer_steps, hwm, max_queue_size, topic. As vLLM's config classes, unknown keys
-// are refused. Also vLLM's per-data-parallel-rank endpoint offset. docs/kv-events.md.
+// are refused. Two llmserve keys choose older layouts: event_format ("map", vLLM's tagged maps
+// since PR #42892, the default; "array", the positional layout before it) and replay_layout
+// ("vllm": [seq, payload] per batch, the default; "llm-d": [topic, seq, payload]). Also vLLM's
+// per-data-parallel-rank endpoint offset. docs/kv-events.md.
 // Thread-safety: plain values and pure functions.
 #pragma once
 
@@ -9,7 +12,13 @@
 #include <optional>
 #include <string>
 
+#include "server/kv_events/kv_event_encoder.h"
+
 namespace llm {
+
+// What a replay reply carries after [identity, ""]: vLLM's [seq, payload] or, with a topic frame
+// first, [topic, seq, payload] (the layout llmserve sent before).
+enum class KvReplayLayout { kVllm, kTopicFirst };
 
 struct KvEventsConfig {
   bool enable_kv_cache_events = false;
@@ -20,6 +29,8 @@ struct KvEventsConfig {
   int64_t hwm = 100000;             // the PUB socket's send high-water mark (messages)
   int64_t max_queue_size = 100000;  // batches waiting for the publisher thread; more are dropped
   std::string topic;                // "" = llmserve's default (default_kv_events_topic)
+  KvEventFormat event_format = KvEventFormat::kMap;      // llmserve's key "event_format"
+  KvReplayLayout replay_layout = KvReplayLayout::kVllm;  // llmserve's key "replay_layout"
 
   // Events are collected and published: enabled with the zmq publisher (vLLM's factory gives a
   // null publisher otherwise).

@@ -50,6 +50,28 @@ TEST(KvEventsConfig, ThePublisherDefaultsAsVllmsDo) {
     EXPECT_EQ(got.buffer_steps, 10000) << c.json;
     EXPECT_EQ(got.hwm, 100000) << c.json;
     EXPECT_EQ(got.max_queue_size, 100000) << c.json;
+    EXPECT_EQ(got.event_format, KvEventFormat::kMap) << c.json;     // vLLM since PR #42892
+    EXPECT_EQ(got.replay_layout, KvReplayLayout::kVllm) << c.json;  // [seq, payload]
+  }
+}
+
+TEST(KvEventsConfig, TheOlderLayoutsAreChosenByLlmservesOwnKeys) {
+  struct Case {
+    const char* json;
+    KvEventFormat format;
+    KvReplayLayout layout;
+  };
+  const Case cases[] = {
+      {R"({"event_format": "map"})", KvEventFormat::kMap, KvReplayLayout::kVllm},
+      {R"({"event_format": "array"})", KvEventFormat::kArray, KvReplayLayout::kVllm},
+      {R"({"replay_layout": "llm-d"})", KvEventFormat::kMap, KvReplayLayout::kTopicFirst},
+      {R"({"event_format": "array", "replay_layout": "vllm"})", KvEventFormat::kArray,
+       KvReplayLayout::kVllm},
+  };
+  for (const Case& c : cases) {
+    const KvEventsConfig got = parse(c.json);
+    EXPECT_EQ(got.event_format, c.format) << c.json;
+    EXPECT_EQ(got.replay_layout, c.layout) << c.json;
   }
 }
 
@@ -69,6 +91,10 @@ TEST(KvEventsConfig, BadInputNamesTheFlagAndTheKey) {
       {R"({"hwm": 1.5})", "\"hwm\" must be an integer"},
       {R"({"max_queue_size": 0})", "\"max_queue_size\" must be at least 1"},
       {R"({"topik": "x"})", "unknown key \"topik\""},
+      {R"({"event_format": "positional"})",
+       "\"event_format\" must be \"map\" (vLLM's current events) or \"array\""},
+      {R"({"event_format": 1})", "\"event_format\" must be a string"},
+      {R"({"replay_layout": "zmq"})", "\"replay_layout\" must be \"vllm\" ([seq, payload]) or"},
       {R"({"enable_kv_cache_events": true, "endpoint": "5557"})",
        "\"endpoint\" must be a tcp://HOST:PORT (PORT up to 65535 or *), ipc:// or inproc:// "
        "address, not \"5557\""},

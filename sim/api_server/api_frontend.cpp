@@ -47,6 +47,9 @@ class ApiFrontend::EngineTap final : public EngineObserver {
   void on_step(const StepStats& stats) override {
     if (inner_) inner_->on_step(stats);
   }
+  void on_kv_block_residency(const KvResidencyObservations& o) override {
+    if (inner_) inner_->on_kv_block_residency(o);
+  }
   void on_state(const StepStats& state) override {
     if (inner_) inner_->on_state(state);
   }

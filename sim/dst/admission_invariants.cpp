@@ -15,8 +15,11 @@ void EngineChecker::check_budget(const SchedulerOutput& b, const Scheduler& s) c
     return cat("a step of ", b.seqs.size(), " sequences, ", b.total_tokens, " tokens; budget ",
                c.max_num_batched_tokens);
   });
-  require_invariant(s.num_running() <= static_cast<size_t>(c.max_num_seqs), "BUDGET", [&] {
-    return cat(s.num_running(), " running, max_num_seqs ", c.max_num_seqs);
+  // Running requests enter only by admission, which stops at max_num_active_seqs (vLLM's
+  // max_num_active_reqs; max_num_seqs when unset).
+  require_invariant(s.num_running() <= static_cast<size_t>(max_num_active_reqs(c)), "BUDGET", [&] {
+    return cat(s.num_running(), " running, max_num_seqs ", c.max_num_seqs, ", max_num_active_seqs ",
+               c.max_num_active_seqs);
   });
   int64_t sum = 0;
   const bool whole = !c.enable_chunked_prefill && c.long_prefill_token_threshold == 0;
@@ -52,7 +55,7 @@ void EngineChecker::check_admission(const SchedulerOutput& b, const Scheduler& s
                     [&] { return std::string("a sequence is twice in one step"); });
   check_admission_order(b, s);
   if (s.waiting().empty() || !b.preempted.empty() || b.total_tokens >= c.max_num_batched_tokens ||
-      s.num_running() >= static_cast<size_t>(c.max_num_seqs)) {
+      s.num_running() >= static_cast<size_t>(max_num_active_reqs(c))) {
     return;
   }
   const Request* head = s.waiting().front();
@@ -65,6 +68,8 @@ void EngineChecker::check_admission(const SchedulerOutput& b, const Scheduler& s
   }
   const bool over_budget =
       !c.enable_chunked_prefill && wanted > c.max_num_batched_tokens - b.total_tokens;
+  // Without the whole-sequence gate a head that fits whole must be admitted all the more (its
+  // first chunk fits); one that does not may or may not be, so this checks less there.
   require_invariant(over_budget || !s.kv().can_admit(*head, hits_), "ADMISSION", [&] {
     return cat(head->external_id, " heads the queue, fits and has budget, but was not admitted");
   });

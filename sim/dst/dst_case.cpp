@@ -41,6 +41,17 @@ SchedulerConfig random_scheduler(Rng& rng, bool squeezed) {
   s.long_prefill_token_threshold = pick<int64_t>(rng, {0, 0, 0, 1, 4, 16, 64});
   s.policy = chance(rng, 0.3) ? SchedulingPolicy::kPriority : SchedulingPolicy::kFcfs;
   s.async_scheduling = chance(rng, 0.5);
+  // vLLM's admission knobs, derived from what was drawn rather than drawn themselves (so each
+  // seed's other draws stay as they were): a cap below max_num_seqs in one case in four, the
+  // whole-sequence gate off in one in five.
+  const uint64_t knobs = mix64(static_cast<uint64_t>(s.num_gpu_blocks) * 1000003u +
+                               static_cast<uint64_t>(s.max_num_batched_tokens));
+  if (knobs % 4 == 0) {
+    s.max_num_active_seqs = static_cast<int32_t>(1 + (knobs >> 8) % s.max_num_seqs);
+  }
+  // Under the priority policy the gate stays on: without it DST found workloads that never finish
+  // (seeds 1046, 1156, 1307, 1744 of 2000 when it was drawn there too; docs/scheduler.md).
+  s.scheduler_reserve_full_isl = s.policy == SchedulingPolicy::kPriority || (knobs >> 32) % 5 != 0;
   return s;
 }
 
@@ -186,7 +197,9 @@ std::string describe_dst_case(const DstCase& c) {
       << s.max_num_seqs << (s.enable_chunked_prefill ? ", chunked" : ", unchunked")
       << (s.enable_prefix_caching ? ", caching" : "")
       << (s.policy == SchedulingPolicy::kPriority ? ", priority" : ", fcfs")
-      << (s.async_scheduling ? ", async" : "");
+      << (s.async_scheduling ? ", async" : "")
+      << (s.scheduler_reserve_full_isl ? "" : ", no full-isl gate");
+  if (s.max_num_active_seqs > 0) out << ", max_num_active_seqs " << s.max_num_active_seqs;
   if (s.long_prefill_token_threshold > 0) out << ", threshold " << s.long_prefill_token_threshold;
   out << "; faults: spikes p=" << f.backend.spike_probability
       << " failures p=" << f.backend.failure_probability << " slow engines "

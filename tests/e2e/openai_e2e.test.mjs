@@ -127,6 +127,16 @@ test('--enable-prompt-tokens-details: cached_tokens and created_cache_tokens in 
     assert.deepEqual(second.usage.prompt_tokens_details,
                      { cached_tokens: 32, created_cache_tokens: 0 });
     assert.equal(second.usage.prompt_tokens, 40);
+    // The Responses API: cached_tokens always, cache_write_tokens with the flag (the same count).
+    const input = 'Tell me a long story about a lighthouse keeper who counts the waves every ' +
+                  'night and writes each number in a small blue notebook by the window.';
+    const r1 = await c.responses.create({ model: 'test-model', input, max_output_tokens: 2 });
+    const written = r1.usage.input_tokens_details.cache_write_tokens;
+    assert.equal(r1.usage.input_tokens_details.cached_tokens, 0);
+    assert.ok(written > 0 && written % 16 === 0 && written <= r1.usage.input_tokens, `${written}`);
+    const r2 = await c.responses.create({ model: 'test-model', input, max_output_tokens: 2 });
+    assert.deepEqual(r2.usage.input_tokens_details,
+                     { cached_tokens: written, cache_write_tokens: 0 });
   } finally {
     await stopLlmserve(details);
   }

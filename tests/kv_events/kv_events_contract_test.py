@@ -4,11 +4,16 @@ it, against a real llmserve on the sim backend with a small KV cache (so that bl
 
 - every message has three frames: the topic kv@<POD_IP>:<http port>@<served model name>, an 8-byte
   big-endian sequence number counting from 0 without gaps, and a msgpack [ts, events, dp_rank];
-- the events have vLLM's array layout (tag first), every hash is packed as a fixed 8-byte uint64,
+- by default the events are vLLM's tagged maps (PR #42892: "type" and vLLM's field names in its
+  order, extra_keys one nil per block, group_idx 0, kv_cache_spec_kind "full_attention"); with
+  "event_format": "array" they have vLLM's older array layout (tag first); every hash is packed as
+  a fixed 8-byte uint64,
   a stored block's parent is nil or a hash announced before and not removed since, its token count
   is block_size x hashes, and the tokens along the parent chain begin one of the prompts sent;
 - removals never exceed stores; the workload does evict;
-- the replay socket answers a start sequence number with the same bytes in llm-d's reply layout;
+- the replay socket answers a start sequence number with the same bytes, by default in vLLM's reply
+  layout ([seq, payload] after the delimiter, then [-1, ""]); with "replay_layout": "llm-d" with
+  the topic first;
 - the engine's own prefix cache agrees: for probe prompts, the hit that the announced state
   predicts (the longest run of live blocks, as a precise-prefix router computes it) is the hit the
   server counts in vllm:prefix_cache_hits_total;
@@ -133,6 +138,10 @@ class Raw:
             return [self.value() for _ in range(struct.unpack(">H", self.take(2))[0])], t
         if t == 0xdd:
             return [self.value() for _ in range(struct.unpack(">I", self.take(4))[0])], t
+        if 0x80 <= t <= 0x8f:
+            return self.map(t & 0x0f), t
+        if t == 0xde:
+            return self.map(struct.unpack(">H", self.take(2))[0]), t
         if 0xa0 <= t <= 0xbf:
             return self.take(t & 0x1f).decode(), t
         if t == 0xd9:
@@ -151,8 +160,19 @@ class Raw:
         fail(f"unexpected msgpack type byte 0x{t:02x}")
 
 
+    def map(self, n):
+        """A map as a dict of key -> (value, type byte); keys are strings here."""
+        out = {}
+        for _ in range(n):
+            key, _ = self.value()
+            out[key] = self.value()
+        return out
+
+
 def plain(pair):
     v, _ = pair
+    if isinstance(v, dict):
+        return {k: plain(x) for k, x in v.items()}
     return [plain(x) for x in v] if isinstance(v, list) else v
 
 
@@ -164,19 +184,50 @@ def check_hash_widths(payload):
     if plain(batch) != msgpack.unpackb(payload, raw=False):
         fail("the hand reader and msgpack disagree")
     for event, _ in batch[0][1][0]:
-        tag = event[0][0]
-        hashes = event[1][0]
+        if isinstance(event, dict):  # the map format: fields by name
+            tag = event["type"][0]
+            hashes = event.get("block_hashes", ([], 0))[0]
+            parent_type = event.get("parent_block_hash", (None, 0xc0))[1]
+        else:
+            tag = event[0][0]
+            hashes = event[1][0] if len(event) > 1 else []
+            parent_type = event[2][1] if tag == "BlockStored" else 0xc0
         if any(t != 0xcf for _, t in hashes):
             fail(f"{tag}: a hash not packed as 8-byte uint64")
-        if tag == "BlockStored" and event[2][1] not in (0xc0, 0xcf):
+        if tag == "BlockStored" and parent_type not in (0xc0, 0xcf):
             fail("BlockStored: parent hash not nil or 8-byte uint64")
 
 
 # ---- the subscriber: what a precise-prefix router learns ----
 
+STORED_KEYS = ["type", "block_hashes", "parent_block_hash", "token_ids", "block_size", "lora_id",
+               "medium", "lora_name", "extra_keys", "group_idx", "kv_cache_spec_kind"]
+REMOVED_KEYS = ["type", "block_hashes", "medium", "group_idx"]
+
+
+def positional(e):
+    """A map-format event (vLLM PR #42892) checked field by field, as the older array layout."""
+    tag = e.get("type")
+    if tag == "BlockStored":
+        if list(e) != STORED_KEYS:
+            fail(f"BlockStored keys {list(e)}, want {STORED_KEYS}")
+        if e["extra_keys"] != [None] * len(e["block_hashes"]) or e["group_idx"] != 0 or \
+                e["kv_cache_spec_kind"] != "full_attention":
+            fail(f"BlockStored extra_keys/group/kind {e['extra_keys'], e['group_idx'], e['kv_cache_spec_kind']}")
+        return [tag] + [e[k] for k in STORED_KEYS[1:8]]
+    if tag == "BlockRemoved":
+        if list(e) != REMOVED_KEYS or e["group_idx"] != 0:
+            fail(f"BlockRemoved {e}")
+        return [tag, e["block_hashes"], e["medium"]]
+    if tag == "AllBlocksCleared" and list(e) == ["type"]:
+        return [tag]
+    fail(f"unknown event {e}")
+
+
 class Router:
-    def __init__(self, topic):
+    def __init__(self, topic, event_format="map"):
         self.topic = topic
+        self.event_format = event_format
         self.next_seq = 0
         self.live = {}          # hash -> copies stored and not removed
         self.by_content = {}    # (parent hash, tokens) -> hash
@@ -206,7 +257,9 @@ class Router:
         if not isinstance(ts, float) or not self.started - 5 <= ts <= time.time() + 5:
             fail(f"timestamp {ts} is not the wall clock")
         for e in events:
-            self.apply(e)
+            if isinstance(e, dict) != (self.event_format == "map"):
+                fail(f"an event {e!r} not in the {self.event_format} format")
+            self.apply(positional(e) if isinstance(e, dict) else e)
 
     def apply(self, e):
         tag = e[0]
@@ -267,10 +320,14 @@ def drain(sub, router, quiet_s=0.3):
         router.receive(sub.recv_multipart())
 
 
-def single_engine(binary):
+def single_engine(binary, legacy=False):
+    """The whole contract on one engine: by default vLLM's map events and replay layout; with
+    legacy, the array events and the topic-first replay layout chosen in the config."""
     config = {"enable_kv_cache_events": True, "publisher": "zmq",
               "endpoint": "tcp://127.0.0.1:*", "replay_endpoint": "tcp://127.0.0.1:*",
               "buffer_steps": 100000}
+    if legacy:
+        config.update(event_format="array", replay_layout="llm-d")
     proc, port, engines = start_llmserve(binary, config)
     if len(engines) != 1 or engines[0][1] is None:
         fail(f"startup announced {engines}")
@@ -284,7 +341,7 @@ def single_engine(binary):
         sub.setsockopt(zmq.SUBSCRIBE, b"kv@")
         sub.connect(endpoint)
         time.sleep(0.5)  # ZeroMQ's slow joiner: the subscription must reach the publisher
-        router = Router(want_topic)
+        router = Router(want_topic, "array" if legacy else "map")
 
         # Shared prefixes (system prompts A and B, 3 and 2 blocks), per-request suffixes, and
         # unrelated prompts long enough to evict: 24 blocks in all (23 usable).
@@ -338,20 +395,24 @@ def single_engine(binary):
             if not dealer.poll(5000):
                 fail(f"replay stopped before sequence {seq}")
             frames = dealer.recv_multipart()
-            if len(frames) != 4 or frames[0] or frames[1].decode() != want_topic:
+            if frames[0] or (legacy and frames[1:2] != [want_topic.encode()]):
                 fail(f"replay frames {frames[:2]}")
-            if int.from_bytes(frames[2], "big") != seq or frames[3] != router.payloads[seq]:
+            frames = frames[2:] if legacy else frames[1:]  # now [seq, payload]
+            if len(frames) != 2:
+                fail(f"replay reply of {len(frames)} frames after the delimiter (and topic)")
+            if int.from_bytes(frames[0], "big") != seq or frames[1] != router.payloads[seq]:
                 fail(f"replay of sequence {seq} differs from what was published")
         if not dealer.poll(5000):
             fail("no end marker after the replay")
         end = dealer.recv_multipart()
-        if end[2] != b"\xff" * 8 or end[3] != b"":
+        if end[(2 if legacy else 1):] != [b"\xff" * 8, b""]:
             fail(f"end marker {end}")
 
         dropped = metric(port, "llmserve:kv_events_dropped_total")
         if dropped != 0:
             fail(f"{dropped} batches dropped")
-        print(f"ok: {router.next_seq} batches, {router.stored} blocks stored, {router.removed} "
+        print(f"ok ({'array events, topic-first replay' if legacy else 'map events, vLLM replay'}): "
+              f"{router.next_seq} batches, {router.stored} blocks stored, {router.removed} "
               f"removed, {len(probes)} probes matched the server's prefix-cache hits "
               f"({hits_seen} tokens)")
     finally:
@@ -433,5 +494,6 @@ def separate_ports(binary):
 
 if __name__ == "__main__":
     single_engine(sys.argv[1])
+    single_engine(sys.argv[1], legacy=True)
     data_parallel(sys.argv[1])
     separate_ports(sys.argv[1])
