@@ -105,7 +105,7 @@ EmitPlan emit_plan(const SweepOptions& o) {
   const std::string shard = "auto/" + std::to_string(o.emit_shards);
   plan.shard_args = {"sweep"};
   for (const std::string& a : with_flag(args, "--shard", shard)) plan.shard_args.push_back(a);
-  plan.merge_args = {"sweep-merge", out, "--out", out};
+  plan.merge_args = {"sweep-merge", out, "--shards", std::to_string(o.emit_shards), "--out", out};
   if (!report.empty()) {
     plan.merge_args.push_back("--report");
     plan.merge_args.push_back(report);

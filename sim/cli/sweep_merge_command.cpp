@@ -24,6 +24,7 @@ struct MergeOptions {
   std::string out_dir;
   std::string report;
   bool quiet = false;
+  int shards = 0;  // --shards N: how many there must be (0: as the records say)
 };
 
 MergeOptions parse_merge_args(const std::vector<std::string>& args) {
@@ -32,7 +33,8 @@ MergeOptions parse_merge_args(const std::vector<std::string>& args) {
   flags.positional([&o](const std::string& dir) { o.dirs.push_back(dir); })
       .nonempty({"--out"}, o.out_dir)
       .nonempty({"--report"}, o.report)
-      .boolean({"--quiet"}, o.quiet);
+      .boolean({"--quiet"}, o.quiet)
+      .integer({"--shards"}, o.shards, 1, 100000);
   flags.parse(args);
   if (o.dirs.empty()) throw UsageError("expected the shards' output folders (DIR...)");
   if (o.out_dir.empty()) throw UsageError("--out: missing (where the merged outputs go)");
@@ -89,17 +91,36 @@ std::string joined(const std::vector<std::string>& items, const std::string& sep
   return text;
 }
 
+void throw_if_missing(const std::vector<std::string>& missing, int count,
+                      const std::vector<std::string>& dirs) {
+  if (missing.empty()) return;
+  throw MergeError(std::string(missing.size() == 1 ? "shard " : "shards ") + joined(missing, ", ") +
+                   (missing.size() == 1 ? " is" : " are") + " missing (no shard-I-of-" +
+                   std::to_string(count) + ".json in " + joined(dirs, ", ") +
+                   "): it failed, was cancelled or has not run");
+}
+
 // The shards' records, one per index, checked to be of one sweep: records[i] is shard i's.
+// With `expected` shards (--shards; 0: as many as the first record says).
 std::vector<FoundRecord> complete_shards(std::vector<FoundRecord> found,
-                                         const std::vector<std::string>& dirs) {
-  if (found.empty()) {
+                                         const std::vector<std::string>& dirs, int expected) {
+  if (found.empty() && expected == 0) {
     throw MergeError("no shard records (shard-I-of-N.json) in " + joined(dirs, ", ") +
                      ": no shard finished");
   }
-  const FoundRecord& first = found.front();
-  const int count = first.record.shard.count;
-  const std::vector<std::string> identity = sweep_identity_args(first.record.args);
+  const int count = expected > 0 ? expected : found.front().record.shard.count;
   std::vector<std::optional<FoundRecord>> by_index(static_cast<size_t>(count));
+  std::vector<std::string> missing;
+  if (found.empty()) {
+    for (int i = 0; i < count; ++i) missing.push_back(shard_label({i, count}));
+  }
+  throw_if_missing(missing, count, dirs);
+  const FoundRecord& first = found.front();
+  if (first.record.shard.count != count) {
+    throw MergeError(first.file.string() + " is shard " + shard_label(first.record.shard) +
+                     " but --shards is " + std::to_string(count));
+  }
+  const std::vector<std::string> identity = sweep_identity_args(first.record.args);
   for (FoundRecord& r : found) {
     if (r.record.shard.count != count) {
       throw MergeError(r.file.string() + " is shard " + shard_label(r.record.shard) + " but " +
@@ -118,16 +139,10 @@ std::vector<FoundRecord> complete_shards(std::vector<FoundRecord> found,
     }
     slot = std::move(r);
   }
-  std::vector<std::string> missing;
   for (int i = 0; i < count; ++i) {
     if (!by_index[static_cast<size_t>(i)]) missing.push_back(shard_label({i, count}));
   }
-  if (!missing.empty()) {
-    throw MergeError(std::string(missing.size() == 1 ? "shard " : "shards ") +
-                     joined(missing, ", ") + (missing.size() == 1 ? " is" : " are") +
-                     " missing (no shard-I-of-" + std::to_string(count) + ".json in " +
-                     joined(dirs, ", ") + "): it failed, was cancelled or has not run");
-  }
+  throw_if_missing(missing, count, dirs);
   std::vector<FoundRecord> records;
   for (auto& r : by_index) records.push_back(std::move(*r));
   return records;
@@ -221,7 +236,7 @@ void write_merged(const Merged& m, const MergeOptions& o) {
 }  // namespace
 
 std::string sweep_merge_usage() {
-  return R"(usage: llmsim sweep-merge DIR... --out DIR [--report FILE] [--quiet]
+  return R"(usage: llmsim sweep-merge DIR... --out DIR [--shards N] [--report FILE] [--quiet]
 
 Joins the outputs of the shards of one sweep (llmsim sweep ... --shard I/N --out DIR) into
 what the sweep run in one piece writes: DIR/sweep.csv, DIR/sweep.json, DIR/POINT/summary.json
@@ -230,6 +245,8 @@ have their own. A shard that is missing (it failed, was cancelled or has not run
 twice or of another sweep is named and nothing is written (exit code 1).
   --out DIR        where the merged outputs go (may be the shards' own folder)
   --report FILE    the sweep's HTML report
+  --shards N       how many shards there are: each one missing is named even when none ran
+                   (without it, as many as the records say)
   --quiet          no table
 Exit codes: 0 merged, 1 a shard missing or bad, or a point of the sweep failed (merged and
 reported as llmsim sweep reports it), 2 bad usage. See docs/cluster.md.
@@ -250,7 +267,8 @@ int run_sweep_merge_command(const std::vector<std::string>& args, std::ostream& 
   }
   Merged merged;
   try {
-    merged = merge_records(complete_shards(find_records(options.dirs), options.dirs));
+    merged =
+        merge_records(complete_shards(find_records(options.dirs), options.dirs, options.shards));
   } catch (const std::exception& e) {
     err << "llmsim sweep-merge: " << e.what() << "; nothing was written\n";
     return 1;
