@@ -73,6 +73,9 @@ StateSaveLocation=$tmp/state
 SlurmdSpoolDir=$tmp/spool
 SlurmctldPidFile=$tmp/slurmctld.pid
 SlurmdPidFile=$tmp/slurmd.pid
+SlurmctldLogFile=$tmp/slurmctld.log
+SlurmdLogFile=$tmp/slurmd.log
+LogTimeFormat=iso8601_ms
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 JobAcctGatherType=jobacct_gather/none
@@ -88,8 +91,8 @@ ReturnToService=2
 InactiveLimit=0
 KillWait=5
 Waittime=0
-# sbatch --wait polls every 2 s while that is under MinJobAge/3 (else after 8 s, then 32 s).
-MinJobAge=6
+# sbatch --wait polls after 2 s, then every 8 s unless 2 s is not under MinJobAge/2.
+MinJobAge=4
 NodeName=$node NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
@@ -150,5 +153,5 @@ grep -q "shard 1/3 is missing" "$tmp"/work/broken/out/slurm-sweep-*.out \
   || fail "the shards that ran left no record"
 [[ ! -e $tmp/work/broken/out/sweep.csv && ! -e $tmp/work/broken/out/report.html ]] \
   || fail "a failed merge wrote its outputs"
-[[ -n ${KEEP_LOGS:-} ]] && cp "$tmp"/*.out "$KEEP_LOGS"/
+[[ -n ${KEEP_LOGS:-} ]] && cp "$tmp"/*.out "$tmp"/*.log "$KEEP_LOGS"/
 echo "slurm_sweep: ok"
