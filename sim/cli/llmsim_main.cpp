@@ -47,7 +47,9 @@ commands:
                          (llmsim fidelity --help)
   capacity TRACE --slo KEY=V,... [--search FLAG=V1,...]
                          the fewest engines meeting the SLOs, and the busiest hour's capacity
-                         signals (llmsim capacity --help)
+                         signals (llmsim capacity --help); --shard I/N searches one shard of
+                         the --search candidates
+  capacity-merge DIR...  join a capacity search's shards (llmsim capacity-merge --help)
   dst --seeds N [--start S] [--verbose]
                          deterministic simulation testing: random traces, configurations and
                          faults, invariants checked after every step (llmsim dst --help)
@@ -67,12 +69,18 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"replay", llm::run_replay_command},           {"tokenize", llm::run_tokenize_command},
-    {"make-model", llm::run_make_model_command},   {"calibrate", llm::run_calibrate_command},
-    {"fidelity", llm::run_fidelity_command},       {"dst", llm::run_dst_command},
-    {"alerts", llm::run_alerts_command},           {"sweep", llm::run_sweep_command},
-    {"capacity", llm::run_capacity_command},       {"price-steps", llm::run_price_steps_command},
+    {"replay", llm::run_replay_command},
+    {"tokenize", llm::run_tokenize_command},
+    {"make-model", llm::run_make_model_command},
+    {"calibrate", llm::run_calibrate_command},
+    {"fidelity", llm::run_fidelity_command},
+    {"dst", llm::run_dst_command},
+    {"alerts", llm::run_alerts_command},
+    {"sweep", llm::run_sweep_command},
+    {"capacity", llm::run_capacity_command},
+    {"price-steps", llm::run_price_steps_command},
     {"sweep-merge", llm::run_sweep_merge_command},
+    {"capacity-merge", llm::run_capacity_merge_command},
 };
 
 }  // namespace
