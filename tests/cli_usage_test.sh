@@ -24,6 +24,7 @@ table=(
   "llmsim alerts|llmsim alerts|--rules|--fail-on-fire|--max-num-seqs"
   "llmsim sweep|llmsim sweep|--out|--quiet|--jobs"
   "llmsim sweep-merge|llmsim sweep-merge|--out|--quiet|--shards"
+  "llmsim capacity-merge|llmsim capacity-merge|--report||--shards"
   "llmsim capacity|llmsim capacity|--result-json|--enable-prefix-caching|--max-engines"
 )
 

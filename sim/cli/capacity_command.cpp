@@ -59,6 +59,10 @@ Flags:
   --jobs N                 replays run at once (the number of cores)
   --result-json FILE       {"engines", "engine_args", "slo", "at_answer", "below_answer", ...}
   --report FILE            an HTML report: each SLO figure against the number of engines
+  --shard I/N --out DIR    search only the --search candidates k with k mod N == I (auto/N:
+                           I from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX) and write
+                           DIR/capacity-shard-I-of-N.json; llmsim capacity-merge DIR... prints
+                           and writes what the unsharded run would (docs/cluster.md)
   --gpu-hour-cost C        the price of one GPU-hour: the answer's cost over the replay
                            (engines x --tensor-parallel-size GPUs x the replay's hours)
 
