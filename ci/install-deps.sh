@@ -20,6 +20,8 @@ packages=(
   python3-yaml python3-jsonschema
   # KV-cache events (server/kv_events/, tests/kv_events/)
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev python3-zmq python3-msgpack
+  # a one-node Slurm cluster for the sharded sweep (tests/cluster/slurm_sweep_test.sh)
+  slurm-wlm munge
 )
 
 missing=()

@@ -23,6 +23,8 @@ table=(
   "llmsim dst|llmsim dst|--start|--verbose|--seeds"
   "llmsim alerts|llmsim alerts|--rules|--fail-on-fire|--max-num-seqs"
   "llmsim sweep|llmsim sweep|--out|--quiet|--jobs"
+  "llmsim sweep-merge|llmsim sweep-merge|--out|--quiet|--shards"
+  "llmsim capacity-merge|llmsim capacity-merge|--report||--shards"
   "llmsim capacity|llmsim capacity|--result-json|--enable-prefix-caching|--max-engines"
 )
 

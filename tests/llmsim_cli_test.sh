@@ -220,6 +220,22 @@ cmp -s "$work/sweep/3_max-num-seqs=4_kv-cache-dtype=fp8/summary.json" "$work/swe
   --out "$work/sweep-slo" --no-progress >"$work/sweep-slo.txt" 2>"$work/stderr"
 [[ $? -eq 0 ]] && grep -q "^1  *64  *met " "$work/sweep-slo.txt" && grep -q "^2  *2  *MISSED " "$work/sweep-slo.txt" \
   && grep -q ',missed,' "$work/sweep-slo/sweep.csv" && ok || fail "sweep --slo: $(cat "$work/sweep-slo.txt" "$work/stderr")"
+# --- sharded sweep (issue 36): 3 shards + sweep-merge = the unsharded run, byte for byte ----
+# (the report's command line is the shards' without --shard, with the merge's --out and --report)
+(cd "$work" && "$llmsim" sweep "$root/traces/tiny.json" --set max-num-seqs=1,4 --set kv-cache-dtype=auto,fp8 \
+  --quiet --out whole --report whole/report.html) && ok || fail "the unsharded sweep failed"
+for i in 0 1 2; do
+  (cd "$work" && "$llmsim" sweep "$root/traces/tiny.json" --set max-num-seqs=1,4 --set kv-cache-dtype=auto,fp8 \
+    --quiet --out sharded --shard $i/3) || fail "shard $i/3 failed"
+done
+mv "$work/whole" "$work/whole-unsharded"
+(cd "$work" && "$llmsim" sweep-merge sharded --out whole --report whole/report.html --quiet) \
+  && diff -r "$work/whole-unsharded" "$work/whole" >/dev/null && ok \
+  || fail "3 shards merged differ from the unsharded sweep"
+rm "$work/sharded/shard-1-of-3.json"
+"$llmsim" sweep-merge "$work/sharded" --out "$work/merged-bad" 2>"$work/stderr"
+[[ $? -eq 1 && ! -e $work/merged-bad ]] && grep -qF "shard 1/3 is missing" "$work/stderr" && ok \
+  || fail "sweep-merge with a missing shard: $(cat "$work/stderr")"
 # --- replay --slo (issue 12): exit 1 on a missed target with --fail-on-slo, 2 on a bad --slo -----
 "$llmsim" replay "$root/traces/tiny.json" --quiet --no-progress --slo ttft_p99=100s,tpot_p99=10s --fail-on-slo >"$work/slo" 2>&1 && grep -q "slo ttft_p99 .* met" "$work/slo" && ok || fail "replay --slo met: $(cat "$work/slo")"
 "$llmsim" replay "$root/traces/tiny.json" --quiet --no-progress --slo ttft_p99=1us --fail-on-slo >"$work/slo" 2>&1

@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <ostream>
+#include <regex>
+#include <sstream>
 #include <thread>
 
 #include "core/clock.h"
@@ -16,12 +20,14 @@
 #include "sim/capacity/capacity_search.h"
 #include "sim/capacity/capacity_signals.h"
 #include "sim/cli/replay_command.h"
+#include "sim/cli/sweep_command.h"
 #include "sim/replay/run_in_parallel.h"
 #include "sim/replay/slo.h"
 #include "sim/replay/summarize_replay.h"
 #include "sim/report/capacity_section.h"
 #include "sim/report/figure_map.h"
 #include "sim/report/html_report.h"
+#include "sim/sweep/sweep_shard.h"
 #include "sim/trace/trace_io.h"
 
 namespace llm {
@@ -53,6 +59,10 @@ Flags:
   --jobs N                 replays run at once (the number of cores)
   --result-json FILE       {"engines", "engine_args", "slo", "at_answer", "below_answer", ...}
   --report FILE            an HTML report: each SLO figure against the number of engines
+  --shard I/N --out DIR    search only the --search candidates k with k mod N == I (auto/N:
+                           I from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX) and write
+                           DIR/capacity-shard-I-of-N.json; llmsim capacity-merge DIR... prints
+                           and writes what the unsharded run would (docs/cluster.md)
   --gpu-hour-cost C        the price of one GPU-hour: the answer's cost over the replay
                            (engines x --tensor-parallel-size GPUs x the replay's hours)
 
@@ -64,8 +74,9 @@ flags do not apply.
 
 namespace {
 
-const char* const kCapacityValueFlags[] = {"--slo",         "--search", "--max-engines",  "--jobs",
-                                           "--result-json", "--report", "--gpu-hour-cost"};
+const char* const kCapacityValueFlags[] = {"--slo",   "--search",        "--max-engines",
+                                           "--jobs",  "--result-json",   "--report",
+                                           "--shard", "--gpu-hour-cost", "--out"};
 const char* const kRefusedReplayFlags[] = {"--data-parallel-size",
                                            "--output-dir",
                                            "--metrics-out",
@@ -92,6 +103,9 @@ struct CapacityOptions {
   std::string result_json;
   std::string report;  // --report: the HTML report of the chosen candidate's engine search
   std::optional<double> gpu_hour_cost;  // --gpu-hour-cost
+  bool sharded = false;                 // --shard I/N: only the shard's candidates' searches
+  SweepShard shard;
+  std::string out_dir;  // --out DIR (with --shard): DIR/capacity-shard-I-of-N.json
 };
 
 // `capacity_flags`: this command's own flags, for an unknown flag's "did you mean".
@@ -182,12 +196,27 @@ CapacityOptions parse_capacity_args(const std::vector<std::string>& args) {
       .integer({"--jobs"}, o.jobs, 1, 1024)
       .nonempty({"--result-json"}, o.result_json)
       .nonempty({"--report"}, o.report)
+      .nonempty({"--out"}, o.out_dir)
+      .value({"--shard"},
+             [&](const std::string& flag, const std::string& v) {
+               o.shard =
+                   parse_sweep_shard(flag, v, [](const char* name) { return std::getenv(name); });
+               o.sharded = true;
+             })
       .value({"--gpu-hour-cost"}, [&](const std::string& flag, const std::string& v) {
         o.gpu_hour_cost = parse_double_above_flag(flag, v, 0);
       });
   flags.parse(own);
   o.base = parse_replay_part(o.replay_args, flags.names());
   if (!have_slo) throw UsageError("missing --slo KEY=V,... (such as ttft_p99=2s,tpot_p99=100ms)");
+  if (o.sharded && o.out_dir.empty()) {
+    throw UsageError("--shard: needs --out DIR (where the shard writes its record)");
+  }
+  if (!o.sharded && !o.out_dir.empty()) throw UsageError("--out: only with --shard I/N");
+  if (o.sharded && (!o.report.empty() || !o.result_json.empty())) {
+    throw UsageError(std::string(o.report.empty() ? "--result-json" : "--report") +
+                     ": not with --shard (give it to llmsim capacity-merge)");
+  }
   return o;
 }
 
@@ -354,11 +383,8 @@ std::vector<CapacityWhatIf> replay_what_ifs(const Trace& trace, const CapacityOp
   return what_ifs;
 }
 
-// Every replay of `llmsim capacity`: each candidate's engine search (the answer is the cheapest,
-// the first on a tie), then for the answer's candidate one engine's arrival-rate search and the
-// memory what-ifs at the signals' number of engines.
-CapacityResult compute_capacity(const CapacityOptions& o, const Trace& trace) {
-  const std::vector<Candidate> candidates = make_candidates(o);
+// What was asked, before any replay.
+CapacityResult capacity_header(const CapacityOptions& o, const Trace& trace) {
   CapacityResult r;
   r.trace_path = o.base.trace_path;
   r.num_requests = trace.requests.size();
@@ -367,10 +393,16 @@ CapacityResult compute_capacity(const CapacityOptions& o, const Trace& trace) {
   r.max_engines = o.max_engines;
   r.gpu_hour_cost = o.gpu_hour_cost;
   r.trace_rate_per_s = arrival_rate_per_s(trace);
+  return r;
+}
+
+// The answer among r.candidates (their engine searches done; the cheapest, the first on a tie),
+// then for its candidate one engine's arrival-rate search and the memory what-ifs.
+void finish_capacity(const CapacityOptions& o, const Trace& trace,
+                     const std::vector<Candidate>& candidates, CapacityResult& r) {
   r.best = candidates.size();
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    r.candidates.push_back({candidates[i].settings, search_engines(trace, o, candidates[i])});
-    const auto& answer = r.candidates.back().engines.outcome.first_true;
+  for (size_t i = 0; i < r.candidates.size(); ++i) {
+    const auto& answer = r.candidates[i].engines.outcome.first_true;
     if (answer && (r.best == candidates.size() ||
                    *answer < *r.candidates[r.best].engines.outcome.first_true)) {
       r.best = i;
@@ -382,6 +414,18 @@ CapacityResult compute_capacity(const CapacityOptions& o, const Trace& trace) {
   r.scale = search_scale(trace, o, chosen, r.shown().engines.points.at(1));
   r.kv_blocks_fixed = chosen.options.engine.num_gpu_blocks_override.has_value();
   r.what_ifs = replay_what_ifs(trace, o, chosen, r.signal_engines());
+}
+
+// Every replay of `llmsim capacity`: each candidate's engine search (the answer is the cheapest,
+// the first on a tie), then for the answer's candidate one engine's arrival-rate search and the
+// memory what-ifs at the signals' number of engines.
+CapacityResult compute_capacity(const CapacityOptions& o, const Trace& trace) {
+  const std::vector<Candidate> candidates = make_candidates(o);
+  CapacityResult r = capacity_header(o, trace);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    r.candidates.push_back({candidates[i].settings, search_engines(trace, o, candidates[i])});
+  }
+  finish_capacity(o, trace, candidates, r);
   return r;
 }
 
@@ -436,6 +480,144 @@ void write_capacity_report(const CapacityOptions& o, const std::vector<std::stri
   file.commit();
 }
 
+// --- Sharded capacity searches: shard I/N searches candidate k when k mod N == I ---------------
+
+constexpr const char* kCapacityShardFormat = "llmsim-capacity-shard/1";
+
+std::string capacity_record_name(const SweepShard& shard) {
+  return "capacity-" + shard_record_name(shard);
+}
+
+// The arguments that make two command lines the same capacity question.
+std::vector<std::string> capacity_identity_args(const std::vector<std::string>& args) {
+  return without_flags(args, {"--shard", "--out", "--jobs", "--report", "--result-json"});
+}
+
+// --shard: the engine searches of the shard's candidates; DIR/capacity-shard-I-of-N.json records
+// each one's answer (its fewest engines, or none).
+int run_capacity_shard(const CapacityOptions& o, const std::vector<std::string>& args,
+                       const Trace& trace, std::ostream& out) {
+  const std::vector<Candidate> candidates = make_candidates(o);
+  nlohmann::ordered_json doc;
+  doc["format"] = kCapacityShardFormat;
+  doc["shard"] = o.shard.index;
+  doc["shards"] = o.shard.count;
+  doc["args"] = args;
+  doc["candidates"] = candidates.size();
+  doc["answers"] = nlohmann::ordered_json::array();
+  for (size_t k : shard_points(candidates.size(), o.shard)) {
+    const CapacitySearch search = search_engines(trace, o, candidates[k]);
+    const auto& answer = search.outcome.first_true;
+    doc["answers"].push_back(
+        {{"index", k},
+         {"engines", answer ? nlohmann::ordered_json(*answer) : nlohmann::ordered_json(nullptr)}});
+    out << "capacity shard " << shard_label(o.shard) << ": "
+        << describe_settings(candidates[k].settings) << ": "
+        << (answer ? std::to_string(*answer) + " engine(s)" : "none") << "\n";
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir, ec);
+  if (ec) throw UsageError("--out: cannot create " + o.out_dir + ": " + ec.message());
+  PendingFile file("--out", std::filesystem::path(o.out_dir) / capacity_record_name(o.shard));
+  file.stream() << doc.dump(1) << "\n";
+  file.commit();
+  return 0;
+}
+
+struct CapacityRecord {
+  std::filesystem::path file;
+  SweepShard shard;
+  std::vector<std::string> args;
+  size_t candidates = 0;
+  std::map<size_t, std::optional<int64_t>> answers;
+};
+
+// A failure of the shards' records: nothing is written, exit code 1.
+struct CapacityMergeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+CapacityRecord read_capacity_record(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    const nlohmann::json doc = nlohmann::json::parse(text.str());
+    if (!doc.is_object() || doc.value("format", "") != kCapacityShardFormat) {
+      throw std::invalid_argument("not a capacity shard record");
+    }
+    CapacityRecord r;
+    r.file = file;
+    r.shard = {doc.at("shard").get<int>(), doc.at("shards").get<int>()};
+    r.args = doc.at("args").get<std::vector<std::string>>();
+    r.candidates = doc.at("candidates").get<size_t>();
+    for (const auto& a : doc.at("answers")) {
+      const auto& e = a.at("engines");
+      r.answers[a.at("index").get<size_t>()] =
+          e.is_null() ? std::nullopt : std::optional<int64_t>(e.get<int64_t>());
+    }
+    if (file.filename() != capacity_record_name(r.shard)) {
+      throw std::invalid_argument("records shard " + shard_label(r.shard));
+    }
+    return r;
+  } catch (const std::exception& e) {
+    throw CapacityMergeError(file.string() + ": " + e.what());
+  }
+}
+
+// One record per shard, of one question; every shard there.
+std::vector<CapacityRecord> capacity_records(const std::vector<std::string>& dirs, int expected) {
+  static const std::regex kName(R"(capacity-shard-([0-9]+)-of-([0-9]+)\.json)");
+  std::vector<CapacityRecord> found;
+  for (const std::string& dir : dirs) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+      if (std::regex_match(e.path().filename().string(), kName)) files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) found.push_back(read_capacity_record(f));
+  }
+  std::string where;
+  for (const std::string& d : dirs) where += (where.empty() ? "" : ", ") + d;
+  if (found.empty() && expected == 0) {
+    throw CapacityMergeError("no capacity shard records (capacity-shard-I-of-N.json) in " + where);
+  }
+  const int count = expected > 0 ? expected : found.front().shard.count;
+  std::vector<std::optional<CapacityRecord>> by_index(static_cast<size_t>(count));
+  const std::vector<std::string> identity =
+      found.empty() ? std::vector<std::string>{} : capacity_identity_args(found.front().args);
+  const std::string first = found.empty() ? "" : found.front().file.string();
+  for (CapacityRecord& r : found) {
+    if (r.shard.count != count) {
+      throw CapacityMergeError(r.file.string() + " is shard " + shard_label(r.shard) +
+                               " of another split (" + std::to_string(count) + " shards)");
+    }
+    if (capacity_identity_args(r.args) != identity) {
+      throw CapacityMergeError(r.file.string() + ": not the same capacity question as " + first);
+    }
+    auto& slot = by_index[static_cast<size_t>(r.shard.index)];
+    if (slot) {
+      throw CapacityMergeError("shard " + shard_label(r.shard) + " is there twice: " +
+                               slot->file.string() + " and " + r.file.string());
+    }
+    slot = std::move(r);
+  }
+  std::string missing;
+  for (int i = 0; i < count; ++i) {
+    if (!by_index[static_cast<size_t>(i)]) {
+      missing += (missing.empty() ? "" : ", ") + shard_label({i, count});
+    }
+  }
+  if (!missing.empty()) {
+    throw CapacityMergeError("missing shard(s) " + missing + " (no capacity-shard-I-of-" +
+                             std::to_string(count) + ".json in " + where +
+                             "): failed, cancelled or not run");
+  }
+  std::vector<CapacityRecord> records;
+  for (auto& r : by_index) records.push_back(std::move(*r));
+  return records;
+}
+
 }  // namespace
 
 int run_capacity_command(const std::vector<std::string>& args, std::ostream& out,
@@ -447,6 +629,7 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
   try {
     const CapacityOptions o = parse_capacity_args(args);
     const Trace trace = read_trace_file(o.base.trace_path);
+    if (o.sharded) return run_capacity_shard(o, args, trace, out);
     const CapacityResult result = compute_capacity(o, trace);
     out << format_capacity(result);
     if (!o.report.empty()) write_capacity_report(o, args, result);
@@ -462,6 +645,103 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
     return report_usage_error(err, "llmsim capacity", e);
   } catch (const std::exception& e) {
     err << "llmsim capacity: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+std::string capacity_merge_usage() {
+  return R"(usage: llmsim capacity-merge DIR... [--shards N] [--result-json FILE] [--report FILE] [--jobs N]
+
+Joins the shards of one capacity question (llmsim capacity ... --shard I/N --out DIR: shard I
+searches the fewest engines of the --search candidates k with k mod N == I) and prints and writes
+what the unsharded llmsim capacity prints and writes, byte for byte: the answer's engine search
+is replayed again here (the same replays, so the same figures), then one engine's arrival-rate
+search and the what-ifs. A shard missing, found twice or of another question is named and
+nothing is written (exit code 1). See docs/cluster.md.
+)";
+}
+
+int run_capacity_merge_command(const std::vector<std::string>& args, std::ostream& out,
+                               std::ostream& err) {
+  if (wants_help(args)) {
+    out << capacity_merge_usage();
+    return 0;
+  }
+  std::vector<std::string> dirs;
+  std::string result_json, report;
+  int shards = 0;
+  int jobs = 0;
+  try {
+    FlagSet flags("llmsim capacity-merge");
+    flags.positional([&](const std::string& d) { dirs.push_back(d); })
+        .nonempty({"--result-json"}, result_json)
+        .nonempty({"--report"}, report)
+        .integer({"--shards"}, shards, 1, 100000)
+        .integer({"--jobs"}, jobs, 1, 1024);
+    flags.parse(args);
+    if (dirs.empty()) throw UsageError("expected the shards' output folders (DIR...)");
+    for (const std::string& d : dirs) {
+      if (!std::filesystem::is_directory(d)) throw UsageError(d + ": not a folder");
+    }
+  } catch (const std::invalid_argument& e) {
+    return report_usage_error(err, "llmsim capacity-merge", e);
+  }
+  try {
+    const std::vector<CapacityRecord> records = capacity_records(dirs, shards);
+    std::vector<std::string> command = without_flags(records.front().args, {"--shard", "--out"});
+    if (!result_json.empty()) command = with_flag(command, "--result-json", result_json);
+    if (!report.empty()) command = with_flag(command, "--report", report);
+    CapacityOptions o;
+    try {
+      o = parse_capacity_args(jobs > 0 ? with_flag(command, "--jobs", std::to_string(jobs))
+                                       : command);
+    } catch (const std::exception& e) {
+      throw CapacityMergeError(records.front().file.string() + ": its arguments: " + e.what());
+    }
+    const Trace trace = read_trace_file(o.base.trace_path);
+    const std::vector<Candidate> candidates = make_candidates(o);
+    CapacityResult r = capacity_header(o, trace);
+    for (const CapacityRecord& rec : records) {
+      if (rec.candidates != candidates.size()) {
+        throw CapacityMergeError(rec.file.string() + ": " + std::to_string(rec.candidates) +
+                                 " candidates, the question has " +
+                                 std::to_string(candidates.size()));
+      }
+    }
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      const CapacityRecord& rec = records[k % records.size()];
+      const auto it = rec.answers.find(k);
+      if (it == rec.answers.end()) {
+        throw CapacityMergeError(rec.file.string() + ": no answer for candidate " +
+                                 std::to_string(k));
+      }
+      CapacityCandidate c{candidates[k].settings, {}};
+      c.engines.outcome.first_true = it->second;
+      r.candidates.push_back(std::move(c));
+    }
+    // The answer's full search (its points are in the outputs), replayed as its shard did.
+    size_t shown = 0;
+    for (size_t k = 0; k < r.candidates.size(); ++k) {
+      const auto& a = r.candidates[k].engines.outcome.first_true;
+      const auto& b = r.candidates[shown].engines.outcome.first_true;
+      if (a && (!b || *a < *b)) shown = k;
+    }
+    r.candidates[shown].engines = search_engines(trace, o, candidates[shown]);
+    finish_capacity(o, trace, candidates, r);
+    out << format_capacity(r);
+    // The unsharded run's command line, for the report: without --jobs only if it had none.
+    if (!o.report.empty()) write_capacity_report(o, command, r);
+    if (!o.result_json.empty()) {
+      PendingFile file("--result-json", o.result_json);
+      file.stream() << capacity_json(r).dump(2) << "\n";
+      file.commit();
+    }
+    return 0;
+  } catch (const TraceError& e) {
+    err << "llmsim capacity-merge: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    err << "llmsim capacity-merge: " << e.what() << "; nothing was written\n";
     return 1;
   }
 }

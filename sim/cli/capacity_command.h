@@ -24,4 +24,13 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
 
 std::string capacity_usage();
 
+// `llmsim capacity-merge DIR... [--shards N] [--result-json F] [--report F]`: the shards of
+// `llmsim capacity ... --shard I/N --out DIR` (each searches the candidates k with k mod N == I
+// and records their answers) joined into the unsharded run's output, byte for byte; the answer's
+// engine search, arrival-rate search and what-ifs are replayed here. Exit codes: 0, 1 (a shard
+// missing or bad: nothing written; an output not written), 2 (bad usage).
+int run_capacity_merge_command(const std::vector<std::string>& args, std::ostream& out,
+                               std::ostream& err);
+std::string capacity_merge_usage();
+
 }  // namespace llm

@@ -16,6 +16,7 @@
 #include "sim/cli/price_steps_command.h"
 #include "sim/cli/replay_command.h"
 #include "sim/cli/sweep_command.h"
+#include "sim/cli/sweep_merge_command.h"
 #include "sim/cli/tokenize_command.h"
 
 namespace {
@@ -28,7 +29,11 @@ commands:
   replay TRACE [flags]   replay a request trace on the simulated engine (llmsim replay --help)
   sweep TRACE --set FLAG=V1,V2,... [flags]
                          replay every combination of the swept flags in parallel, ranked
-                         (llmsim sweep --help)
+                         (llmsim sweep --help); --shard I/N runs one shard of the grid,
+                         --shards N --emit slurm|k8s writes cluster jobs (docs/cluster.md)
+  sweep-merge DIR... --out DIR
+                         join the outputs of a sweep's shards into the whole sweep's
+                         (llmsim sweep-merge --help)
   tokenize --tokenizer FILE [--add-special-tokens] [--parse-special] TEXT
                          print TEXT's token ids (llmsim tokenize --help)
   make-model --arch llama|qwen2 --vocab FILE.gguf --dim N --layers N --heads N --out DIR
@@ -42,7 +47,9 @@ commands:
                          (llmsim fidelity --help)
   capacity TRACE --slo KEY=V,... [--search FLAG=V1,...]
                          the fewest engines meeting the SLOs, and the busiest hour's capacity
-                         signals (llmsim capacity --help)
+                         signals (llmsim capacity --help); --shard I/N searches one shard of
+                         the --search candidates
+  capacity-merge DIR...  join a capacity search's shards (llmsim capacity-merge --help)
   dst --seeds N [--start S] [--verbose]
                          deterministic simulation testing: random traces, configurations and
                          faults, invariants checked after every step (llmsim dst --help)
@@ -62,11 +69,18 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"replay", llm::run_replay_command},         {"tokenize", llm::run_tokenize_command},
-    {"make-model", llm::run_make_model_command}, {"calibrate", llm::run_calibrate_command},
-    {"fidelity", llm::run_fidelity_command},     {"dst", llm::run_dst_command},
-    {"alerts", llm::run_alerts_command},         {"sweep", llm::run_sweep_command},
-    {"capacity", llm::run_capacity_command},     {"price-steps", llm::run_price_steps_command},
+    {"replay", llm::run_replay_command},
+    {"tokenize", llm::run_tokenize_command},
+    {"make-model", llm::run_make_model_command},
+    {"calibrate", llm::run_calibrate_command},
+    {"fidelity", llm::run_fidelity_command},
+    {"dst", llm::run_dst_command},
+    {"alerts", llm::run_alerts_command},
+    {"sweep", llm::run_sweep_command},
+    {"capacity", llm::run_capacity_command},
+    {"price-steps", llm::run_price_steps_command},
+    {"sweep-merge", llm::run_sweep_merge_command},
+    {"capacity-merge", llm::run_capacity_merge_command},
 };
 
 }  // namespace

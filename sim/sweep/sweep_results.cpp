@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/replay/summary_figures.h"
+#include "sim/report/figure_map.h"
 
 namespace llm {
 namespace {
@@ -14,8 +15,11 @@ namespace {
 constexpr const char* kHeadlineFigures[] = {"ttft_p99", "tpot_p99",    "itl_p99",
                                             "e2e_p99",  "preemptions", "output_tokens_per_s"};
 
-double figure(const SweepPointResult& result, const std::string& key) {
-  return summary_figure(result.summary, key).value_or(std::nan(""));
+// A figure of the point's record: the sort figure or one of summary_figure_keys().
+double figure(const SweepOutcome& outcome, const SweepPointResult& result, const std::string& key) {
+  if (key == outcome.sort_by) return result.figures.sort_value;
+  const auto it = result.figures.values.find(key);
+  return it == result.figures.values.end() ? std::nan("") : it->second;
 }
 
 std::string short_number(double value) {
@@ -44,8 +48,24 @@ std::vector<std::string> table_figures(const std::string& sort_by) {
 
 }  // namespace
 
-bool meets_slo(const SweepOutcome& outcome, const SweepPointResult& result) {
-  return result.ok && all_met(check_slo(result.summary, outcome.slo));
+SweepPointFigures sweep_point_figures(const SweepOutcome& outcome, const ReplaySummary& summary) {
+  SweepPointFigures f;
+  f.values = summary_figure_map(summary);
+  f.sort_value = summary_figure(summary, outcome.sort_by).value_or(std::nan(""));
+  f.unstable = summary.overload.unstable;
+  f.unstable_since_s = summary.overload.since_s;
+  f.slo = check_slo(summary, outcome.slo);
+  return f;
+}
+
+void record_sweep_figures(SweepOutcome& outcome) {
+  for (SweepPointResult& result : outcome.points) {
+    if (result.ok) result.figures = sweep_point_figures(outcome, result.summary);
+  }
+}
+
+bool meets_slo(const SweepOutcome&, const SweepPointResult& result) {
+  return result.ok && all_met(result.figures.slo);
 }
 
 std::vector<size_t> sweep_ranking(const SweepOutcome& outcome) {
@@ -58,8 +78,8 @@ std::vector<size_t> sweep_ranking(const SweepOutcome& outcome) {
   for (size_t i : ran) met[i] = meets_slo(outcome, outcome.points[i]);
   std::stable_sort(ran.begin(), ran.end(), [&](size_t a, size_t b) {
     if (met[a] != met[b]) return static_cast<bool>(met[a]);
-    const double x = figure(outcome.points[a], outcome.sort_by);
-    const double y = figure(outcome.points[b], outcome.sort_by);
+    const double x = figure(outcome, outcome.points[a], outcome.sort_by);
+    const double y = figure(outcome, outcome.points[b], outcome.sort_by);
     if (std::isnan(x) || std::isnan(y)) return !std::isnan(x) && std::isnan(y);
     return ascending ? x < y : x > y;
   });
@@ -73,10 +93,10 @@ int64_t num_failed_points(const SweepOutcome& outcome) {
 }
 
 // The overload cell of a point: "UNSTABLE@27.0s" or "stable" (sim/replay/overload.h).
-std::string overload_cell(const ReplaySummary& summary) {
-  if (!summary.overload.unstable) return "stable";
+std::string overload_cell(const SweepPointFigures& figures) {
+  if (!figures.unstable) return "stable";
   char buf[48];
-  std::snprintf(buf, sizeof buf, "UNSTABLE@%.1fs", summary.overload.since_s);
+  std::snprintf(buf, sizeof buf, "UNSTABLE@%.1fs", figures.unstable_since_s);
   return buf;
 }
 
@@ -90,7 +110,7 @@ std::string format_sweep_table(const SweepOutcome& outcome) {
   // An overload column once a point was unstable: its latencies say little but "too much load".
   const bool with_overload =
       std::any_of(outcome.points.begin(), outcome.points.end(),
-                  [](const SweepPointResult& r) { return r.ok && r.summary.overload.unstable; });
+                  [](const SweepPointResult& r) { return r.ok && r.figures.unstable; });
   if (with_overload) header.push_back("overload");
   for (const std::string& key : figures) header.push_back(key);
   rows.push_back(header);
@@ -101,8 +121,9 @@ std::string format_sweep_table(const SweepOutcome& outcome) {
     for (const SweepSetting& setting : result.point) row.push_back(setting.value);
     if (result.ok) {
       if (with_slo) row.push_back(meets_slo(outcome, result) ? "met" : "MISSED");
-      if (with_overload) row.push_back(overload_cell(result.summary));
-      for (const std::string& key : figures) row.push_back(short_number(figure(result, key)));
+      if (with_overload) row.push_back(overload_cell(result.figures));
+      for (const std::string& key : figures)
+        row.push_back(short_number(figure(outcome, result, key)));
     } else {
       row.push_back("FAILED: " + result.error);
     }
@@ -148,7 +169,7 @@ std::string format_sweep_csv(const SweepOutcome& outcome) {
     if (result.ok && !outcome.slo.empty()) text += meets_slo(outcome, result) ? "met" : "missed";
     for (const std::string& key : summary_figure_keys()) {
       text += ",";
-      if (result.ok) text += json_number(figure(result, key));
+      if (result.ok) text += json_number(figure(outcome, result, key));
     }
     text += "\n";
   }
@@ -183,18 +204,19 @@ std::string format_sweep_json(const SweepOutcome& outcome) {
     point["status"] = result.ok ? "ok" : "failed";
     if (result.ok && !outcome.slo.empty()) {
       point["slo"] = nlohmann::ordered_json::array();
-      for (const SloResult& r : check_slo(result.summary, outcome.slo)) {
+      for (const SloResult& r : result.figures.slo) {
         point["slo"].push_back(
             {{"key", r.key}, {"value", r.value}, {"target", r.target}, {"met", r.met}});
       }
     }
     if (result.ok) {
-      point["overload"] = {{"unstable", result.summary.overload.unstable},
-                           {"since_s", result.summary.overload.unstable
-                                           ? nlohmann::ordered_json(result.summary.overload.since_s)
+      point["overload"] = {{"unstable", result.figures.unstable},
+                           {"since_s", result.figures.unstable
+                                           ? nlohmann::ordered_json(result.figures.unstable_since_s)
                                            : nlohmann::ordered_json(nullptr)}};
       nlohmann::ordered_json figures = nlohmann::ordered_json::object();
-      for (const std::string& key : summary_figure_keys()) figures[key] = figure(result, key);
+      for (const std::string& key : summary_figure_keys())
+        figures[key] = figure(outcome, result, key);
       point["figures"] = figures;
     } else {
       point["error"] = result.error;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,12 +15,24 @@
 
 namespace llm {
 
+// What a sweep's outputs (table, sweep.csv, sweep.json, report) show of a point that ran: taken
+// from its summary by record_sweep_figures, or read back from a shard's record by sweep-merge
+// (sim/sweep/sweep_shard_record.h), so that both print the same bytes.
+struct SweepPointFigures {
+  std::map<std::string, double> values;  // summary_figure_map: every summary_figure_keys() figure
+  double sort_value = 0;                 // the sort figure (which may be another percentile)
+  bool unstable = false;                 // summary.overload
+  double unstable_since_s = 0;
+  std::vector<SloResult> slo;  // check_slo against the outcome's targets (key, value, target, met)
+};
+
 struct SweepPointResult {
   SweepPoint point;
   std::string dir_name;  // sweep_point_dir_name
   bool ok = false;
-  std::string error;  // why the point failed (when !ok)
-  ReplaySummary summary;
+  std::string error;          // why the point failed (when !ok)
+  ReplaySummary summary;      // the replay's (empty for a point read back from a shard)
+  SweepPointFigures figures;  // what the outputs show (when ok)
 };
 
 struct SweepOutcome {
@@ -30,6 +43,12 @@ struct SweepOutcome {
   std::vector<SloTarget> slo;            // --slo: points meeting every target rank first
   std::vector<FaultWindow> faults;       // --fault: every point ran under them
 };
+
+// The figures of a summary, as the outputs of `outcome` (its sort figure and SLO) show them.
+SweepPointFigures sweep_point_figures(const SweepOutcome& outcome, const ReplaySummary& summary);
+
+// Sets every point's figures from its summary (the points that ran).
+void record_sweep_figures(SweepOutcome& outcome);
 
 // Whether the point ran and meets every SLO target (true when there are none).
 bool meets_slo(const SweepOutcome& outcome, const SweepPointResult& result);

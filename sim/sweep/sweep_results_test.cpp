@@ -39,6 +39,7 @@ SweepOutcome outcome_of(std::vector<SweepPointResult> points, const std::string&
   o.axes = {{"max-num-seqs=...", "max-num-seqs", {}}};
   for (const auto& p : points) o.axes[0].values.push_back(p.point[0].value);
   o.points = std::move(points);
+  record_sweep_figures(o);
   return o;
 }
 
@@ -147,6 +148,7 @@ TEST(SweepSlo, PointsMeetingEveryTargetRankFirstAndAreMarked) {
                                failed("4", "boom"), ran("5", 0.9, 60)},
                               "ttft_p99");
   o.slo = parse_slo("ttft_p99=500ms,output_tokens_per_s=30");
+  record_sweep_figures(o);
   EXPECT_TRUE(meets_slo(o, o.points[1]));
   EXPECT_FALSE(meets_slo(o, o.points[0]));  // throughput 5 < 30
   EXPECT_FALSE(meets_slo(o, o.points[3]));  // failed

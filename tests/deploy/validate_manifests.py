@@ -26,6 +26,7 @@ SCHEMA_OF = {
         "inferenceobjective.inference.networking.x-k8s.io-v1alpha2.json",
     ("monitoring.coreos.com/v1", "PodMonitor"): "podmonitor.monitoring.coreos.com-v1.json",
     ("monitoring.coreos.com/v1", "PrometheusRule"): "prometheusrule.monitoring.coreos.com-v1.json",
+    ("batch/v1", "Job"): "job.batch-v1.json",
 }
 
 
