@@ -13,7 +13,7 @@
 namespace llm {
 namespace {
 
-ReplayConfig engine() {
+ReplayConfig stream_engine() {
   ReplayConfig c;
   c.scheduler.block_size = 16;
   c.scheduler.max_model_len = 4096;
@@ -25,9 +25,9 @@ ReplayConfig engine() {
 }
 
 // Counts the requests read from `inner` and, at each read, how many were read but not finished.
-class WatchedStream final : public RequestStream {
+class WatchedRequestStream final : public RequestStream {
  public:
-  WatchedStream(RequestStream& inner, const int64_t& finished)
+  WatchedRequestStream(RequestStream& inner, const int64_t& finished)
       : inner_(inner), finished_(finished) {}
   const TraceRequest* next() override {
     const TraceRequest* r = inner_.next();
@@ -46,7 +46,7 @@ class WatchedStream final : public RequestStream {
   int64_t read_ = 0, most_unfinished_ = 0;
 };
 
-struct Finished final : EngineObserver {
+struct FinishedCounter final : EngineObserver {
   void on_finished(const Request&) override { ++count; }
   int64_t count = 0;
 };
@@ -57,9 +57,9 @@ TEST(ReplayStream, HoldsOnlyTheRequestsInFlight) {
     SyntheticSpec s = spec;
     s.num_requests = n;
     SyntheticStream synthetic(s);
-    Finished finished;
-    WatchedStream watched(synthetic, finished.count);
-    ReplayConfig c = engine();
+    FinishedCounter finished;
+    WatchedRequestStream watched(synthetic, finished.count);
+    ReplayConfig c = stream_engine();
     const std::vector<EngineObserver*> observers = {&finished};
     run_replay(watched, c, observers);
     EXPECT_EQ(watched.read(), n);
@@ -73,7 +73,7 @@ TEST(ReplayStream, GivesTheSameTotalsAsTheTraceInMemory) {
   const SyntheticSpec spec = parse_synthetic_spec("synthetic:n=2000,rate=30,seed=3,prefix=0.5");
   const Trace trace = generate_synthetic(spec);
   for (bool api_server : {false, true}) {
-    ReplayConfig c = engine();
+    ReplayConfig c = stream_engine();
     c.data_parallel_size = 2;
     if (api_server) c.api_server = ApiServerCosts{20000, 50, 100000, 200, 50000};
     EngineObserver q1, q2, q3, q4;

@@ -94,8 +94,8 @@ WeekSpec parse_week_spec(const std::string& text) {
       s.max_requests = static_cast<int64_t>(v);
     } else {
       week_bad(key,
-          "unknown key (accepted: seed, days, rate, diurnal, weekend, bursts, burst_len, "
-          "burst_factor, code, followup, n)");
+               "unknown key (accepted: seed, days, rate, diurnal, weekend, bursts, burst_len, "
+               "burst_factor, code, followup, n)");
     }
   }
   return s;
@@ -125,7 +125,8 @@ struct WeekStream::State {
     norm = 7.0 / (5.0 + 2.0 * s.weekend);
     max_rate = s.rate_per_s * norm * std::max(1.0, s.weekend) * (1 + s.diurnal) * s.burst_factor;
     end_s = s.days * kWeekDayS;
-    next_burst_s = s.bursts_per_day > 0 ? bursts.exponential(kWeekDayS / s.bursts_per_day) : INFINITY;
+    next_burst_s =
+        s.bursts_per_day > 0 ? bursts.exponential(kWeekDayS / s.bursts_per_day) : INFINITY;
   }
 
   // The rate at time t (seconds), without bursts.
@@ -156,7 +157,12 @@ struct WeekStream::State {
       r.output_len = week_lognormal(lengths, 28, 1.0, 1, 1024);
       const auto system = static_cast<uint64_t>(kinds.below(kWeekSystemPrompts));
       for (int64_t j = 0; j < kWeekSystemLen / kWeekBlock; ++j) {
-        r.prefix_hash_ids.push_back(system * (kWeekSystemLen / kWeekBlock) + static_cast<uint64_t>(j));
+        r.prefix_hash_ids.push_back(system * (kWeekSystemLen / kWeekBlock) +
+                                    static_cast<uint64_t>(j));
+      }
+      const int64_t blocks = ceil_div(r.prompt_len, kWeekBlock);
+      while (static_cast<int64_t>(r.prefix_hash_ids.size()) < blocks) {
+        r.prefix_hash_ids.push_back(next_id++);
       }
     } else {
       const int64_t message = week_lognormal(lengths, 220, 1.0, 4, 4096);

@@ -22,22 +22,22 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kCsv =
+const std::string kStreamCsv =
     "TIMESTAMP,ContextTokens,GeneratedTokens\n"
     "2023-11-16 18:00:00.0,100,10\n"
     "2023-11-16 18:00:01.5,200,20\n"
     "2023-11-16 18:00:03.0,300,30\n";
-const std::string kJsonl =
+const std::string kStreamJsonl =
     "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 5, \"hash_ids\": [1, 2]}\n"
     "{\"timestamp\": 1000, \"input_length\": 100, \"output_length\": 6, \"hash_ids\": [3]}\n";
 
-class TempDir {
+class StreamTempDir {
  public:
-  TempDir() {
+  StreamTempDir() {
     char templ[] = "/tmp/trace-stream-test-XXXXXX";
     dir_ = mkdtemp(templ);
   }
-  ~TempDir() { fs::remove_all(dir_); }
+  ~StreamTempDir() { fs::remove_all(dir_); }
   std::string write(const std::string& name, const std::string& text, bool gzip = false) {
     const std::string path = dir_ + "/" + name;
     if (gzip) {
@@ -55,9 +55,9 @@ class TempDir {
   std::string dir_;
 };
 
-std::vector<TraceRequest> all(RequestStream& s) { return collect_stream(s).requests; }
+std::vector<TraceRequest> stream_all(RequestStream& s) { return collect_stream(s).requests; }
 
-std::string error_of(const std::function<void()>& f) {
+std::string stream_error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const TraceError& e) {
@@ -66,7 +66,7 @@ std::string error_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
-void expect_same(const std::vector<TraceRequest>& a, const std::vector<TraceRequest>& b) {
+void expect_same_stream(const std::vector<TraceRequest>& a, const std::vector<TraceRequest>& b) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     EXPECT_EQ(a[i].id, b[i].id);
@@ -80,11 +80,11 @@ void expect_same(const std::vector<TraceRequest>& a, const std::vector<TraceRequ
 }
 
 TEST(TraceStream, GzipAndPlainFilesGiveTheSameRequests) {
-  TempDir tmp;
+  StreamTempDir tmp;
   struct Case {
     std::string name, text;
   };
-  for (const Case& c : {Case{"t.csv", kCsv}, Case{"t.jsonl", kJsonl}}) {
+  for (const Case& c : {Case{"t.csv", kStreamCsv}, Case{"t.jsonl", kStreamJsonl}}) {
     SCOPED_TRACE(c.name);
     const std::string plain = tmp.write(c.name, c.text);
     const std::string gz = tmp.write(c.name + ".gz", c.text, true);
@@ -93,22 +93,22 @@ TEST(TraceStream, GzipAndPlainFilesGiveTheSameRequests) {
     auto b = open_trace_stream(gz);
     auto u = open_trace_stream(upper);
     const auto want = read_trace_file(plain).requests;
-    expect_same(all(*a), want);
-    expect_same(all(*b), want);
-    expect_same(all(*u), want);
+    expect_same_stream(stream_all(*a), want);
+    expect_same_stream(stream_all(*b), want);
+    expect_same_stream(stream_all(*u), want);
   }
 }
 
 TEST(TraceStream, ACorruptGzipFileIsNamed) {
-  TempDir tmp;
-  const std::string gz = tmp.write("t.csv.gz", kCsv, true);
+  StreamTempDir tmp;
+  const std::string gz = tmp.write("t.csv.gz", kStreamCsv, true);
   std::string bytes;
   {
     std::ifstream in(gz, std::ios::binary);
     bytes.assign(std::istreambuf_iterator<char>(in), {});
   }
   const std::string cut = tmp.write("cut.csv.gz", bytes.substr(0, bytes.size() / 2));
-  const std::string msg = error_of([&] { all(*open_trace_stream(cut)); });
+  const std::string msg = stream_error_of([&] { stream_all(*open_trace_stream(cut)); });
   EXPECT_NE(msg.find("cut.csv.gz: corrupt gzip data"), std::string::npos) << msg;
 }
 
@@ -124,50 +124,52 @@ TEST(TraceStream, OutOfOrderRowsAreRefusedWithTheirLine) {
   struct Case {
     std::string text, ext, want;
   };
-  TempDir tmp;
+  StreamTempDir tmp;
   for (const Case& c :
        {Case{csv, ".csv",
-             "t.csv:4: TIMESTAMP: out of time order: earlier than the previous row "
+             ":4: TIMESTAMP: out of time order: earlier than the previous row "
              "(line 2)"},
-        Case{jsonl, ".jsonl", "t.jsonl:2: timestamp: out of time order: earlier than line 1"}}) {
+        Case{jsonl, ".jsonl", ":2: timestamp: out of time order: earlier than line 1"}}) {
     const std::string path = tmp.write("t" + c.ext, c.text);
-    EXPECT_EQ(error_of([&] { all(*open_trace_stream(path)); }), c.want);
+    EXPECT_EQ(stream_error_of([&] { stream_all(*open_trace_stream(path)); }), path + c.want);
     // Passed on unchecked for --sort-arrivals.
     auto unchecked = open_trace_stream(path, false);
-    EXPECT_EQ(all(*unchecked).size(), 2u);
+    EXPECT_EQ(stream_all(*unchecked).size(), 2u);
   }
 }
 
 TEST(TraceStream, TheFormatOfAnInputIsFoundFromItsFirstLine) {
-  TempDir tmp;
+  StreamTempDir tmp;
   struct Case {
     std::string text, want;
     bool gzip;
   };
-  for (const Case& c : {Case{kCsv, ".csv", false}, Case{kJsonl, ".jsonl", false},
-                        Case{kJsonl, ".jsonl", true}, Case{"\n{\"requests\": []}", ".json", false},
-                        Case{"{\n \"metadata\": {}}", ".json", false}}) {
+  for (const Case& c :
+       {Case{kStreamCsv, ".csv", false}, Case{kStreamJsonl, ".jsonl", false},
+        Case{kStreamJsonl, ".jsonl", true}, Case{"\n{\"requests\": []}", ".json", false},
+        Case{"{\n \"metadata\": {}}", ".json", false}}) {
     const std::string path = tmp.write("in", c.text, c.gzip);
     EXPECT_EQ(sniff_trace_format(path, "stdin"), c.want) << c.text;
   }
   const std::string empty = tmp.write("empty", "");
-  EXPECT_EQ(error_of([&] { sniff_trace_format(empty, "stdin"); }), "stdin: empty input");
+  EXPECT_EQ(stream_error_of([&] { sniff_trace_format(empty, "stdin"); }), "stdin: empty input");
 }
 
 TEST(TraceStream, StandardInputIsSpooledToAFile) {
-  TempDir tmp;
-  std::istringstream in(kCsv);
+  StreamTempDir tmp;
+  std::istringstream in(kStreamCsv);
   const std::string path = spool_to_file(in, tmp.dir());
   auto s = open_trace_stream(path, true, sniff_trace_format(path, "stdin"), "stdin");
-  EXPECT_EQ(all(*s).size(), 3u);
+  EXPECT_EQ(stream_all(*s).size(), 3u);
   std::istringstream bad("TIMESTAMP,ContextTokens,GeneratedTokens\nnot a row\n");
   const std::string bad_path = spool_to_file(bad, tmp.dir());
-  EXPECT_EQ(error_of([&] { all(*open_trace_stream(bad_path, true, ".csv", "stdin")); }),
-            "stdin:2: row: expected 3 comma-separated fields, found 1");
+  EXPECT_EQ(
+      stream_error_of([&] { stream_all(*open_trace_stream(bad_path, true, ".csv", "stdin")); }),
+      "stdin:2: row: expected 3 comma-separated fields, found 1");
 }
 
 TEST(TraceStream, UnknownFormatsAreNamed) {
-  const std::string msg = error_of([] { open_trace_stream("trace.txt.gz"); });
+  const std::string msg = stream_error_of([] { open_trace_stream("trace.txt.gz"); });
   EXPECT_NE(msg.find("trace.txt.gz: unknown trace format"), std::string::npos) << msg;
 }
 
@@ -198,7 +200,7 @@ TEST(RequestStreams, StretchMatchesScaleArrivals) {
     Trace want = t;
     scale_arrivals(want, f);
     StretchStream s(std::make_unique<TraceRequestStream>(t), f);
-    expect_same(all(s), want.requests);
+    expect_same_stream(stream_all(s), want.requests);
   }
 }
 
@@ -224,7 +226,7 @@ TEST(RequestStreams, FactsCountRequestsSequencesAndBursts) {
 TEST(RequestStreams, SyntheticStreamMatchesTheGenerator) {
   const SyntheticSpec spec = parse_synthetic_spec("synthetic:n=300,rate=5,prefix=0.5,seqs=2");
   SyntheticStream s(spec);
-  expect_same(all(s), generate_synthetic(spec).requests);
+  expect_same_stream(stream_all(s), generate_synthetic(spec).requests);
 }
 
 }  // namespace
