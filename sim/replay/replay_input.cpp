@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <stdexcept>
 
 #include "sim/trace/trace_stream.h"
 
@@ -18,7 +19,7 @@ ReplayInput::ReplayInput(const ReplayOptions& o)
     name_ = "stdin";
     format_ = sniff_trace_format(path_, name_);
   }
-  streamed_ = o.load_scaling == LoadScalingMode::kStretch && o.loop_to_ns == 0 && !o.sort_arrivals;
+  streamed_ = o.load_scaling == LoadScalingMode::kStretch && !o.sort_arrivals;
   if (streamed_) {
     // One pass: the trace's own figures (bursts) before stretching, the replayed ones after.
     FactsCounter before;
@@ -32,6 +33,22 @@ ReplayInput::ReplayInput(const ReplayOptions& o)
     load.factor = o.arrival_rate_scale;
     load.trace_requests = load.replayed_requests = trace.requests;
     load.bursts = {trace.requests, trace.instants, trace.largest, trace.in_bursts};
+    if (o.loop_to_ns > 0) {
+      // As scale_load's loop: the period is the span plus one mean gap between arrival instants.
+      const int64_t span = facts.last_arrival_ns - facts.first_arrival_ns;
+      period_ = facts.requests < 2 || span <= 0 ? 0 : span + span / (facts.instants - 1);
+      if (period_ <= 0) {
+        throw std::invalid_argument(
+            "--loop-to: the trace's requests all arrive at one instant; there is no period to "
+            "repeat");
+      }
+      first_ = facts.first_arrival_ns;
+      LoopStream loop([this] { return open_scaled(); }, first_, period_, o.loop_to_ns);
+      facts = scan_stream(loop);
+      load.loop_to_ns = o.loop_to_ns;
+      load.loops = loop.passes();
+      load.replayed_requests = facts.requests;
+    }
     return;
   }
   Trace read = collect_stream(*open_trace(!o.sort_arrivals));
@@ -73,13 +90,21 @@ std::unique_ptr<RequestStream> ReplayInput::open_trace(bool check_order) const {
   return s;
 }
 
-std::unique_ptr<RequestStream> ReplayInput::open() const {
-  if (!streamed_) return std::make_unique<TraceRequestStream>(whole_);
+std::unique_ptr<RequestStream> ReplayInput::open_scaled() const {
   std::unique_ptr<RequestStream> s = open_trace(true);
   if (options_.arrival_rate_scale != 1.0) {
     s = std::make_unique<StretchStream>(std::move(s), options_.arrival_rate_scale);
   }
   return s;
+}
+
+std::unique_ptr<RequestStream> ReplayInput::open() const {
+  if (!streamed_) return std::make_unique<TraceRequestStream>(whole_);
+  if (options_.loop_to_ns > 0) {
+    return std::make_unique<LoopStream>([this] { return open_scaled(); }, first_, period_,
+                                        options_.loop_to_ns);
+  }
+  return open_scaled();
 }
 
 }  // namespace llm

@@ -59,6 +59,36 @@ StreamFacts FactsCounter::facts() const {
   return f;
 }
 
+const TraceRequest* LoopStream::next() {
+  while (!done_) {
+    if (!pass_) {
+      const int64_t pass = passes_;
+      if ((pass > 0 && period_ > (INT64_MAX - first_) / pass) ||
+          first_ + pass * period_ >= until_) {
+        done_ = true;
+        break;
+      }
+      pass_ = open_();
+      ++passes_;
+    }
+    const TraceRequest* r = pass_->next();
+    const int64_t shift = (passes_ - 1) * period_;
+    if (!r || r->arrival_ns + shift >= until_) {
+      pass_.reset();  // this pass is over (or cut): the next one
+      continue;
+    }
+    current_ = *r;
+    current_.arrival_ns = r->arrival_ns + shift;
+    if (passes_ > 1) {
+      const std::string suffix = "~l" + std::to_string(passes_);
+      current_.id += suffix;
+      current_.cache_salt += suffix;
+    }
+    return &current_;
+  }
+  return nullptr;
+}
+
 StreamFacts scan_stream(RequestStream& stream) {
   FactsCounter counter;
   while (const TraceRequest* r = stream.next()) counter.add(*r);

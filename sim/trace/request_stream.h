@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "sim/trace/trace.h"
@@ -70,6 +71,26 @@ class StretchStream final : public RequestStream {
  private:
   std::unique_ptr<RequestStream> inner_;
   double factor_;
+  TraceRequest current_;
+};
+
+// --loop-to: the trace opened again and again, pass p shifted by p x period and renamed (id~lP+1,
+// cache_salt likewise, as scale_load's loop does), until `until_ns` of arrivals, cut there.
+// `first_ns` is the trace's first arrival. Gives the same requests as scale_load's loop.
+class LoopStream final : public RequestStream {
+ public:
+  LoopStream(std::function<std::unique_ptr<RequestStream>()> open, int64_t first_ns,
+             int64_t period_ns, int64_t until_ns)
+      : open_(std::move(open)), first_(first_ns), period_(period_ns), until_(until_ns) {}
+  const TraceRequest* next() override;
+  int64_t passes() const { return passes_; }  // begun so far
+
+ private:
+  std::function<std::unique_ptr<RequestStream>()> open_;
+  int64_t first_, period_, until_;
+  std::unique_ptr<RequestStream> pass_;
+  int64_t passes_ = 0;
+  bool done_ = false;
   TraceRequest current_;
 };
 

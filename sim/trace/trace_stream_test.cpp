@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/trace/load_scaling.h"
 #include "sim/trace/synthetic.h"
 #include "sim/trace/trace_io.h"
 
@@ -227,6 +228,31 @@ TEST(RequestStreams, SyntheticStreamMatchesTheGenerator) {
   const SyntheticSpec spec = parse_synthetic_spec("synthetic:n=300,rate=5,prefix=0.5,seqs=2");
   SyntheticStream s(spec);
   expect_same_stream(stream_all(s), generate_synthetic(spec).requests);
+}
+
+}  // namespace
+}  // namespace llm
+
+namespace llm {
+namespace {
+
+TEST(RequestStreams, LoopMatchesScaleLoadsLoop) {
+  const Trace t = generate_synthetic(parse_synthetic_spec("synthetic:n=50,rate=2,seed=9"));
+  const int64_t span = t.requests.back().arrival_ns - t.requests.front().arrival_ns;
+  const int64_t period = span + span / 49;  // 50 distinct instants
+  for (int64_t until : {span / 2, 3 * span, 7 * period + 1}) {
+    LoadScaling scaling;
+    scaling.loop_to_ns = until;
+    LoadScalingInfo info;
+    const Trace want = scale_load(t, scaling, &info);
+    LoopStream loop([&t] { return std::make_unique<TraceRequestStream>(t); },
+                    t.requests.front().arrival_ns, period, until);
+    const std::vector<TraceRequest> got = stream_all(loop);
+    expect_same_stream(got, want.requests);
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_EQ(got[i].cache_salt, want.requests[i].cache_salt);
+    EXPECT_EQ(loop.passes(), info.loops) << until;
+  }
 }
 
 }  // namespace
