@@ -67,7 +67,8 @@ std::unique_ptr<RequestStream> open_trace_stream(const std::string& path, bool c
       }
     }
   }
-  if (ext == ".csv") return std::make_unique<TraceFileStream<AzureCsvStream>>(path, shown, check_order);
+  if (ext == ".csv")
+    return std::make_unique<TraceFileStream<AzureCsvStream>>(path, shown, check_order);
   if (ext == ".jsonl") {
     return std::make_unique<TraceFileStream<MooncakeJsonlStream>>(path, shown, check_order);
   }
