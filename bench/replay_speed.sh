@@ -5,7 +5,8 @@
 #   - synthetic:n=1000000,rate=300: under 10 s and 256 MiB;
 #   - a 27M-request week (synthetic-week, 7 days at 45 req/s): under 5 min and 1 GiB
 #     (only with WEEK=1: it takes minutes).
-# Usage: bench/replay_speed.sh [LLMSIM] (default build/llmsim); RUNS=3; AZURE=path to the CSV.
+# Usage: bench/replay_speed.sh [LLMSIM] (default build/llmsim); RUNS=3; AZURE=path to the CSV;
+# SYNTH=another synthetic spec for the 1M line (a quick check of the script).
 # Not run in CI (minutes on a loaded machine).
 set -euo pipefail
 llmsim=${1:-build/llmsim}
@@ -35,13 +36,15 @@ best_of() {
   ((mib < target_mib)) || verdict=MISSED
   printf '%-28s %8.2f s (target < %s s)  %6d MiB (target < %s MiB)  %s\n' "$name" "$best_s" \
     "$target_s" "$mib" "$target_mib" "$verdict"
+  last_best_s=$best_s
 }
 
 if [[ -n $azure ]]; then
   best_of "Azure conv hour" 0.2 256 "$azure"
-  echo "  real-time ratio: 3503 s simulated / wall (BLIS states ~200x)"
+  # The hour's simulated span (3,503 s, docs/benchmarks.md) over the wall time.
+  awk -v s="$last_best_s" 'BEGIN{printf "  %.0fx real time (target > 18000x; BLIS states ~200x: %.0f times it)\n", 3503 / s, 3503 / s / 200}'
 fi
-best_of "synthetic 1M @ 300/s" 10 256 'synthetic:n=1000000,rate=300'
+best_of "synthetic 1M @ 300/s" 10 256 "${SYNTH:-synthetic:n=1000000,rate=300}"
 if [[ ${WEEK:-0} == 1 ]]; then
   runs=1 best_of "synthetic-week 27M" 300 1024 'synthetic-week:days=7,rate=45'
 fi
