@@ -53,9 +53,15 @@ void LogSketch::add(double value) {
     ++zeros_;
     return;
   }
+  if (value == last_value_) {
+    ++buckets_[last_index_];
+    return;
+  }
   int index = static_cast<int>(std::floor(std::log(value / kMin) / std::log(kGamma)));
   index = std::clamp(index, 0, kBuckets - 1);
   ++buckets_[index];
+  last_value_ = value;
+  last_index_ = index;
 }
 
 double LogSketch::quantile(double q) const {

@@ -35,6 +35,9 @@ class ExactSamples {
   size_t size() const { return values_.size(); }
   // The values added, in ascending order once summarize() has run.
   const std::vector<double>& values() const { return values_; }
+  void reserve(size_t n) { values_.reserve(n); }
+  // Moves the values out (leaving none).
+  std::vector<double> take() { return std::move(values_); }
   // Percentiles interpolate linearly between closest ranks (numpy's default).
   Distribution summarize();
 
@@ -57,6 +60,10 @@ class LogSketch {
   int64_t count_ = 0;
   double sum_ = 0;
   double max_ = 0;
+  // The bucket of the last positive value added: a decode step gives every sequence in its batch
+  // the same inter-token latency, so most adds repeat it (and skip the logarithm).
+  double last_value_ = -1;
+  int last_index_ = 0;
 };
 
 }  // namespace llm

@@ -1,6 +1,8 @@
 #include "sim/api_server/api_frontend.h"
 
 #include <algorithm>
+#include <deque>
+#include <stdexcept>
 
 namespace llm {
 
@@ -11,7 +13,9 @@ class ApiFrontend::EngineTap final : public EngineObserver {
       : frontend_(frontend), engine_(engine), inner_(inner) {}
 
   void on_queued(const Request& r) override {
-    open_[r.id] = ClientTimes{frontend_.expected_arrival_, kNoTime, kNoTime};
+    if (r.id < base_) throw std::logic_error("ApiFrontend: a request queued twice");
+    while (open_.size() <= r.id - base_) open_.push_back({});
+    open_[r.id - base_] = {ClientTimes{frontend_.expected_arrival_, kNoTime, kNoTime}, true};
     if (inner_) inner_->on_queued(r);
   }
   void on_scheduled(const SchedulerOutput& batch, const Scheduler& scheduler) override {
@@ -19,10 +23,9 @@ class ApiFrontend::EngineTap final : public EngineObserver {
   }
   void on_token(const Request& r, Nanos time, Nanos itl_ns) override {
     const Nanos delivered = frontend_.process_.deliver(time);
-    auto it = open_.find(r.id);
-    if (it != open_.end()) {
-      if (it->second.first_token == kNoTime) it->second.first_token = delivered;
-      it->second.finished = delivered;
+    if (Open* o = find(r.id)) {
+      if (o->times.first_token == kNoTime) o->times.first_token = delivered;
+      o->times.finished = delivered;
     }
     if (inner_) inner_->on_token(r, time, itl_ns);
   }
@@ -33,14 +36,17 @@ class ApiFrontend::EngineTap final : public EngineObserver {
     if (inner_) inner_->on_preemptions_reported(r, count);
   }
   void on_finished(const Request& r) override {
-    auto it = open_.find(r.id);
-    if (it != open_.end()) {
-      ClientTimes& t = it->second;
+    if (Open* o = find(r.id)) {
+      ClientTimes& t = o->times;
       // The stream's end goes out with its last token, or on its own after an abort.
       const Nanos closed = frontend_.process_.close(r.timeline.finished);
       t.finished = t.finished == kNoTime ? closed : std::max(t.finished, closed);
       if (frontend_.on_client_times_) frontend_.on_client_times_(engine_, r, t);
-      open_.erase(it);
+      o->open = false;
+      while (!open_.empty() && !open_.front().open) {  // the oldest ones closed: drop them
+        open_.pop_front();
+        ++base_;
+      }
     }
     if (inner_) inner_->on_finished(r);
   }
@@ -58,7 +64,20 @@ class ApiFrontend::EngineTap final : public EngineObserver {
   ApiFrontend& frontend_;
   size_t engine_;
   EngineObserver* inner_;
-  std::unordered_map<uint64_t, ClientTimes> open_;  // by engine request id, queued to finished
+  struct Open {
+    ClientTimes times;
+    bool open = false;  // queued and not finished
+  };
+  Open* find(uint64_t id) {
+    if (id < base_ || id - base_ >= open_.size()) return nullptr;
+    Open& o = open_[id - base_];
+    return o.open ? &o : nullptr;
+  }
+
+  // By engine request id (ids are given in order from 0): open_[i] is request base_ + i, from the
+  // oldest still open to the newest queued.
+  std::deque<Open> open_;
+  uint64_t base_ = 0;
 };
 
 ApiFrontend::ApiFrontend(const ApiServerCosts& costs,

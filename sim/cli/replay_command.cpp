@@ -17,6 +17,7 @@
 #include "sim/faults/fault_schedule.h"
 #include "sim/faults/fault_window.h"
 #include "sim/replay/metrics_recorder.h"
+#include "sim/replay/replay_input.h"
 #include "sim/replay/replay_report.h"
 #include "sim/replay/replay_reports.h"
 #include "sim/replay/summarize_replay.h"
@@ -34,7 +35,9 @@ namespace llm {
 std::string replay_usage() {
   return R"(usage: llmsim replay TRACE [flags]
 
-TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl, or synthetic:KEY=V,...
+TRACE is a .json trace (traces/README.md), an Azure .csv, a Mooncake .jsonl (either also gzipped:
+.csv.gz, .jsonl.gz), - for standard input (the format found from its first line), synthetic:KEY=V,...
+or synthetic-week:KEY=V,... (a week of diurnal, bursty chat and code traffic; docs/cli.md)
 
 )" + engine_flags_usage(gpu_preset_names(), model_preset_names()) +
          R"(Several engines:
@@ -62,6 +65,11 @@ Simulation:
                                    request with probability F; above, superpose shifted copies
                                    of the trace, the last thinned), drawn from --seed (stretch)
   --loop-to D                      repeat the trace back to back up to D of arrivals (1h, 30m)
+  --start D / --end D              replay only the requests arriving from D to D of the trace
+                                   (1h, 90m), their times counted from --start
+  --sort-arrivals                  sort a trace whose rows are out of time order (it is read
+                                   whole; without this flag such a trace is refused, naming the
+                                   line)
   --output-dir DIR                 write DIR/requests.jsonl and DIR/summary.json
   --metrics-out FILE               the replay's Prometheus metrics as OpenMetrics time series
   --promtool-series FILE           the same series as promtool test-rules input_series (YAML)
@@ -233,6 +241,25 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
                }
                o.loop_to_ns = *ns;
              })
+      .value({"--start"},
+             [&o](const std::string& flag, const std::string& v) {
+               const auto ns = v == "0" ? std::optional<int64_t>(0) : parse_duration_ns(v);
+               if (!ns) {
+                 throw UsageError(flag + ": expected a duration such as 0, 1h, 30m or 90s, got '" +
+                                  v + "'");
+               }
+               o.window_start_ns = *ns;
+             })
+      .value({"--end"},
+             [&o](const std::string& flag, const std::string& v) {
+               const auto ns = parse_duration_ns(v);
+               if (!ns || *ns <= 0) {
+                 throw UsageError(flag + ": expected a duration such as 1h, 30m or 90s, got '" + v +
+                                  "'");
+               }
+               o.window_end_ns = *ns;
+             })
+      .boolean({"--sort-arrivals"}, o.sort_arrivals)
       .value({"--metric-percentiles"},
              [&o](const std::string& flag, const std::string& v) {
                o.metric_percentiles = parse_metric_percentiles(flag, v);
@@ -258,6 +285,9 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
       });
   flags.parse(args);
   if (!have_trace) throw UsageError("missing TRACE (a trace file or synthetic:...)");
+  if (o.window_end_ns >= 0 && o.window_end_ns <= o.window_start_ns) {
+    throw UsageError("--end: must be after --start");
+  }
   if (o.fail_on_slo && o.slo.empty()) throw UsageError("--fail-on-slo: needs --slo KEY=V,...");
   check_epp_flags(o);
   if (o.detailed_traces && o.otlp_out.empty()) {
@@ -332,8 +362,9 @@ ReplayFiles open_replay_files(const ReplayOptions& o, bool report_to_caller) {
 // and vLLM's metrics with the recorder of their time series when a series, a snapshot or the
 // report is wanted.
 struct ReplayRecording {
-  ReplayRecording(const Trace& replayed, size_t num_engines, std::ostream* requests)
-      : reports(replayed, num_engines, requests) {}
+  ReplayRecording(const ReplayInput& input, size_t num_engines, std::ostream* requests)
+      : reports(input.facts.requests, input.facts.first_arrival_ns, input.facts.last_arrival_ns,
+                num_engines, requests) {}
 
   bool want_metrics = false;  // --metrics-out, --promtool-series, --metrics-snapshot or a report
   bool want_series = false;   // the same but the snapshot: scrapes during the run
@@ -386,10 +417,10 @@ void observe_engines(const ReplayOptions& o, const ReplayConfig& config,
 
 // Runs the replay under the recording's observers; returns its summary, with a summary per engine
 // when there are several.
-ReplaySummary run_recorded_replay(const ReplayOptions& o, const Trace& trace,
-                                  const LoadScalingInfo& load, const ReplayConfig& config,
-                                  const ProgressFn& progress, ReplayRecording& rec) {
-  const int64_t total = sequences_of(trace);
+ReplaySummary run_recorded_replay(const ReplayOptions& o, ReplayInput& input,
+                                  const ReplayConfig& config, const ProgressFn& progress,
+                                  ReplayRecording& rec) {
+  const int64_t total = input.facts.sequences;
   ReplayHooks hooks;
   hooks.on_client_times = rec.reports.client_times();
   if (progress) {
@@ -413,12 +444,14 @@ ReplaySummary run_recorded_replay(const ReplayOptions& o, const Trace& trace,
     };
     hooks.on_restart = [recorder](size_t engine, Nanos) { recorder->restart_target(engine); };
   }
-  hooks.on_failed = [&](size_t request, size_t engine, int status, Nanos t) {
-    rec.reports.on_failed(trace.requests[request], request, engine, t);
+  hooks.on_failed = [&](size_t request, const TraceRequest& entry, size_t engine, int status,
+                        Nanos t) {
+    rec.reports.on_failed(entry, request, engine, t);
     if (rec.targets && engine != kNoEngine) rec.targets->record_failed(engine, status);
   };
-  const ReplayTotals totals = run_replay(trace, config, rec.reports.observers(), hooks);
-  return rec.reports.finish(totals, o, load);
+  std::unique_ptr<RequestStream> stream = input.open();
+  const ReplayTotals totals = run_replay(*stream, config, rec.reports.observers(), hooks);
+  return rec.reports.finish(totals, o, input.load);
 }
 
 // Writes what the run recorded into its files and commits them, summary.json (the summary's JSON)
@@ -469,21 +502,19 @@ int execute_replay(const ReplayOptions& o, std::ostream& out, std::ostream& err,
   try {
     ResolvedEngine engine;
     const ReplayConfig config = make_replay_config(o, &engine);
-    const Trace read = read_trace_file(o.trace_path);
-    Trace storage;
-    LoadScalingInfo load;
-    const Trace& trace = replayed_trace(read, o, storage, load);
-    if (const std::string warning = stretch_warning(load); !warning.empty()) {
+    ReplayInput input(o);
+    if (const std::string warning = stretch_warning(input.load); !warning.empty()) {
       err << "llmsim replay: warning: " << warning << "\n";
     }
     ReplayFiles files = open_replay_files(o, report_out != nullptr);
-    ReplayRecording rec(trace, static_cast<size_t>(config.data_parallel_size),
+    ReplayRecording rec(input, static_cast<size_t>(config.data_parallel_size),
                         files.requests ? &files.requests->stream() : nullptr);
     const bool want_report = files.report || (report_out && !o.report.empty());
     rec.want_metrics = files.metrics || files.series || files.snapshot || want_report;
     rec.want_series = files.metrics || files.series || want_report;
+    rec.reports.report().reserve(input.facts.sequences);
     observe_engines(o, config, engine, files, rec);
-    const ReplaySummary summary = run_recorded_replay(o, trace, load, config, progress, rec);
+    const ReplaySummary summary = run_recorded_replay(o, input, config, progress, rec);
     rec.report_facts =
         deployment_facts(o.engine, engine, config.data_parallel_size, o.routing_policy);
     const ReportFacts slo_verdict = slo_facts(o.slo, check_slo(summary, o.slo));

@@ -19,8 +19,12 @@ void add_area(std::vector<double>& area, Nanos begin, Nanos end, double bucket_n
   double at = static_cast<double>(from - begin);
   const double stop = static_cast<double>(to - begin);
   while (at < stop) {
-    const int b = std::min(last, static_cast<int>(at / bucket_ns));
-    const double bucket_end = b == last ? stop : std::min(stop, (b + 1) * bucket_ns);
+    int b = std::min(last, static_cast<int>(at / bucket_ns));
+    double bucket_end = b == last ? stop : std::min(stop, (b + 1) * bucket_ns);
+    if (bucket_end <= at) {  // `at` rounded onto bucket b's end: it is in the next one
+      b = std::min(last, b + 1);
+      bucket_end = b == last ? stop : std::min(stop, (b + 1) * bucket_ns);
+    }
     area[static_cast<size_t>(b)] += waiting * (bucket_end - at);
     at = bucket_end;
   }

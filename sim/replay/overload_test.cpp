@@ -86,3 +86,25 @@ TEST(Overload, ADeploymentIsUnstableFromItsEarliestUnstableEngine) {
 
 }  // namespace
 }  // namespace llm
+
+namespace llm {
+namespace {
+
+// A step ending where a bucket boundary rounds below its own bucket's end (found by search for
+// this window): the area must still move on to the next bucket (it looped forever before).
+TEST(Overload, AStepEndingOnARoundedBucketBoundaryMovesOn) {
+  const Nanos end = 10'000'000'150'461;
+  OverloadObserver o(0, end);
+  StepStats s;
+  s.end = 8'955'078'259'739;
+  s.num_waiting = 5;
+  o.on_step(s);
+  s.end += kOverloadTestSecond * 1000;
+  o.on_step(s);
+  s.end = end + 1;
+  o.on_step(s);
+  EXPECT_EQ(o.figures().waiting_at_end, 5);
+}
+
+}  // namespace
+}  // namespace llm

@@ -5,6 +5,7 @@
 #include <deque>
 #include <limits>
 #include <stdexcept>
+#include <unordered_map>
 #include <vector>
 
 #include "backends/sim/sim_backend.h"
@@ -25,6 +26,7 @@ constexpr uint64_t kNoId = std::numeric_limits<uint64_t>::max();
 // One sequence waiting for its engine's step to complete.
 struct Arrival {
   size_t request;  // trace index
+  Nanos arrival;   // the trace request's arrival
   std::unique_ptr<Request> seq;
 };
 
@@ -68,7 +70,7 @@ AbortState classify(const Request& r) {
 // The discrete-event loop of run_replay over its engines.
 class Replayer {
  public:
-  Replayer(const Trace& trace, const ReplayConfig& config,
+  Replayer(RequestStream& trace, const ReplayConfig& config,
            const std::vector<EngineObserver*>& observers, const ReplayHooks& hooks);
   ReplayTotals run();
 
@@ -77,9 +79,9 @@ class Replayer {
   bool work_remains() const;
   Nanos next_instant() const;
   void complete_steps(Nanos now);
-  void arrive(size_t index);
+  void arrive(size_t index, const TraceRequest& entry);
   void hand_off(Nanos now);
-  void route(size_t index, Nanos frontend_arrival);
+  void route(size_t index, const TraceRequest& entry, Nanos frontend_arrival);
   size_t pick_engine(Request& request);
   void apply_fault_transitions(Nanos now);
   void fail_everything(EngineSlot& slot);
@@ -95,7 +97,8 @@ class Replayer {
   void start_steps(Nanos now);
   ReplayTotals totals();
 
-  const Trace& trace_;
+  RequestStream& trace_;
+  const TraceRequest* pending_ = nullptr;  // the next trace request to arrive (null: none left)
   const ReplayConfig& config_;
   const ReplayHooks& hooks_;
   SimClock clock_{0};
@@ -107,10 +110,15 @@ class Replayer {
   size_t routed_ = 0;             // trace requests routed to an engine (in trace order)
   std::deque<Ingest> handoffs_;   // read by the API server (id: trace index), in engine order
   std::vector<Ingest> ingested_;  // scratch of hand_off
+  // Trace requests at the API server, not yet handed to an engine (by trace index).
+  std::unordered_map<size_t, TraceRequest> at_frontend_;
   std::vector<ClientAbort> aborts_;
   size_t next_abort_ = 0;
-  std::vector<size_t> engine_of_;   // per trace request, once routed
+  // Only with client aborts (else memory would grow with the trace): per trace request.
+  bool track_requests_ = false;
+  std::vector<size_t> engine_of_;   // its engine, once routed
   std::vector<uint64_t> first_id_;  // engine id of its first sequence, once queued
+  std::vector<int32_t> n_of_;       // its sequences
   Rng loop_rng_;
   std::vector<const Request*> candidates_;  // scratch of loop_abort
   FaultTotals faults_;
@@ -129,7 +137,7 @@ class Replayer {
   std::vector<std::unique_ptr<AnnouncedBlocks>> announced_;  // per engine, from its KV events
 };
 
-Replayer::Replayer(const Trace& trace, const ReplayConfig& config,
+Replayer::Replayer(RequestStream& trace, const ReplayConfig& config,
                    const std::vector<EngineObserver*>& observers, const ReplayHooks& hooks)
     : trace_(trace),
       config_(config),
@@ -138,8 +146,7 @@ Replayer::Replayer(const Trace& trace, const ReplayConfig& config,
       router_(config.routing, config.epp.weights ? &*config.epp.weights : nullptr, config.seed),
       loads_(observers.size()),
       aborts_(config.faults.aborts),
-      engine_of_(trace.requests.size(), 0),
-      first_id_(trace.requests.size(), kNoId),
+      track_requests_(!aborts_.empty()),
       loop_rng_(hash_combine(config.faults.seed, kLoopAbortStream)),
       schedule_(config.faults.windows, observers.size(), config.seed),
       scraping_(hooks.scrape_interval > 0 && hooks.on_scrape),
@@ -182,7 +189,7 @@ void Replayer::make_engine(size_t i, EngineObserver* observer) {
 }
 
 bool Replayer::work_remains() const {
-  if (next_ < trace_.requests.size() || !handoffs_.empty()) return true;
+  if (pending_ || !handoffs_.empty()) return true;
   if (frontend_ && frontend_->next_event() != kNoTime) return true;
   for (const EngineSlot& s : slots_) {
     if (s.busy || s.core->has_unfinished()) return true;
@@ -191,8 +198,7 @@ bool Replayer::work_remains() const {
 }
 
 Nanos Replayer::next_instant() const {
-  const auto& requests = trace_.requests;
-  Nanos t = next_ < requests.size() ? requests[next_].arrival_ns : INT64_MAX;
+  Nanos t = pending_ ? pending_->arrival_ns : INT64_MAX;
   for (const EngineSlot& s : slots_) {
     if (s.busy) t = std::min(t, s.done_at);
   }
@@ -208,16 +214,17 @@ Nanos Replayer::next_instant() const {
 }
 
 ReplayTotals Replayer::run() {
-  const auto& requests = trace_.requests;
+  pending_ = trace_.next();
   while (work_remains()) {
     clock_.set(std::max(next_instant(), clock_.now()));
     const Nanos now = clock_.now();
     complete_steps(now);
     scrape_for_router(now);
     apply_fault_transitions(now);
-    while (next_ < requests.size() && requests[next_].arrival_ns <= now) {
-      arrive(next_);
+    while (pending_ && pending_->arrival_ns <= now) {
+      arrive(next_, *pending_);
       ++next_;
+      pending_ = trace_.next();
     }
     hand_off(now);
     apply_client_aborts(now);
@@ -255,12 +262,12 @@ void Replayer::complete_steps(Nanos now) {
   }
 }
 
-void Replayer::arrive(size_t index) {
-  const TraceRequest& entry = trace_.requests[index];
+void Replayer::arrive(size_t index, const TraceRequest& entry) {
   if (!frontend_) {
-    route(index, entry.arrival_ns);
+    route(index, entry, entry.arrival_ns);
     return;
   }
+  at_frontend_.emplace(index, entry);
   frontend_->arrive(entry.arrival_ns, entry.prompt_len, index);
 }
 
@@ -272,14 +279,22 @@ void Replayer::hand_off(Nanos now) {
   while (!handoffs_.empty() && handoffs_.front().engine_arrival <= now) {
     const Ingest h = handoffs_.front();
     handoffs_.pop_front();
-    route(h.id, h.frontend_arrival);
+    auto it = at_frontend_.find(h.id);
+    route(h.id, it->second, h.frontend_arrival);
+    at_frontend_.erase(it);
   }
 }
 
-void Replayer::route(size_t index, Nanos frontend_arrival) {
-  std::unique_ptr<Request> parent = make_request(trace_.requests[index], index);
+void Replayer::route(size_t index, const TraceRequest& entry, Nanos frontend_arrival) {
+  std::unique_ptr<Request> parent = make_request(entry, index);
   parent->timeline.arrival = frontend_arrival;
   ++routed_;
+  if (track_requests_ && index >= engine_of_.size()) {
+    engine_of_.resize(index + 1, 0);
+    first_id_.resize(index + 1, kNoId);
+    n_of_.resize(index + 1, 1);
+  }
+  if (track_requests_) n_of_[index] = std::max<int32_t>(entry.n, 1);
   const Nanos now = clock_.now();
   for (size_t i = 0; i < slots_.size(); ++i) {
     loads_[i] = EngineLoad{};
@@ -292,27 +307,27 @@ void Replayer::route(size_t index, Nanos frontend_arrival) {
   }
   const size_t picked = pick_engine(*parent);
   if (picked == kNoEngine) {
-    engine_of_[index] = kNoEngine;
+    if (track_requests_) engine_of_[index] = kNoEngine;
     ++faults_.unroutable;
-    if (hooks_.on_failed) hooks_.on_failed(index, kNoEngine, 503, now);
+    if (hooks_.on_failed) hooks_.on_failed(index, entry, kNoEngine, 503, now);
     return;
   }
   if (schedule_.answers_5xx(index, now)) {
-    engine_of_[index] = kNoEngine;
+    if (track_requests_) engine_of_[index] = kNoEngine;
     ++faults_.http_5xx;
-    if (hooks_.on_failed) hooks_.on_failed(index, picked, 500, now);
+    if (hooks_.on_failed) hooks_.on_failed(index, entry, picked, 500, now);
     return;
   }
   if (hooks_.on_route) hooks_.on_route(index, picked);
-  engine_of_[index] = picked;
+  if (track_requests_) engine_of_[index] = picked;
   EngineSlot& slot = slots_[picked];
   ++slot.totals.num_requests;
   for (auto& child : fan_out(*parent)) {
     ++slot.totals.num_sequences;
     if (slot.busy) {
-      slot.inbox.push_back({index, std::move(child)});
+      slot.inbox.push_back({index, entry.arrival_ns, std::move(child)});
     } else {
-      add(slot, {index, std::move(child)});
+      add(slot, {index, entry.arrival_ns, std::move(child)});
     }
   }
 }
@@ -372,10 +387,10 @@ void Replayer::fail_everything(EngineSlot& slot) {
 
 void Replayer::add(EngineSlot& slot, Arrival a) {
   const bool first = a.seq->child_index == 0;
-  if (frontend_) frontend_->expect(trace_.requests[a.request].arrival_ns);
+  if (frontend_) frontend_->expect(a.arrival);
   const uint64_t id = slot.core->add_request(std::move(a.seq));
   // The sequences of one request are added one after another, so child c has id first + c.
-  if (first) first_id_[a.request] = id;
+  if (first && track_requests_) first_id_[a.request] = id;
 }
 
 void Replayer::apply_client_aborts(Nanos now) {
@@ -405,7 +420,7 @@ void Replayer::notify_state(EngineSlot& slot) {
 
 bool Replayer::apply_abort(EngineSlot& slot, const ClientAbort& abort, bool unqueued) {
   const uint64_t first = first_id_[abort.request];
-  const int32_t n = std::max<int32_t>(trace_.requests[abort.request].n, 1);
+  const int32_t n = n_of_[abort.request];
   if (abort.child >= n) return false;
   if (abort.child >= 0) return abort_sequence(slot, first + abort.child, unqueued);
   bool any = false;
@@ -552,6 +567,12 @@ std::unique_ptr<Request> make_request(const TraceRequest& e, size_t index) {
 }
 
 ReplayTotals run_replay(const Trace& trace, const ReplayConfig& config,
+                        const std::vector<EngineObserver*>& observers, const ReplayHooks& hooks) {
+  TraceRequestStream stream(trace);
+  return run_replay(stream, config, observers, hooks);
+}
+
+ReplayTotals run_replay(RequestStream& trace, const ReplayConfig& config,
                         const std::vector<EngineObserver*>& observers, const ReplayHooks& hooks) {
   const size_t num_engines = static_cast<size_t>(std::max(config.data_parallel_size, 1));
   if (observers.size() != num_engines) {

@@ -57,6 +57,7 @@
 #include "sim/api_server/client_times.h"
 #include "sim/faults/fault_window.h"
 #include "sim/routing/router.h"
+#include "sim/trace/request_stream.h"
 #include "sim/trace/trace.h"
 
 namespace llm {
@@ -162,7 +163,10 @@ struct ReplayHooks {
   // Trace request `request` failed at `time` without reaching an engine: the API server of engine
   // `engine` answered `status` (500, an http-5xx fault), or every engine was down (engine
   // kNoEngine, status 503: no server saw it).
-  std::function<void(size_t request, size_t engine, int status, Nanos time)> on_failed;
+  // `entry` is the trace request.
+  std::function<void(size_t request, const TraceRequest& entry, size_t engine, int status,
+                     Nanos time)>
+      on_failed;
   // Engine `engine` came back at `time` after an engine-down window, as a restarted server.
   std::function<void(size_t engine, Nanos time)> on_restart;
 };
@@ -174,6 +178,12 @@ std::unique_ptr<Request> make_request(const TraceRequest& entry, size_t index);
 
 // Replays the trace; engine i reports its events to observers[i] (one per engine).
 ReplayTotals run_replay(const Trace& trace, const ReplayConfig& config,
+                        const std::vector<EngineObserver*>& observers,
+                        const ReplayHooks& hooks = {});
+
+// The same, reading the trace as it goes: only the requests in flight are held (with client
+// aborts, ReplayFaults::aborts, also 16 bytes per trace request).
+ReplayTotals run_replay(RequestStream& trace, const ReplayConfig& config,
                         const std::vector<EngineObserver*>& observers,
                         const ReplayHooks& hooks = {});
 

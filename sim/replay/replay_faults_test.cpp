@@ -159,7 +159,8 @@ struct FaultRun {
     std::vector<EngineObserver*> observers;
     for (Record& r : records) observers.push_back(&r);
     ReplayHooks hooks;
-    hooks.on_failed = [this](size_t request, size_t engine, int status, Nanos t) {
+    hooks.on_failed = [this](size_t request, const TraceRequest&, size_t engine, int status,
+                             Nanos t) {
       failed.push_back({request, engine, status, t});
     };
     hooks.on_restart = [this](size_t engine, Nanos t) { restarts.push_back({engine, t}); };

@@ -32,6 +32,11 @@ struct ReplayOptions {
   double arrival_rate_scale = 1.0;
   LoadScalingMode load_scaling = LoadScalingMode::kStretch;  // --load-scaling
   int64_t loop_to_ns = 0;                                    // --loop-to (0: off)
+  // --start / --end: replay only the requests arriving in [start, end) of the trace's clock,
+  // moved back by start (-1: no end).
+  int64_t window_start_ns = 0;
+  int64_t window_end_ns = -1;
+  bool sort_arrivals = false;  // --sort-arrivals: sort an out-of-order trace (read whole)
   int32_t data_parallel_size = 1;
   std::string routing_policy = "round-robin";
   // The llm-d routing policies' view (sim/replay/replay.h EppView); unset: its defaults.

@@ -205,6 +205,14 @@ void ReplayReport::write_line(const Request& r, const ClientTimes* client, const
   out_->write(s.data(), static_cast<std::streamsize>(s.size()));
 }
 
+void ReplayReport::reserve(int64_t sequences) {
+  const auto n = static_cast<size_t>(std::max<int64_t>(sequences, 0));
+  for (ExactSamples* s : {&ttft_, &request_ttft_, &queue_, &prefill_, &decode_, &e2e_, &tpot_}) {
+    s->reserve(n);
+  }
+  outcomes_.reserve(n);
+}
+
 ReplaySummary ReplayReport::finish(Nanos end_time, const EngineTotals& totals,
                                    int64_t trace_requests) {
   ReplaySummary& s = summary_;
@@ -235,19 +243,22 @@ ReplaySummary ReplayReport::finish(Nanos end_time, const EngineTotals& totals,
   s.steps = totals.num_steps;
   s.num_gpu_blocks = totals.num_gpu_blocks;
   auto samples = std::make_shared<LatencySamples>();
-  const std::pair<const char*, const ExactSamples*> sorted[] = {
+  // Moved, not copied: a long replay's samples are most of its memory.
+  const std::pair<const char*, ExactSamples*> sorted[] = {
       {"ttft", &ttft_},     {"request_ttft", &request_ttft_},
       {"queue", &queue_},   {"prefill", &prefill_},
       {"decode", &decode_}, {"e2e", &e2e_},
       {"tpot", &tpot_}};
-  for (const auto& [name, values] : sorted) samples->sorted[name] = values->values();
+  for (const auto& [name, values] : sorted) samples->sorted[name] = values->take();
   if (!client_e2e_.values()
            .empty()) {  // the API server's client view, for any percentile of its rows
-    samples->sorted["client_ttft"] = client_ttft_.values();
-    samples->sorted["client_e2e"] = client_e2e_.values();
+    samples->sorted["client_ttft"] = client_ttft_.take();
+    samples->sorted["client_e2e"] = client_e2e_.take();
   }
   samples->itl = itl_;
-  samples->outcomes = outcomes_;
+  samples->outcomes = std::move(outcomes_);
+  outcomes_.clear();
+  samples_ = samples;
   samples->failed = failed_;
   samples->failed_gaps = failed_gaps_;
   s.samples = std::move(samples);

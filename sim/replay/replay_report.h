@@ -81,6 +81,8 @@ class ReplayReport final : public EngineObserver {
   void on_failed_request(const TraceRequest& entry, size_t index, Nanos time);
 
   int64_t num_finished() const { return num_finished_; }
+  // Room for this many sequences' samples up front (a long replay grows no vector twice its need).
+  void reserve(int64_t sequences);
 
   // What the client saw of `request`, told just before its on_finished (ReplayHooks::
   // on_client_times): its line then reads arrival_s, ttft_from_arrival_s and e2e_s from these.
@@ -89,11 +91,11 @@ class ReplayReport final : public EngineObserver {
   // Completes the figures once the replay is over.
   ReplaySummary finish(Nanos end_time, const EngineTotals& totals, int64_t trace_requests);
 
-  // The samples behind the figures, for plots: per-request values (sorted once finish() ran)
+  // The samples behind the figures, for plots, once finish() ran: per-request values (sorted)
   // and the inter-token latency sketch.
-  const ExactSamples& ttft_samples() const { return ttft_; }
-  const ExactSamples& tpot_samples() const { return tpot_; }
-  const ExactSamples& e2e_samples() const { return e2e_; }
+  const std::vector<double>& ttft_samples() const { return samples_->sorted.at("ttft"); }
+  const std::vector<double>& tpot_samples() const { return samples_->sorted.at("tpot"); }
+  const std::vector<double>& e2e_samples() const { return samples_->sorted.at("e2e"); }
   const LogSketch& itl_sketch() const { return itl_; }
 
  private:
@@ -112,6 +114,7 @@ class ReplayReport final : public EngineObserver {
   const Request* client_of_ = nullptr;  // the request client_ belongs to
   ClientTimes client_;
   LogSketch itl_;
+  std::shared_ptr<const LatencySamples> samples_;  // once finish() ran
 };
 
 // The summary as an aligned text table, and as JSON (same figures, stable key order). The table

@@ -5,9 +5,14 @@
 namespace llm {
 
 ReplayReports::ReplayReports(const Trace& replayed, size_t num_engines, std::ostream* requests_out)
-    : trace_requests_(static_cast<int64_t>(replayed.requests.size())), report_(requests_out) {
-  const Nanos first = replayed.requests.empty() ? 0 : replayed.requests.front().arrival_ns;
-  const Nanos last = replayed.requests.empty() ? 0 : replayed.requests.back().arrival_ns;
+    : ReplayReports(static_cast<int64_t>(replayed.requests.size()),
+                    replayed.requests.empty() ? 0 : replayed.requests.front().arrival_ns,
+                    replayed.requests.empty() ? 0 : replayed.requests.back().arrival_ns,
+                    num_engines, requests_out) {}
+
+ReplayReports::ReplayReports(int64_t trace_requests, Nanos first, Nanos last, size_t num_engines,
+                             std::ostream* requests_out)
+    : trace_requests_(trace_requests), report_(requests_out) {
   for (size_t i = 0; i < num_engines; ++i) {
     auto tee = std::make_unique<ObserverTee>();
     tee->add(&report_);

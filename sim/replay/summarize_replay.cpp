@@ -38,8 +38,8 @@ ReplaySummary summarize_scaled_replay(const ReplayOptions& options, const Trace&
       progress(report->num_finished(), total);
     };
   }
-  hooks.on_failed = [&](size_t request, size_t engine, int, Nanos t) {
-    reports.on_failed(replayed.requests[request], request, engine, t);
+  hooks.on_failed = [&](size_t request, const TraceRequest& entry, size_t engine, int, Nanos t) {
+    reports.on_failed(entry, request, engine, t);
   };
   const ReplayTotals totals = run_replay(replayed, config, reports.observers(), hooks);
   return reports.finish(totals, options, load);

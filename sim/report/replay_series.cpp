@@ -49,10 +49,10 @@ ReplayTimeSeries replay_time_series(const MetricsRecorder& recorder) {
 }
 
 LatencyCdfs latency_cdfs(const ReplayReport& report, size_t max_points) {
-  return {cdf_of_sorted(report.ttft_samples().values(), max_points),
-          cdf_of_sorted(report.tpot_samples().values(), max_points),
+  return {cdf_of_sorted(report.ttft_samples(), max_points),
+          cdf_of_sorted(report.tpot_samples(), max_points),
           cdf_of_sketch(report.itl_sketch(), max_points),
-          cdf_of_sorted(report.e2e_samples().values(), max_points)};
+          cdf_of_sorted(report.e2e_samples(), max_points)};
 }
 
 }  // namespace llm

@@ -167,45 +167,69 @@ void validate_synthetic_spec(const SyntheticSpec& spec) {
   }
 }
 
-Trace generate_synthetic(const SyntheticSpec& spec) {
-  validate_synthetic_spec(spec);
-  // Independent streams, so that changing e.g. the lengths does not move the arrivals.
-  Rng arrivals(hash_combine(spec.seed, 1));
-  Rng lengths(hash_combine(spec.seed, 2));
-  Rng sharing(hash_combine(spec.seed, 3));
-  const bool with_prefixes = spec.shared_prefix_fraction > 0;
-  PrefixIds ids(spec);
+// The generator's state: independent streams, so that changing e.g. the lengths does not move
+// the arrivals.
+struct SyntheticStream::State {
+  explicit State(const SyntheticSpec& s)
+      : spec(s),
+        arrivals(hash_combine(s.seed, 1)),
+        lengths(hash_combine(s.seed, 2)),
+        sharing(hash_combine(s.seed, 3)),
+        ids(spec) {}
+  SyntheticSpec spec;
+  Rng arrivals, lengths, sharing;
+  PrefixIds ids;
+  int64_t i = 0;
+  int64_t t = 0;
+  TraceRequest current;
+};
 
+SyntheticStream::SyntheticStream(const SyntheticSpec& spec) {
+  validate_synthetic_spec(spec);
+  state_ = std::make_unique<State>(spec);
+}
+
+SyntheticStream::~SyntheticStream() = default;
+
+const TraceRequest* SyntheticStream::next() {
+  State& st = *state_;
+  const SyntheticSpec& spec = st.spec;
+  if (st.i >= spec.num_requests) return nullptr;
+  if (st.i > 0) {
+    double gap_ns = std::round(sample_gap_s(st.arrivals, spec) * 1e9);
+    if (gap_ns >= static_cast<double>(std::numeric_limits<int64_t>::max() - st.t)) {
+      throw std::invalid_argument("synthetic: rate: arrival times overflow int64 nanoseconds");
+    }
+    st.t += static_cast<int64_t>(gap_ns);
+  }
+  TraceRequest& r = st.current;
+  r.id = std::to_string(st.i);
+  r.arrival_ns = st.t;
+  r.prompt_len = sample_length(st.lengths, spec.prompt);
+  r.output_len = sample_length(st.lengths, spec.output);
+  r.n = spec.n;
+  r.prefix_hash_ids.clear();
+  r.hash_block_size = 0;
+  if (spec.shared_prefix_fraction > 0) {
+    int64_t shared = -1;
+    if (st.sharing.uniform() < spec.shared_prefix_fraction) {
+      shared =
+          static_cast<int64_t>(st.sharing.below(static_cast<uint64_t>(spec.num_shared_prefixes)));
+      r.prompt_len += spec.shared_prefix_len;
+    }
+    st.ids.assign(r, shared);
+  }
+  ++st.i;
+  return &r;
+}
+
+Trace generate_synthetic(const SyntheticSpec& spec) {
+  SyntheticStream stream(spec);
   Trace trace;
   trace.source = format_synthetic_spec(spec);
   trace.format = "synthetic";
   trace.requests.reserve(static_cast<size_t>(spec.num_requests));
-  int64_t t = 0;
-  for (int64_t i = 0; i < spec.num_requests; ++i) {
-    if (i > 0) {
-      double gap_ns = std::round(sample_gap_s(arrivals, spec) * 1e9);
-      if (gap_ns >= static_cast<double>(std::numeric_limits<int64_t>::max() - t)) {
-        throw std::invalid_argument("synthetic: rate: arrival times overflow int64 nanoseconds");
-      }
-      t += static_cast<int64_t>(gap_ns);
-    }
-    TraceRequest r;
-    r.id = std::to_string(i);
-    r.arrival_ns = t;
-    r.prompt_len = sample_length(lengths, spec.prompt);
-    r.output_len = sample_length(lengths, spec.output);
-    r.n = spec.n;
-    if (with_prefixes) {
-      int64_t shared = -1;
-      if (sharing.uniform() < spec.shared_prefix_fraction) {
-        shared =
-            static_cast<int64_t>(sharing.below(static_cast<uint64_t>(spec.num_shared_prefixes)));
-        r.prompt_len += spec.shared_prefix_len;
-      }
-      ids.assign(r, shared);
-    }
-    trace.requests.push_back(std::move(r));
-  }
+  while (const TraceRequest* r = stream.next()) trace.requests.push_back(*r);
   return trace;
 }
 

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
+#include "sim/trace/request_stream.h"
 #include "sim/trace/trace.h"
 
 namespace llm {
@@ -49,6 +51,18 @@ void validate_synthetic_spec(const SyntheticSpec& spec);
 // Generates spec.num_requests requests; the same spec always gives the same trace.
 // Trace::source is format_synthetic_spec(spec), Trace::format is "synthetic".
 Trace generate_synthetic(const SyntheticSpec& spec);
+
+// The same requests as generate_synthetic, one at a time (memory does not grow with n).
+class SyntheticStream final : public RequestStream {
+ public:
+  explicit SyntheticStream(const SyntheticSpec& spec);  // throws as validate_synthetic_spec
+  ~SyntheticStream() override;
+  const TraceRequest* next() override;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // ShareGPT-like chat load with Poisson arrivals: prompt lengths lognormal(median 220, sigma 1.0)
 // clipped to [4, 4096] (mean about 350), output lengths lognormal(median 200, sigma 1.0) clipped

@@ -6,10 +6,13 @@
 #include <chrono>
 #include <istream>
 #include <iterator>
+#include <string>
 #include <string_view>
 
+#include "sim/trace/request_stream.h"
 #include "sim/trace/trace_io.h"
 #include "sim/trace/trace_io_internal.h"
+#include "sim/trace/trace_stream.h"
 
 namespace llm {
 namespace {
@@ -20,8 +23,6 @@ using trace_internal::check_order;
 using trace_internal::fail;
 using trace_internal::is_blank;
 using trace_internal::kNsPerSecond;
-using trace_internal::LineReader;
-using trace_internal::read_all;
 using trace_internal::show;
 
 constexpr int64_t kMaxTraceSeconds = 9'000'000'000;  // keeps arrivals in int64 nanoseconds
@@ -127,53 +128,65 @@ int64_t azure_tokens(std::string_view text, const std::string& where, std::strin
 
 }  // namespace
 
-Trace parse_azure_csv(std::istream& in, const std::string& name) {
-  const std::string text = read_all(in);
-  LineReader lines(text);
-  std::string_view line;
-  if (!lines.next(line)) fail(at_line(name, 1), "header", "empty file");
-  int column[3];
-  parse_azure_header(line, at_line(name, 1), column);
+AzureCsvStream::AzureCsvStream(std::istream& in, std::string name, bool check_order)
+    : in_(in), name_(std::move(name)), check_order_(check_order) {
+  if (!next_line()) fail(at_line(name_, 1), "header", "empty file");
+  parse_azure_header(line_, at_line(name_, 1), column_);
+}
 
-  Trace trace;
-  trace.source = name;
-  trace.format = "azure-csv";
-  WallTime first;
-  int64_t previous_line = 0;
-  int64_t previous_arrival = 0;
-  while (lines.next(line)) {
-    if (is_blank(line)) continue;
-    const std::string where = at_line(name, lines.number());
+bool AzureCsvStream::next_line() {
+  if (!std::getline(in_, line_)) return false;
+  if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+  ++line_number_;
+  return true;
+}
+
+const TraceRequest* AzureCsvStream::next() {
+  while (next_line()) {
+    if (is_blank(line_)) continue;
+    const std::string where = at_line(name_, line_number_);
     std::string_view fields[4];
-    int count = split_csv(line, fields);
+    int count = split_csv(line_, fields);
     if (count != 3)
       fail(where, "row", "expected 3 comma-separated fields, found " + std::to_string(count));
     WallTime t;
-    if (!parse_wall_time(fields[column[0]], t)) {
+    if (!parse_wall_time(fields[column_[0]], t)) {
       fail(where, "TIMESTAMP",
-           show(fields[column[0]]) + " is not a time like 2023-11-16 18:17:03.9799600");
+           show(fields[column_[0]]) + " is not a time like 2023-11-16 18:17:03.9799600");
     }
-    if (trace.requests.empty()) first = t;
-    if (t.seconds - first.seconds > kMaxTraceSeconds) {
+    if (rows_ == 0) {
+      first_seconds_ = t.seconds;
+      first_nanos_ = t.nanos;
+    }
+    if (t.seconds - first_seconds_ > kMaxTraceSeconds) {
       fail(where, "TIMESTAMP", "more than 290 years after the first row");
     }
-    if (t.seconds - first.seconds < -kMaxTraceSeconds) {  // would overflow the nanoseconds below
+    if (t.seconds - first_seconds_ < -kMaxTraceSeconds) {  // would overflow the nanoseconds below
       fail(where, "TIMESTAMP", "more than 290 years before the first row");
     }
-    TraceRequest r;
-    r.id = std::to_string(lines.number());
-    r.arrival_ns = (t.seconds - first.seconds) * kNsPerSecond + (t.nanos - first.nanos);
-    if (!trace.requests.empty()) {
-      check_order(where, "TIMESTAMP", r.arrival_ns, previous_arrival,
-                  "the previous row (line " + std::to_string(previous_line) + ")");
+    TraceRequest& r = current_;
+    r.id = std::to_string(line_number_);
+    r.arrival_ns = (t.seconds - first_seconds_) * kNsPerSecond + (t.nanos - first_nanos_);
+    if (rows_ > 0 && check_order_) {
+      check_order(where, "TIMESTAMP", r.arrival_ns, previous_arrival_,
+                  "the previous row (line " + std::to_string(previous_line_) + ")");
     }
-    r.prompt_len = azure_tokens(fields[column[1]], where, "ContextTokens");
-    r.output_len = azure_tokens(fields[column[2]], where, "GeneratedTokens");
-    previous_line = lines.number();
-    previous_arrival = r.arrival_ns;
-    trace.requests.push_back(std::move(r));
+    r.prompt_len = azure_tokens(fields[column_[1]], where, "ContextTokens");
+    r.output_len = azure_tokens(fields[column_[2]], where, "GeneratedTokens");
+    previous_line_ = line_number_;
+    previous_arrival_ = r.arrival_ns;
+    ++rows_;
+    return &r;
   }
-  if (trace.requests.empty()) fail(at_line(name, 2), "requests", "no requests (only a header)");
+  if (rows_ == 0) fail(at_line(name_, 2), "requests", "no requests (only a header)");
+  return nullptr;
+}
+
+Trace parse_azure_csv(std::istream& in, const std::string& name) {
+  AzureCsvStream stream(in, name);
+  Trace trace = collect_stream(stream);
+  trace.source = name;
+  trace.format = "azure-csv";
   return trace;
 }
 

@@ -13,6 +13,7 @@
 
 #include "sim/trace/synthetic.h"
 #include "sim/trace/trace_io_internal.h"
+#include "sim/trace/trace_stream.h"
 
 namespace llm {
 namespace {
@@ -34,6 +35,15 @@ std::string lower_extension(const std::string& path) {
 Trace read_trace_file(const std::string& path) {
   if (path.starts_with("synthetic:")) return generate_synthetic(parse_synthetic_spec(path));
   const std::string ext = lower_extension(path);
+  if (path.starts_with("synthetic-week:") || ext == ".gz") {  // gzipped files: the stream readers
+    Trace trace = collect_stream(*open_trace_stream(path));
+    trace.source = path;
+    trace.format = path.starts_with("synthetic-week:")                            ? "synthetic"
+                   : lower_extension(path.substr(0, path.size() - 3)) == ".csv"   ? "azure-csv"
+                   : lower_extension(path.substr(0, path.size() - 3)) == ".jsonl" ? "mooncake-jsonl"
+                                                                                  : "json";
+    return trace;
+  }
   if (ext != ".csv" && ext != ".jsonl" && ext != ".json") {
     throw TraceError(path +
                      ": unknown trace format (accepted: .json for the llmsim JSON format, .csv "

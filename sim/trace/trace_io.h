@@ -23,7 +23,9 @@ struct TraceMetadata {
 };
 
 // Reads a trace, choosing the importer by the path: "synthetic:..." -> generate_synthetic,
-// *.csv -> Azure CSV, *.jsonl -> Mooncake JSONL, *.json -> our JSON format (case-insensitive).
+// "synthetic-week:..." -> synthetic_week.h, *.csv -> Azure CSV, *.jsonl -> Mooncake JSONL,
+// *.json -> our JSON format (case-insensitive), each optionally gzipped (*.csv.gz, ...).
+// For long traces, trace_stream.h reads one request at a time.
 Trace read_trace_file(const std::string& path);
 
 // Azure LLM inference trace: header TIMESTAMP,ContextTokens,GeneratedTokens (any column order),

@@ -6,8 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "sim/trace/request_stream.h"
 #include "sim/trace/trace_io.h"
 #include "sim/trace/trace_io_internal.h"
+#include "sim/trace/trace_stream.h"
 
 namespace llm {
 namespace {
@@ -23,8 +25,6 @@ using trace_internal::get_time_ns;
 using trace_internal::is_blank;
 using trace_internal::json;
 using trace_internal::kNsPerMs;
-using trace_internal::LineReader;
-using trace_internal::read_all;
 using trace_internal::show;
 
 constexpr int64_t kMooncakeBlockSize = 512;
@@ -63,27 +63,36 @@ TraceRequest mooncake_request(std::string_view line, const std::string& where) {
 
 }  // namespace
 
+MooncakeJsonlStream::MooncakeJsonlStream(std::istream& in, std::string name, bool check_order)
+    : in_(in), name_(std::move(name)), check_order_(check_order) {}
+
+const TraceRequest* MooncakeJsonlStream::next() {
+  while (std::getline(in_, line_)) {
+    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+    ++line_number_;
+    if (is_blank(line_)) continue;
+    const std::string where = at_line(name_, line_number_);
+    TraceRequest r = mooncake_request(line_, where);
+    r.id = std::to_string(line_number_);
+    if (rows_ > 0 && check_order_) {
+      check_order(where, "timestamp", r.arrival_ns, previous_arrival_,
+                  "line " + std::to_string(previous_line_));
+    }
+    previous_line_ = line_number_;
+    previous_arrival_ = r.arrival_ns;
+    ++rows_;
+    current_ = std::move(r);
+    return &current_;
+  }
+  if (rows_ == 0) fail(at_line(name_, 1), "requests", "no requests (empty file)");
+  return nullptr;
+}
+
 Trace parse_mooncake_jsonl(std::istream& in, const std::string& name) {
-  const std::string text = read_all(in);
-  LineReader lines(text);
-  std::string_view line;
-  Trace trace;
+  MooncakeJsonlStream stream(in, name);
+  Trace trace = collect_stream(stream);
   trace.source = name;
   trace.format = "mooncake-jsonl";
-  int64_t previous_line = 0;
-  while (lines.next(line)) {
-    if (is_blank(line)) continue;
-    const std::string where = at_line(name, lines.number());
-    TraceRequest r = mooncake_request(line, where);
-    r.id = std::to_string(lines.number());
-    if (!trace.requests.empty()) {
-      check_order(where, "timestamp", r.arrival_ns, trace.requests.back().arrival_ns,
-                  "line " + std::to_string(previous_line));
-    }
-    previous_line = lines.number();
-    trace.requests.push_back(std::move(r));
-  }
-  if (trace.requests.empty()) fail(at_line(name, 1), "requests", "no requests (empty file)");
   return trace;
 }
 

@@ -1,0 +1,136 @@
+// `llmsim replay` on long-trace inputs: gzipped traces, standard input ("-"), --start/--end,
+// out-of-order traces refused naming the line or sorted with --sort-arrivals, synthetic-week;
+// each gives the same requests.jsonl as the plain equivalent, byte for byte.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/cli/replay_command.h"
+
+namespace llm {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kMooncake = std::string(LLM_SOURCE_DIR) + "/traces/mooncake-sample.jsonl";
+
+class ReplayStreamCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char templ[] = "/tmp/replay-stream-cli-XXXXXX";
+    dir_ = mkdtemp(templ);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  int run(std::vector<std::string> args, std::string* out, std::string* err) {
+    args.push_back("--no-progress");
+    std::ostringstream o, e;
+    const int code = run_replay_command(args, o, e);
+    *out = o.str();
+    *err = e.str();
+    return code;
+  }
+  // requests.jsonl of a replay with these arguments ("" and the error when it fails).
+  std::string requests_of(std::vector<std::string> args, const std::string& name) {
+    const std::string out_dir = dir_ + "/" + name;
+    args.insert(args.end(), {"--quiet", "--output-dir", out_dir});
+    std::string out, err;
+    if (run(args, &out, &err) != 0) {
+      ADD_FAILURE() << err;
+      return "";
+    }
+    std::ifstream in(out_dir + "/requests.jsonl");
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string write(const std::string& name, const std::string& text, bool gzip) {
+    const std::string path = dir_ + "/" + name;
+    if (gzip) {
+      gzFile f = gzopen(path.c_str(), "wb");
+      gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
+      gzclose(f);
+    } else {
+      std::ofstream(path, std::ios::binary) << text;
+    }
+    return path;
+  }
+  std::string mooncake_text() {
+    std::ifstream in(kMooncake);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string dir_;
+};
+
+TEST_F(ReplayStreamCli, GzipAndStandardInputGiveTheSameRequests) {
+  const std::string plain = requests_of({kMooncake}, "plain");
+  ASSERT_FALSE(plain.empty());
+  const std::string gz = write("t.jsonl.gz", mooncake_text(), true);
+  EXPECT_EQ(requests_of({gz}, "gz"), plain);
+  std::istringstream in(mooncake_text());
+  std::streambuf* old = std::cin.rdbuf(in.rdbuf());
+  const std::string from_stdin = requests_of({"-"}, "stdin");
+  std::cin.rdbuf(old);
+  EXPECT_EQ(from_stdin, plain);
+}
+
+TEST_F(ReplayStreamCli, TheWindowReplaysOnlyItsRequests) {
+  // The whole trace as a window, and a window in the middle: its first request's line starts at 0.
+  EXPECT_EQ(requests_of({kMooncake, "--start", "0", "--end", "100h"}, "all"),
+            requests_of({kMooncake}, "plain"));
+  const std::string part = requests_of({kMooncake, "--start", "10s", "--end", "20s"}, "part");
+  const std::string whole = requests_of({kMooncake}, "whole2");
+  const size_t lines_part = static_cast<size_t>(std::count(part.begin(), part.end(), '\n'));
+  const size_t lines_whole = static_cast<size_t>(std::count(whole.begin(), whole.end(), '\n'));
+  EXPECT_GT(lines_part, 0u);
+  EXPECT_LT(lines_part, lines_whole);
+  std::string out, err;
+  EXPECT_EQ(run({kMooncake, "--start", "20s", "--end", "10s"}, &out, &err), 2);
+  EXPECT_NE(err.find("--end: must be after --start"), std::string::npos) << err;
+  EXPECT_EQ(run({kMooncake, "--start", "soon"}, &out, &err), 2);
+  EXPECT_NE(err.find("--start: expected a duration"), std::string::npos) << err;
+}
+
+TEST_F(ReplayStreamCli, OutOfOrderTracesAreRefusedNamingTheLineOrSorted) {
+  const std::string unordered =
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+      "2023-11-16 18:00:02.0,100,10\n"
+      "2023-11-16 18:00:01.0,200,20\n"
+      "2023-11-16 18:00:03.0,300,30\n";
+  const std::string sorted =
+      "TIMESTAMP,ContextTokens,GeneratedTokens\n"
+      "2023-11-16 18:00:01.0,200,20\n"
+      "2023-11-16 18:00:02.0,100,10\n"
+      "2023-11-16 18:00:03.0,300,30\n";
+  for (bool gzip : {false, true}) {
+    const std::string path = write(gzip ? "u.csv.gz" : "u.csv", unordered, gzip);
+    std::string out, err;
+    EXPECT_EQ(run({path, "--quiet"}, &out, &err), 2);
+    EXPECT_NE(err.find(path + ":3: TIMESTAMP: out of time order: earlier than the previous row "
+                              "(line 2)"),
+              std::string::npos)
+        << err;
+    const std::string got = requests_of({path, "--sort-arrivals"}, gzip ? "sgz" : "s");
+    // The same requests and times as the sorted file (the ids are each row's line).
+    const std::string want = requests_of({write("sorted.csv", sorted, false)}, "sorted");
+    EXPECT_EQ(got.size(), want.size());
+    EXPECT_EQ(std::count(got.begin(), got.end(), '\n'), 3);
+  }
+}
+
+TEST_F(ReplayStreamCli, SyntheticWeekReplays) {
+  std::string out, err;
+  ASSERT_EQ(run({"synthetic-week:days=0.01,rate=2"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("TTFT"), std::string::npos) << out;
+  EXPECT_EQ(run({"synthetic-week:rate=-1"}, &out, &err), 2);
+  EXPECT_NE(err.find("synthetic-week: rate: expected requests per second > 0"), std::string::npos)
+      << err;
+}
+
+}  // namespace
+}  // namespace llm
