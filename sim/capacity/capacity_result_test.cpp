@@ -11,7 +11,12 @@ namespace {
 // A point whose only SLO, ttft_p99 <= 1 s, is met or missed.
 CapacityPoint point(bool met) {
   CapacityPoint p;
-  p.slo.push_back({"ttft_p99", met ? 0.5 : 2.0, 1.0, met});
+  SloResult r;
+  r.key = "ttft_p99";
+  r.value = met ? 0.5 : 2.0;
+  r.target = 1.0;
+  r.met = met;
+  p.slo.push_back(r);
   p.met = met;
   return p;
 }

@@ -190,23 +190,27 @@ std::string k8s_pod_spec(const EmitPlan& p, const std::string& container,
   return s;
 }
 
+// A Job's kind, name and label, up to its "spec:" line.
+std::string k8s_job_head(const std::string& name) {
+  return "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: " + name +
+         "\n  labels:\n    app.kubernetes.io/name: llmsim-sweep\nspec:\n";
+}
+
+std::string k8s_job_counts(int64_t completions, int64_t parallelism, int64_t backoff_limit) {
+  return "  completions: " + std::to_string(completions) +
+         "\n  parallelism: " + std::to_string(parallelism) +
+         "\n  backoffLimit: " + std::to_string(backoff_limit) + "\n";
+}
+
 }  // namespace
 
 std::string render_k8s_shard_job(const EmitPlan& p) {
   std::string s = "# Written by `llmsim sweep ... --emit k8s` (docs/cluster.md): the sweep's " +
                   std::to_string(p.shards) + " shards as an\n";
   s += "# Indexed Job; each pod runs shard JOB_COMPLETION_INDEX. Then sweep-merge.yaml merges.\n";
-  s += "apiVersion: batch/v1\n";
-  s += "kind: Job\n";
-  s += "metadata:\n";
-  s += "  name: " + p.name + "-shards\n";
-  s += "  labels:\n";
-  s += "    app.kubernetes.io/name: llmsim-sweep\n";
-  s += "spec:\n";
+  s += k8s_job_head(p.name + "-shards");
   s += "  completionMode: Indexed\n";
-  s += "  completions: " + std::to_string(p.shards) + "\n";
-  s += "  parallelism: " + std::to_string(p.shards) + "\n";
-  s += "  backoffLimit: " + std::to_string(p.shards) + "\n";
+  s += k8s_job_counts(p.shards, p.shards, p.shards);
   s += k8s_pod_spec(p, "shard", {p.shard_args.begin(), p.shard_args.end()}, true);
   return s;
 }
@@ -214,16 +218,8 @@ std::string render_k8s_shard_job(const EmitPlan& p) {
 std::string render_k8s_merge_job(const EmitPlan& p) {
   std::string s = "# Written by `llmsim sweep ... --emit k8s`: merges the shards of " + p.name +
                   "-shards once it completed.\n";
-  s += "apiVersion: batch/v1\n";
-  s += "kind: Job\n";
-  s += "metadata:\n";
-  s += "  name: " + p.name + "-merge\n";
-  s += "  labels:\n";
-  s += "    app.kubernetes.io/name: llmsim-sweep\n";
-  s += "spec:\n";
-  s += "  completions: 1\n";
-  s += "  parallelism: 1\n";
-  s += "  backoffLimit: 0\n";
+  s += k8s_job_head(p.name + "-merge");
+  s += k8s_job_counts(1, 1, 0);
   s += k8s_pod_spec(p, "merge", p.merge_args, false);
   return s;
 }

@@ -209,8 +209,12 @@ TEST(ReplayFaultWindows, EngineDownFailsWhatItHoldsAndTheRouterAvoidsIt) {
   for (const auto& [id, t] : plain.records[1].timelines) {
     if (t.arrival >= 3 * kWindowSec) continue;
     const FinishReason got = run.records[1].reasons.at(id);
-    if (t.finished <= 3 * kWindowSec) EXPECT_EQ(got, FinishReason::kStop) << id;
-    if (t.finished > 3 * kWindowSec + kWindowSec / 2) EXPECT_EQ(got, FinishReason::kError) << id;
+    if (t.finished <= 3 * kWindowSec) {
+      EXPECT_EQ(got, FinishReason::kStop) << id;
+    }
+    if (t.finished > 3 * kWindowSec + kWindowSec / 2) {
+      EXPECT_EQ(got, FinishReason::kError) << id;
+    }
   }
   // Arrivals from 3 s to 6 s all went to engine 0; before and after, to both.
   std::map<size_t, int> during, after;

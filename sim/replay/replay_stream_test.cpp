@@ -75,7 +75,7 @@ TEST(ReplayStream, GivesTheSameTotalsAsTheTraceInMemory) {
   for (bool api_server : {false, true}) {
     ReplayConfig c = stream_engine();
     c.data_parallel_size = 2;
-    if (api_server) c.api_server = ApiServerCosts{20000, 50, 100000, 200, 50000};
+    if (api_server) c.api_server = ApiServerCosts{20000, 50, 100000, 200, 50000, ""};
     EngineObserver q1, q2, q3, q4;
     const ReplayTotals a = run_replay(trace, c, {&q1, &q2});
     SyntheticStream stream(spec);

@@ -45,7 +45,9 @@ TEST(DeploymentFacts, NameTheDeploymentAndMarkTheDefaults) {
 TEST(DeploymentFacts, TheSloVerdictNamesTheTargetsAndWhatWasMissed) {
   EXPECT_TRUE(slo_facts({}, {}).empty());
   const std::vector<SloTarget> targets = parse_slo("ttft_p99=2s,tpot_p99=100ms");
-  std::vector<SloResult> results = {{"ttft_p99", 1.0, 2.0, true}, {"tpot_p99", 0.193, 0.1, false}};
+  std::vector<SloResult> results(2);
+  results[0].key = "ttft_p99", results[0].value = 1.0, results[0].target = 2.0, results[0].met = true;
+  results[1].key = "tpot_p99", results[1].value = 0.193, results[1].target = 0.1;
   const ReportFacts f = slo_facts(targets, results);
   EXPECT_EQ(fact(f, "SLO targets"), describe_slo(targets));
   EXPECT_EQ(fact(f, "SLO verdict"), "MISSED: tpot_p99 193 ms > 100 ms");
