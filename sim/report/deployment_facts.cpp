@@ -48,6 +48,11 @@ ReportFacts deployment_facts(const EngineArgs& given, const ResolvedEngine& reso
   add("--kv-cache-dtype", resolved.kv_cache_dtype, given.kv_cache_dtype.has_value());
   args += s.enable_prefix_caching ? " --enable-prefix-caching" : " --no-enable-prefix-caching";
   args += s.enable_chunked_prefill ? " --enable-chunked-prefill" : " --no-enable-chunked-prefill";
+  // The admission knobs only where they differ from vLLM's defaults (the cap off; the full-prompt
+  // gate on), so that a report of a run without them reads as before.
+  if (s.max_num_active_seqs > 0)
+    add("--max-num-active-seqs", std::to_string(s.max_num_active_seqs), true);
+  if (!s.scheduler_reserve_full_isl) args += " --no-scheduler-reserve-full-isl";
   f.emplace_back("Engine arguments (* default)", args);
   return f;
 }

@@ -40,13 +40,31 @@ TEST(DeploymentFacts, NameTheDeploymentAndMarkTheDefaults) {
   EXPECT_NE(args.find("--enable-prefix-caching"), std::string::npos) << args;
   EXPECT_EQ(fact(deployment_facts(given, resolved, 1, "round-robin"), "Engines (data parallel)"),
             "1");
+  EXPECT_EQ(args.find("--max-num-active-seqs"), std::string::npos) << args;
+  EXPECT_EQ(args.find("--no-scheduler-reserve-full-isl"), std::string::npos) << args;
+}
+
+// The admission knobs appear when they were changed from vLLM's defaults.
+TEST(DeploymentFacts, NameTheAdmissionKnobsWhenSet) {
+  EngineArgs given;
+  given.max_num_seqs = 64;
+  given.max_num_active_seqs = 16;
+  given.scheduler_reserve_full_isl = false;
+  const ResolvedEngine resolved = resolve_engine_args(given);
+  ASSERT_EQ(resolved.scheduler.max_num_active_seqs, 16);
+  ASSERT_FALSE(resolved.scheduler.scheduler_reserve_full_isl);
+  const std::string args =
+      fact(deployment_facts(given, resolved, 1, "round-robin"), "Engine arguments (* default)");
+  EXPECT_NE(args.find(" --max-num-active-seqs 16"), std::string::npos) << args;
+  EXPECT_NE(args.find(" --no-scheduler-reserve-full-isl"), std::string::npos) << args;
 }
 
 TEST(DeploymentFacts, TheSloVerdictNamesTheTargetsAndWhatWasMissed) {
   EXPECT_TRUE(slo_facts({}, {}).empty());
   const std::vector<SloTarget> targets = parse_slo("ttft_p99=2s,tpot_p99=100ms");
   std::vector<SloResult> results(2);
-  results[0].key = "ttft_p99", results[0].value = 1.0, results[0].target = 2.0, results[0].met = true;
+  results[0].key = "ttft_p99", results[0].value = 1.0, results[0].target = 2.0,
+  results[0].met = true;
   results[1].key = "tpot_p99", results[1].value = 0.193, results[1].target = 0.1;
   const ReportFacts f = slo_facts(targets, results);
   EXPECT_EQ(fact(f, "SLO targets"), describe_slo(targets));
