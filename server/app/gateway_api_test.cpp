@@ -15,18 +15,9 @@ namespace {
 
 using json = nlohmann::json;
 using testing::request;
+using testing::sse_frames;
 using testing::start_server;
 using testing::test_options;
-
-// The JSON objects of an SSE body's data frames (without [DONE]).
-std::vector<json> frames(const std::string& body) {
-  std::vector<json> out;
-  for (size_t pos = body.find("data: {"); pos != std::string::npos;
-       pos = body.find("data: {", pos + 1)) {
-    out.push_back(json::parse(body.substr(pos + 6, body.find("\n\n", pos) - pos - 6)));
-  }
-  return out;
-}
 
 const std::map<std::string, std::string> kNoHeaders;
 
@@ -59,7 +50,7 @@ TEST(GatewayApi, TheRequestedModelNameIsEchoedExactlyInEveryShape) {
       EXPECT_EQ(json::parse(r.body)["model"], "meta-llama/Llama-3.1-8B-Instruct") << c.body;
       continue;
     }
-    const std::vector<json> chunks = frames(r.body);
+    const std::vector<json> chunks = sse_frames(r.body);
     ASSERT_FALSE(chunks.empty());
     for (const json& chunk : chunks) {
       EXPECT_EQ(chunk["model"], "meta-llama/Llama-3.1-8B-Instruct") << chunk;
@@ -117,7 +108,7 @@ TEST(GatewayApi, PromptTokensDetailsAppearInUsageOnlyWithTheFlag) {
     }
     json second = json::parse(request(port, "POST", "/v1/completions", body + "}").body);
     const auto streamed =
-        frames(request(port, "POST", "/v1/completions", body + stream + "}").body);
+        sse_frames(request(port, "POST", "/v1/completions", body + stream + "}").body);
     ASSERT_FALSE(streamed.empty());
     const json& last = streamed.back();
     ASSERT_TRUE(last.contains("usage")) << last;

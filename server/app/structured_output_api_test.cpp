@@ -14,17 +14,9 @@ namespace {
 
 using json = nlohmann::json;
 using testing::request;
+using testing::sse_frames;
 using testing::start_server;
 using testing::test_options;
-
-std::vector<json> frames(const std::string& body) {
-  std::vector<json> out;
-  for (size_t pos = body.find("data: {"); pos != std::string::npos;
-       pos = body.find("data: {", pos + 1)) {
-    out.push_back(json::parse(body.substr(pos + 6, body.find("\n\n", pos) - pos - 6)));
-  }
-  return out;
-}
 
 const json kWeatherSchema = json::parse(R"({"type":"object","properties":{
   "city":{"type":"string"},"unit":{"type":"string","enum":["c","f"]},
@@ -93,7 +85,7 @@ TEST(StructuredOutputApi, ToolCallsStreamAsVllmDeltas) {
                                        "function":{"name":"get_weather"}}})")
                              .dump());
   ASSERT_EQ(r.status, 200) << r.body;
-  const std::vector<json> f = frames(r.body);
+  const std::vector<json> f = sse_frames(r.body);
   ASSERT_GE(f.size(), 4u) << r.body;
   EXPECT_EQ(f[0]["choices"][0]["delta"]["role"], "assistant");
   const json head = f[1]["choices"][0]["delta"]["tool_calls"][0];
@@ -136,7 +128,7 @@ TEST(StructuredOutputApi, ResponseFormatGivesJsonContentThatValidates) {
   b["stream"] = true;
   r = request(server->port(), "POST", "/v1/chat/completions", b.dump());
   std::string content;
-  for (const json& f : frames(r.body)) content += f["choices"][0]["delta"].value("content", "");
+  for (const json& f : sse_frames(r.body)) content += f["choices"][0]["delta"].value("content", "");
   EXPECT_EQ(json::parse(content), person) << "streaming carries the same answer";
 
   b = json::parse(R"({"messages":[{"role":"user","content":"anything"}],

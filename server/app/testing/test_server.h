@@ -4,6 +4,9 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "server/app/server_app.h"
 #include "server/testing/test_http_client.h"
@@ -23,6 +26,16 @@ inline std::unique_ptr<LlmServer> start_server(const ServerOptions& options) {
   auto server = std::make_unique<LlmServer>(options);
   server->start();
   return server;
+}
+
+// The JSON objects of an SSE body's data frames (without [DONE]).
+inline std::vector<nlohmann::json> sse_frames(const std::string& body) {
+  std::vector<nlohmann::json> out;
+  for (size_t pos = body.find("data: {"); pos != std::string::npos;
+       pos = body.find("data: {", pos + 1)) {
+    out.push_back(nlohmann::json::parse(body.substr(pos + 6, body.find("\n\n", pos) - pos - 6)));
+  }
+  return out;
 }
 
 }  // namespace llm::testing
