@@ -220,6 +220,20 @@ cmp -s "$work/sweep/3_max-num-seqs=4_kv-cache-dtype=fp8/summary.json" "$work/swe
   --out "$work/sweep-slo" --no-progress >"$work/sweep-slo.txt" 2>"$work/stderr"
 [[ $? -eq 0 ]] && grep -q "^1  *64  *met " "$work/sweep-slo.txt" && grep -q "^2  *2  *MISSED " "$work/sweep-slo.txt" \
   && grep -q ',missed,' "$work/sweep-slo/sweep.csv" && ok || fail "sweep --slo: $(cat "$work/sweep-slo.txt" "$work/stderr")"
+# --metric-percentiles adds its columns to sweep.csv; --slo per-request targets a goodput column
+"$llmsim" sweep "$root/traces/tiny.json" --set max-num-seqs=1,4 --metric-percentiles 25,99 \
+  --slo ttft=10s,attainment=0.5 --out "$work/sweep-pct" --no-progress >"$work/sweep-pct.txt" 2>"$work/stderr"
+[[ $? -eq 0 ]] && head -1 "$work/sweep-pct/sweep.csv" | grep -q ',ttft_p99.9,ttft_p25,ttft_max,' \
+  && grep -q ' goodput  attainment$' "$work/sweep-pct.txt" && ! grep -q 'goodput' "$work/sweep.txt" \
+  && ok || fail "sweep --metric-percentiles / goodput: $(cat "$work/sweep-pct.txt" "$work/stderr")"
+# Stretching a bursty trace (4 requests on each instant): sweep and capacity warn as replay does.
+python3 -c 'import json,sys; json.dump({"requests": [{"id": "r%d" % i, "arrival": i // 4 * 0.5, "prompt_len": 32, "output_len": 8} for i in range(40)]}, open(sys.argv[1], "w"))' "$work/bursty.json"
+"$llmsim" sweep "$work/bursty.json" --set arrival-rate-scale=1,2 --quiet --no-progress 2>"$work/stderr"
+[[ $? -eq 0 ]] && grep -qx "llmsim sweep: warning: --arrival-rate-scale 2 stretches time, and 40 requests arrive on 10 instants (up to 4 at once).*" "$work/stderr" \
+  && ok || fail "sweep of a bursty trace: $(cat "$work/stderr")"
+"$llmsim" capacity "$work/bursty.json" --slo ttft_p99=2s --max-engines 2 >/dev/null 2>"$work/stderr"
+[[ $? -eq 0 ]] && grep -q "^llmsim capacity: warning: the search for one engine's largest --arrival-rate-scale stretches time" "$work/stderr" \
+  && ok || fail "capacity of a bursty trace: $(cat "$work/stderr")"
 # --- sharded sweep (issue 36): 3 shards + sweep-merge = the unsharded run, byte for byte ----
 # (the report's command line is the shards' without --shard, with the merge's --out and --report)
 (cd "$work" && "$llmsim" sweep "$root/traces/tiny.json" --set max-num-seqs=1,4 --set kv-cache-dtype=auto,fp8 \
@@ -345,6 +359,7 @@ summary = json.load(open(w + "/fault/summary.json"))
 errors = sum(1 for r in rows if r["finish_reason"] == "error")
 assert errors == summary["finish_reasons"]["error"] > 20, (errors, summary["finish_reasons"])
 assert summary["sequences"] == len(rows) == 400, (summary["sequences"], len(rows))
+assert [(f["spec"], f["ran"]) for f in summary["faults"]] == [("engine-down:1:20s:50s", True), ("http-5xx:30:10s:1m", True), ("slow:0:3:0s:30s", True)], summary["faults"]
 om = open(w + "/fault.om").read()
 assert not re.search(r'^vllm:num_requests_running\{engine="1",model_name="Llama-3.1-8B"\} \S+ 1767225630$', om, re.M)
 assert re.search(r'^up\{instance="engine-1",job="vllm"\} 0 1767225630$', om, re.M)
@@ -360,7 +375,7 @@ cmp -s "$work/fault/requests.jsonl" "$work/fault2/requests.jsonl" && ok || fail 
 "$llmsim" sweep "$root/traces/azure-conv-sample.json" --set max-num-seqs=16,64 --fault http-5xx:50:0:1m \
   --out "$work/sweep-fault" --report "$work/sweep-fault.html" --no-progress >/dev/null 2>"$work/stderr" && ok || fail "sweep --fault: $(cat "$work/stderr")"
 python3 - "$work" "$root/traces/azure-conv-sample.json" <<'PY' && ok || fail "sweep --fault: the points' errors"
-import glob, json, sys
+import csv, glob, json, sys
 w, trace = sys.argv[1], sys.argv[2]
 early = sum(1 for r in json.load(open(trace))["requests"] if r["arrival"] < 60)
 points = glob.glob(w + "/sweep-fault/*/summary.json")
@@ -369,6 +384,9 @@ for f in points:
     errors = json.load(open(f))["finish_reasons"]["error"]
     assert 0.35 * early < errors < 0.65 * early, (f, errors, early)  # half of the first minute's
 assert "http-5xx:50:0s:1m" in open(w + "/sweep-fault.html").read()
+rows = list(csv.DictReader(open(w + "/sweep-fault/sweep.csv")))
+assert [r["faults"] for r in rows] == ["http-5xx:50:0s:1m"] * 2, rows
+assert all(p["faults"][0]["ran"] for p in json.load(open(w + "/sweep-fault/sweep.json"))["points"])
 PY
 # The summary names the faults it ran under (and says nothing of faults without --fault).
 "$llmsim" replay "$root/traces/tiny.json" --no-progress --fault slow:0:2:0:1m --fault http-5xx:50:0:10s >"$work/fault-summary.txt" 2>&1

@@ -84,6 +84,9 @@ std::string format_engine_search(const CapacityResult& r) {
     if (const std::optional<double> cost = r.cost()) {
       out << "; cost " << capacity_number(*cost) << " at " << capacity_number(*r.gpu_hour_cost)
           << " per GPU-hour";
+      if (!r.gpu_hour_cost_source.empty()) {
+        out << " (" << r.gpu_hour_cost_source << "; --gpu-hour-cost C to use yours)";
+      }
     }
     out << "\n";
   }
@@ -285,6 +288,7 @@ nlohmann::ordered_json capacity_json(const CapacityResult& r) {
   result["gpus"] = optional_json(r.gpus());
   result["gpu_hours"] = optional_json(r.gpu_hours());
   result["gpu_hour_cost"] = optional_json(r.gpu_hour_cost);
+  if (!r.gpu_hour_cost_source.empty()) result["gpu_hour_cost_source"] = r.gpu_hour_cost_source;
   result["cost"] = optional_json(r.cost());
   const std::optional<double> sustained = r.sustained_scale();
   result["one_engine_max_arrival_rate_scale"] =

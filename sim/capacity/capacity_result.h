@@ -63,7 +63,8 @@ struct CapacityResult {
   std::string routing_policy;
   int32_t max_engines = 0;
   int64_t tensor_parallel = 1;          // GPUs per engine (--tensor-parallel-size)
-  std::optional<double> gpu_hour_cost;  // --gpu-hour-cost: money per GPU-hour
+  std::optional<double> gpu_hour_cost;  // --gpu-hour-cost, else the GPU's list price (gpu_price.h)
+  std::string gpu_hour_cost_source;     // where a default price is from (empty: --gpu-hour-cost)
   double trace_rate_per_s = 0;          // the trace's requests per second of arrivals, unscaled
   // 1. Every candidate's engine search; `best` is the answer's index (candidates.size(): none
   // found one within max_engines).

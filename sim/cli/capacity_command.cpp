@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "backends/sim/presets.h"
 #include "core/clock.h"
 #include "core/flag_set.h"
 #include "core/flag_values.h"
@@ -19,6 +20,7 @@
 #include "sim/capacity/capacity_result.h"
 #include "sim/capacity/capacity_search.h"
 #include "sim/capacity/capacity_signals.h"
+#include "sim/capacity/gpu_price.h"
 #include "sim/cli/replay_command.h"
 #include "sim/cli/sweep_command.h"
 #include "sim/replay/run_in_parallel.h"
@@ -396,6 +398,19 @@ CapacityResult capacity_header(const CapacityOptions& o, const Trace& trace) {
   return r;
 }
 
+// Without --gpu-hour-cost: the list price of the answer's GPU preset, when one is known
+// (sim/capacity/gpu_price.h), with its provenance; none for a profile or a GPU file.
+void set_default_gpu_hour_cost(const CapacityOptions& o, const EngineArgs& engine,
+                               CapacityResult& r) {
+  if (o.gpu_hour_cost || !engine.profile.empty()) return;
+  const GpuProfile* gpu = find_gpu_preset(engine.gpu);
+  if (!gpu) return;
+  if (const std::optional<GpuPrice> price = gpu_list_price(gpu->name)) {
+    r.gpu_hour_cost = price->usd_per_gpu_hour;
+    r.gpu_hour_cost_source = gpu->name + " list price: " + describe_gpu_price(*price);
+  }
+}
+
 // The answer among r.candidates (their engine searches done; the cheapest, the first on a tie),
 // then for its candidate one engine's arrival-rate search and the memory what-ifs.
 void finish_capacity(const CapacityOptions& o, const Trace& trace,
@@ -413,6 +428,7 @@ void finish_capacity(const CapacityOptions& o, const Trace& trace,
   r.tensor_parallel = chosen.options.engine.tensor_parallel_size;
   r.scale = search_scale(trace, o, chosen, r.shown().engines.points.at(1));
   r.kv_blocks_fixed = chosen.options.engine.num_gpu_blocks_override.has_value();
+  set_default_gpu_hour_cost(o, chosen.options.engine, r);
   r.what_ifs = replay_what_ifs(trace, o, chosen, r.signal_engines());
 }
 
@@ -458,9 +474,12 @@ void write_capacity_report(const CapacityOptions& o, const std::vector<std::stri
                                           std::to_string(result.tensor_parallel) + ")");
     report.facts.emplace_back("GPU-hours over the replay", capacity_number(*result.gpu_hours()));
     if (const std::optional<double> cost = result.cost()) {
-      report.facts.emplace_back("Cost", capacity_number(*cost, "%.2f") + " at " +
-                                            capacity_number(*result.gpu_hour_cost) +
-                                            " per GPU-hour");
+      report.facts.emplace_back(
+          "Cost",
+          capacity_number(*cost, "%.2f") + " at " + capacity_number(*result.gpu_hour_cost) +
+              " per GPU-hour" +
+              (result.gpu_hour_cost_source.empty() ? ""
+                                                   : " (" + result.gpu_hour_cost_source + ")"));
     }
   }
   report.facts.emplace_back("One engine's largest arrival-rate scale",
@@ -618,6 +637,21 @@ std::vector<CapacityRecord> capacity_records(const std::vector<std::string>& dir
   return records;
 }
 
+// The arrival-rate search stretches time (under --load-scaling stretch, the default): say so
+// when the trace's requests arrive in bursts, as llmsim replay does for --arrival-rate-scale.
+// A shard runs only the engine search, which scales nothing unless --arrival-rate-scale is given.
+void warn_if_stretching_bursts(const CapacityOptions& o, const Trace& trace, std::ostream& err) {
+  if (o.base.load_scaling != LoadScalingMode::kStretch) return;
+  if (o.sharded && o.base.arrival_rate_scale == 1.0) return;
+  const std::string scaling =
+      o.sharded
+          ? "--arrival-rate-scale " + capacity_number(o.base.arrival_rate_scale) + " stretches time"
+          : "the search for one engine's largest --arrival-rate-scale stretches time";
+  if (const std::string w = stretch_warning(arrival_bursts(trace), scaling); !w.empty()) {
+    err << "llmsim capacity: warning: " << w << "\n";
+  }
+}
+
 }  // namespace
 
 int run_capacity_command(const std::vector<std::string>& args, std::ostream& out,
@@ -629,6 +663,7 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
   try {
     const CapacityOptions o = parse_capacity_args(args);
     const Trace trace = read_trace_file(o.base.trace_path);
+    warn_if_stretching_bursts(o, trace, err);
     if (o.sharded) return run_capacity_shard(o, args, trace, out);
     const CapacityResult result = compute_capacity(o, trace);
     out << format_capacity(result);

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "sim/cli/replay_command.h"
+#include "sim/cli/testing/bursty_trace.h"
 
 namespace llm {
 namespace {
@@ -194,7 +195,36 @@ TEST(CapacityCommand, TheAnswerIsInGpusAndMoneyWithTensorParallel) {
       << out;
   // The sustained load is also said against the asked 40x, in requests per second.
   EXPECT_NE(out.find("x the load asked for (--arrival-rate-scale 40: "), std::string::npos) << out;
+  EXPECT_NE(out.find(" at 4 per GPU-hour\n"), std::string::npos) << out;  // no provenance
+  EXPECT_FALSE(j.contains("gpu_hour_cost_source"));
   std::filesystem::remove(path);
+}
+
+// Without --gpu-hour-cost the cost is at the GPU preset's list price, saying where it is from;
+// a preset without one has no cost.
+TEST(CapacityCommand, TheCostDefaultsToTheGpusListPriceWithItsSource) {
+  const std::string path = ::testing::TempDir() + "/capacity_list_price.json";
+  std::string out, err;
+  ASSERT_EQ(
+      run_capacity({kAzure, "--slo", kSlo, "--gpu", "H100-SXM", "--result-json", path}, &out, &err),
+      0)
+      << err;
+  std::ifstream in(path);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_DOUBLE_EQ(j["gpu_hour_cost"].get<double>(), 6.88);
+  EXPECT_DOUBLE_EQ(j["cost"].get<double>(), 6.88 * j["gpu_hours"].get<double>());
+  const std::string source = j["gpu_hour_cost_source"].get<std::string>();
+  EXPECT_EQ(source.rfind("H100-SXM list price: AWS EC2 p5.48xlarge (8 GPUs) on-demand, us-east-1, "
+                         "$55.04/h, read 2026-11-09 from ",
+                         0),
+            0u)
+      << source;
+  EXPECT_NE(out.find(" at 6.88 per GPU-hour (" + source + "; --gpu-hour-cost C to use yours)\n"),
+            std::string::npos)
+      << out;
+  std::filesystem::remove(path);
+  ASSERT_EQ(run_capacity({kAzure, "--slo", kSlo, "--gpu", "L40S"}, &out, &err), 0) << err;
+  EXPECT_EQ(out.find("per GPU-hour"), std::string::npos) << out;
 }
 
 TEST(CapacityCommand, SearchFlagsGoBeforeADoubleDash) {
@@ -215,6 +245,28 @@ TEST(CapacityCommand, NoAnswerWithinMaxEngines) {
   EXPECT_NE(out.find("replayed: 1 engine(s) missed, 2 engine(s) missed, 3 engine(s) missed\n"),
             std::string::npos)
       << out;
+}
+
+// The arrival-rate search stretches time: on a bursty trace a warning says that the bursts stay;
+// --load-scaling sample is quiet.
+TEST(CapacityCommand, WarnsThatItsScaleSearchStretchesABurstyTrace) {
+  const std::string trace = testing::bursty_trace("capacity_bursty");
+  std::string out, err;
+  ASSERT_EQ(run_capacity({trace, "--slo", "ttft_p99=2s", "--max-engines", "2"}, &out, &err), 0)
+      << err;
+  EXPECT_EQ(err.rfind("llmsim capacity: warning: the search for one engine's largest "
+                      "--arrival-rate-scale stretches time, and 40 requests arrive on 10 instants",
+                      0),
+            0u)
+      << err;
+  ASSERT_EQ(run_capacity(
+                {trace, "--slo", "ttft_p99=2s", "--max-engines", "2", "--load-scaling", "sample"},
+                &out, &err),
+            0)
+      << err;
+  EXPECT_EQ(err, "");
+  ASSERT_EQ(run_capacity({kAzure, "--slo", kSlo, "--max-engines", "2"}, &out, &err), 0) << err;
+  EXPECT_EQ(err, "");  // not bursty
 }
 
 TEST(CapacityCommand, BadUsageExitsTwoNamingTheFlag) {

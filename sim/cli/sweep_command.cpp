@@ -13,6 +13,7 @@
 #include "sim/replay/summary_figures.h"
 #include "sim/report/figure_map.h"
 #include "sim/report/html_report.h"
+#include "sim/report/slo_table_section.h"
 #include "sim/report/sweep_section.h"
 #include "sim/sweep/sweep_results.h"
 #include "sim/sweep/sweep_runner.h"
@@ -52,7 +53,8 @@ const std::set<std::string> kUnsweepable = {"output-dir",
                                             "shard",
                                             "shards",
                                             "emit",
-                                            "image"};
+                                            "image",
+                                            "metric-percentiles"};
 
 // Splits `args` into the sweep's flags (with their values) and the replay arguments.
 void split_args(const std::vector<std::string>& args, std::vector<std::string>& sweep,
@@ -354,6 +356,17 @@ void write_sweep_report(const SweepOutcome& outcome, const std::vector<std::stri
                               outcome.points[ranking[0]].dir_name);
   }
   report.sections.push_back(sweep_section(points, outcome.sort_by));
+  if (!outcome.slo.empty()) {
+    std::vector<SloTableRow> rows;
+    for (size_t i : ranking) {
+      const SweepPointResult& result = outcome.points[i];
+      SloTableRow row{result.dir_name, {}, result.figures.slo, ""};
+      for (const SweepSetting& s : result.point) row.flags.emplace_back(s.flag, s.value);
+      if (!result.ok) row.error = result.error.empty() ? "failed" : result.error;
+      rows.push_back(std::move(row));
+    }
+    report.sections.push_back(slo_table_section(outcome.slo, rows));
+  }
   PendingFile file("--report", path);
   file.stream() << render_html_report(report);
   file.commit();
@@ -443,10 +456,18 @@ int run_sweep_command(const std::vector<std::string>& args, std::ostream& out, s
       return 0;
     }
     trace = read_trace_file(options.base.trace_path);
+    std::vector<double> stretched;  // the points' --arrival-rate-scale under --load-scaling stretch
+    for (const ReplayOptions& p : all_options) {
+      if (p.load_scaling == LoadScalingMode::kStretch) stretched.push_back(p.arrival_rate_scale);
+    }
+    if (const std::string w = stretch_warning(arrival_bursts(trace), stretched); !w.empty()) {
+      err << "llmsim sweep: warning: " << w << "\n";
+    }
     outcome.trace = options.base.trace_path;
     outcome.sort_by = options.sort_by;
     outcome.slo = options.base.slo;
     outcome.faults = options.base.faults;
+    outcome.metric_percentiles = options.base.metric_percentiles;
     outcome.axes = options.axes;
     indices = shard_points(points.size(), options.sharded ? options.shard : SweepShard{});
     for (size_t i : indices) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "sim/cli/replay_command.h"
+#include "sim/cli/testing/bursty_trace.h"
 
 namespace llm {
 namespace {
@@ -180,6 +181,26 @@ TEST(SweepCommand, AFailingPointIsReportedAndTheOthersStillRun) {
 TEST(SweepCommand, TheTraceMayFollowADoubleDash) {
   const SweepRun run = sweep({"--set", "max-num-seqs=1,64", "--quiet", "--", kSweepTrace});
   EXPECT_EQ(run.code, 0) << run.err;
+}
+
+// Stretching a bursty trace cannot change its bursts: one warning names the stretching scales
+// (as llmsim replay's does); --load-scaling sample and a sweep that scales nothing are quiet.
+TEST(SweepCommand, WarnsOnceWhenItStretchesABurstyTrace) {
+  const std::string trace = testing::bursty_trace("sweep_bursty");
+  SweepRun run = sweep({trace, "--set", "arrival-rate-scale=0.5,1,2", "--quiet", "--no-progress"});
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.err.rfind("llmsim sweep: warning: --arrival-rate-scale 0.5, 2 stretch time, and 40 "
+                          "requests arrive on 10 instants (up to 4 at once)",
+                          0),
+            0u)
+      << run.err;
+  EXPECT_EQ(run.err.find("warning", 30), std::string::npos) << "twice: " << run.err;
+  run = sweep({trace, "--set", "arrival-rate-scale=0.5,2", "--load-scaling", "sample", "--quiet",
+               "--no-progress"});
+  EXPECT_EQ(run.code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  run = sweep({trace, "--set", "max-num-seqs=1,4", "--quiet", "--no-progress"});
+  EXPECT_EQ(run.err, "");
 }
 
 TEST(SweepCommand, HelpExitsZero) {

@@ -168,6 +168,7 @@ Merged merge_records(const std::vector<FoundRecord>& records) {
   m.outcome.sort_by = options.sort_by;
   m.outcome.slo = options.base.slo;
   m.outcome.faults = options.base.faults;
+  m.outcome.metric_percentiles = options.base.metric_percentiles;
   m.outcome.axes = options.axes;
   std::vector<std::optional<SweepPointResult>> results(points.size());
   m.summaries.resize(points.size());

@@ -23,7 +23,9 @@ namespace fs = std::filesystem;
 const std::string kTrace = "synthetic:n=200,rate=40,seed=9";
 
 // Eight points, two of them refused (chunked prefill off with 1024 batched tokens < the model
-// length), under an SLO: failed points, SLO marks and ranking all cross the shards.
+// length), under an SLO with a per-request target, a fault and more percentiles: failed points,
+// SLO marks, goodput, the faults that ran, the percentile columns and ranking all cross the
+// shards.
 std::vector<std::string> sweep_args() {
   return {kTrace,
           "--max-model-len",
@@ -35,7 +37,11 @@ std::vector<std::string> sweep_args() {
           "--set",
           "max-num-seqs=4,32",
           "--slo",
-          "ttft_p99=1s",
+          "ttft_p99=1s,ttft=1s,attainment>=0.5",
+          "--fault",
+          "http-5xx:20:0:1s",
+          "--metric-percentiles",
+          "25,99.5",
           "--jobs",
           "2",
           "--no-progress"};
@@ -110,6 +116,11 @@ TEST(SweepMerge, ThreeShardsInOneFolderWriteTheUnshardedRunsBytes) {
   ASSERT_EQ(expected.count("sweep.csv"), 1u);
   ASSERT_EQ(expected.count("report.html"), 1u);
   ASSERT_EQ(expected.size(), 3u + 6u);  // csv, json, report and the six points that ran
+  const std::string& csv = expected.at("sweep.csv");
+  EXPECT_NE(csv.find(",slo,faults,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",http-5xx:20:0s:1s,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",ttft_p99.9,ttft_p25,ttft_p99.5,ttft_max,"), std::string::npos) << csv;
+  EXPECT_NE(expected.at("report.html").find("SLO per point"), std::string::npos);
   for (int i = 0; i < 3; ++i) run_shard(i, 3, out);
   const CmdRun merged =
       merge({out.string(), "--out", out.string(), "--report", (out / "report.html").string()});

@@ -1,5 +1,6 @@
 #include "sim/faults/fault_window.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <optional>
@@ -195,6 +196,12 @@ std::string faults_text(const std::vector<FaultWindow>& faults) {
     text += fault_spec_text(f) + " (" + fault_description(f) + ")";
   }
   return text;
+}
+
+double fault_active_s(const FaultWindow& f, double run_s) {
+  const double from = static_cast<double>(f.from_ns) * 1e-9;
+  const double to = std::min(static_cast<double>(f.to_ns) * 1e-9, run_s);
+  return std::max(0.0, to - std::max(0.0, from));
 }
 
 void check_fault_engines(const std::vector<FaultWindow>& faults, int32_t num_engines) {

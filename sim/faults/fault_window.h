@@ -53,6 +53,10 @@ std::string faults_text(const std::vector<FaultWindow>& faults);
 // The kind's name as in the spec ("engine-down", "http-5xx", "slow").
 const char* fault_kind_name(FaultKind kind);
 
+// Seconds of the window inside a run of `run_s` seconds (its overlap with [0, run_s)); 0 for a
+// window that starts after the run ended (it never ran).
+double fault_active_s(const FaultWindow& fault, double run_s);
+
 // Throws FaultSpecError when a fault names an engine the replay does not have.
 void check_fault_engines(const std::vector<FaultWindow>& faults, int32_t num_engines);
 

@@ -480,6 +480,24 @@ std::string goodput_json(const ReplaySummary& s) {
          json_number(s.duration_s > 0 ? static_cast<double>(good) / s.duration_s : 0.0) + "}";
 }
 
+// Each --fault window: its spec, kind, parameters, window and the seconds of it inside the run.
+std::string faults_json(const ReplaySummary& s) {
+  std::string j = "[";
+  for (const FaultWindow& f : s.faults) {
+    if (j.size() > 1) j += ", ";
+    j += "{\"spec\": \"" + fault_spec_text(f) + "\", \"kind\": \"" + fault_kind_name(f.kind) + "\"";
+    if (f.kind != FaultKind::kHttp5xx) j += ", \"engine\": " + std::to_string(f.engine);
+    if (f.kind == FaultKind::kHttp5xx) j += ", \"percent\": " + json_number(f.percent);
+    if (f.kind == FaultKind::kSlow) j += ", \"factor\": " + json_number(f.factor);
+    const double active = fault_active_s(f, s.duration_s);
+    j += ", \"from_s\": " + json_number(static_cast<double>(f.from_ns) * 1e-9) +
+         ", \"to_s\": " + json_number(static_cast<double>(f.to_ns) * 1e-9) +
+         ", \"active_s\": " + json_number(active) +
+         ", \"ran\": " + (active > 0 ? "true" : "false") + "}";
+  }
+  return j + "]";
+}
+
 std::string summary_json(const ReplaySummary& s, const std::string& indent, bool top_level) {
   std::string j = "{\n";
   const std::string in = indent + "  ";
@@ -510,6 +528,7 @@ std::string summary_json(const ReplaySummary& s, const std::string& indent, bool
   field("peak_waiting", std::to_string(s.peak_waiting));
   field("overload", overload_json(s.overload));
   if (top_level) field("load_scaling", load_json(s.load));
+  if (top_level && !s.faults.empty()) field("faults", faults_json(s));
   if (!s.per_engine.empty()) {
     std::string engines = "[";
     for (size_t i = 0; i < s.per_engine.size(); ++i) {

@@ -14,6 +14,7 @@
 #include "core/engine_observer.h"
 #include "core/sample_stats.h"
 #include "sim/api_server/client_times.h"
+#include "sim/faults/fault_window.h"
 #include "sim/replay/goodput.h"
 #include "sim/replay/latency_samples.h"
 #include "sim/replay/overload.h"
@@ -56,6 +57,9 @@ struct ReplaySummary {
   // --slo (ttft=, tpot=, e2e=) that goodput and attainment are counted against.
   std::vector<double> metric_percentiles;
   GoodputTargets goodput;
+  // The --fault windows the run was given (summary.json's "faults", each with the seconds of it
+  // inside the run: a window after the run's end never ran).
+  std::vector<FaultWindow> faults;
   // The samples behind the latency figures (any percentile, the SLO view, goodput); null in the
   // per-engine summaries and in summaries built by hand.
   std::shared_ptr<const LatencySamples> samples;

@@ -1,5 +1,6 @@
 // What llmsim reports for trace requests vLLM's frontend would refuse: "rejected" in the summary
-// and in requests.jsonl, never "error", and no tokens or latencies of theirs.
+// and in requests.jsonl, never "error", and no tokens or latencies of theirs; the faults in
+// summary.json.
 #include "sim/replay/replay_report.h"
 
 #include <gtest/gtest.h>
@@ -65,6 +66,28 @@ TEST(ReplayReport, RequestsVllmWouldRefuseAreRejectedNotErrors) {
   EXPECT_NE(format_summary_table(s).find("rejected 3"), std::string::npos);
   EXPECT_NE(format_summary_json(s).find("\"rejected\": 3"), std::string::npos)
       << format_summary_json(s);
+}
+
+// summary.json lists the --fault windows the run was given, each with the seconds of it inside
+// the run (a window after the end never ran); without --fault there is no "faults" member.
+TEST(ReplayReport, SummaryJsonListsTheFaultWindowsAndWhetherTheyRan) {
+  ReplaySummary s;
+  s.duration_s = 100;
+  EXPECT_EQ(format_summary_json(s).find("faults"), std::string::npos);
+  s.faults = {parse_fault("engine-down:1:20s:50s"), parse_fault("http-5xx:30:1m:3m"),
+              parse_fault("slow:0:3:2m:3m")};
+  const nlohmann::json j = nlohmann::json::parse(format_summary_json(s));
+  const nlohmann::json& f = j.at("faults");
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0], nlohmann::json::parse(R"({"spec": "engine-down:1:20s:50s", "kind": "engine-down",
+      "engine": 1, "from_s": 20, "to_s": 50, "active_s": 30, "ran": true})"));
+  EXPECT_EQ(f[1]["kind"], "http-5xx");
+  EXPECT_EQ(f[1]["percent"], 30);
+  EXPECT_FALSE(f[1].contains("engine"));
+  EXPECT_DOUBLE_EQ(f[1]["active_s"].get<double>(), 40);  // 60 s to the end at 100 s
+  EXPECT_EQ(f[2]["factor"], 3);
+  EXPECT_EQ(f[2]["ran"], false);
+  EXPECT_EQ(f[2]["active_s"], 0);
 }
 
 }  // namespace

@@ -60,6 +60,7 @@ ReplaySummary ReplayReports::finish(const ReplayTotals& totals, const ReplayOpti
   summary.load = load;
   summary.metric_percentiles = options.metric_percentiles;
   summary.goodput = goodput_targets(options.slo);
+  summary.faults = options.faults;
   return summary;
 }
 

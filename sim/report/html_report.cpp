@@ -16,7 +16,10 @@ constexpr const char* kStyle =
     "table.facts td.value{font-family:monospace}"
     "div.figures{display:flex;flex-wrap:wrap;gap:12px}"
     "svg.plot{background:#fff;border:1px solid #ddd}"
-    "p.note{font-size:14px;max-width:1000px}";
+    "p.note{font-size:14px;max-width:1000px}"
+    "table.slo{border-collapse:collapse;font-size:13px}"
+    "table.slo td,table.slo th{border:1px solid #ddd;padding:2px 8px;text-align:left}"
+    "table.slo td.met{color:#176017}table.slo td.missed{color:#b00020;font-weight:bold}";
 
 bool needs_quotes(const std::string& arg) {
   if (arg.empty()) return true;

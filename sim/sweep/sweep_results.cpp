@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "sim/replay/summary_figures.h"
 #include "sim/report/figure_map.h"
@@ -38,15 +39,79 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-std::vector<std::string> table_figures(const std::string& sort_by) {
-  std::vector<std::string> keys = {sort_by};
-  for (const char* key : kHeadlineFigures) {
-    if (key != sort_by) keys.push_back(key);
+// The sort figure, the headline figures, then goodput and attainment under per-request targets.
+std::vector<std::string> table_figures(const SweepOutcome& outcome) {
+  std::vector<std::string> keys = {outcome.sort_by};
+  std::vector<std::string> more(std::begin(kHeadlineFigures), std::end(kHeadlineFigures));
+  if (goodput_targets(outcome.slo).any()) {
+    more.push_back("goodput");
+    more.push_back("attainment");
+  }
+  for (const std::string& key : more) {
+    if (key != outcome.sort_by) keys.push_back(key);
   }
   return keys;
 }
 
+// The --metric-percentiles figures of a distribution that are not among its fixed ones.
+std::vector<std::string> extra_percentiles(const std::vector<double>& levels,
+                                           const std::string& distribution,
+                                           const std::vector<std::string>& fixed) {
+  std::vector<std::string> keys;
+  for (double level : levels) {
+    const std::string key = distribution + "_" + percentile_name(level);
+    if (std::find(fixed.begin(), fixed.end(), key) == fixed.end() &&
+        std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      keys.push_back(key);
+    }
+  }
+  return keys;
+}
+
+nlohmann::ordered_json faults_json(const SweepPointFigures& figures) {
+  const auto duration = figures.values.find("duration_s");
+  const double run_s = duration == figures.values.end() ? 0 : duration->second;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const FaultWindow& f : figures.faults) {
+    const double active = fault_active_s(f, run_s);
+    list.push_back({{"spec", fault_spec_text(f)},
+                    {"from_s", static_cast<double>(f.from_ns) * 1e-9},
+                    {"to_s", static_cast<double>(f.to_ns) * 1e-9},
+                    {"active_s", active},
+                    {"ran", active > 0}});
+  }
+  return list;
+}
+
 }  // namespace
+
+std::vector<std::string> sweep_figure_keys(const SweepOutcome& outcome) {
+  const std::vector<std::string>& fixed = summary_figure_keys();
+  if (outcome.metric_percentiles.empty()) return fixed;
+  std::vector<std::string> keys;
+  for (const std::string& key : fixed) {
+    const std::optional<FigureName> name = parse_figure_name(key);
+    if (name && !name->distribution.empty() && name->statistic == "max") {
+      for (const std::string& extra :
+           extra_percentiles(outcome.metric_percentiles, name->distribution, fixed)) {
+        keys.push_back(extra);
+      }
+    }
+    keys.push_back(key);
+  }
+  return keys;
+}
+
+std::string ran_faults_text(const SweepPointFigures& figures) {
+  const auto duration = figures.values.find("duration_s");
+  const double run_s = duration == figures.values.end() ? 0 : duration->second;
+  std::string text;
+  for (const FaultWindow& f : figures.faults) {
+    if (fault_active_s(f, run_s) <= 0) continue;
+    text += (text.empty() ? "" : " ") + fault_spec_text(f);
+  }
+  return text;
+}
 
 SweepPointFigures sweep_point_figures(const SweepOutcome& outcome, const ReplaySummary& summary) {
   SweepPointFigures f;
@@ -55,6 +120,10 @@ SweepPointFigures sweep_point_figures(const SweepOutcome& outcome, const ReplayS
   f.unstable = summary.overload.unstable;
   f.unstable_since_s = summary.overload.since_s;
   f.slo = check_slo(summary, outcome.slo);
+  for (const std::string& key : sweep_figure_keys(outcome)) {
+    if (!f.values.count(key)) f.values[key] = summary_figure(summary, key).value_or(std::nan(""));
+  }
+  f.faults = summary.faults;
   return f;
 }
 
@@ -101,7 +170,7 @@ std::string overload_cell(const SweepPointFigures& figures) {
 }
 
 std::string format_sweep_table(const SweepOutcome& outcome) {
-  const std::vector<std::string> figures = table_figures(outcome.sort_by);
+  const std::vector<std::string> figures = table_figures(outcome);
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {"rank"};
   for (const SweepAxis& axis : outcome.axes) header.push_back(axis.flag);
@@ -138,7 +207,12 @@ std::string format_sweep_table(const SweepOutcome& outcome) {
   std::string text = "llmsim sweep: " + std::to_string(outcome.points.size()) + " points, by " +
                      outcome.sort_by +
                      (lower_is_better(outcome.sort_by) ? " (lowest first)" : " (highest first)") +
-                     "; latencies in seconds\n";
+                     "; latencies in seconds" +
+                     (goodput_targets(outcome.slo).any()
+                          ? "; goodput in good requests/s (" +
+                                describe_goodput(goodput_targets(outcome.slo)) + " per request)"
+                          : "") +
+                     "\n";
   for (const auto& row : rows) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {
@@ -157,7 +231,12 @@ std::string format_sweep_csv(const SweepOutcome& outcome) {
   std::string text = "rank,dir";
   for (const SweepAxis& axis : outcome.axes) text += "," + csv_field(axis.flag);
   text += ",status,error,slo";
-  for (const std::string& key : summary_figure_keys()) text += "," + key;
+  const bool with_faults =
+      std::any_of(outcome.points.begin(), outcome.points.end(),
+                  [](const SweepPointResult& r) { return r.ok && !r.figures.faults.empty(); });
+  if (with_faults) text += ",faults";
+  const std::vector<std::string> keys = sweep_figure_keys(outcome);
+  for (const std::string& key : keys) text += "," + key;
   text += "\n";
   const std::vector<size_t> ranking = sweep_ranking(outcome);
   for (size_t rank = 0; rank < ranking.size(); ++rank) {
@@ -167,7 +246,8 @@ std::string format_sweep_csv(const SweepOutcome& outcome) {
     text += result.ok ? ",ok," : ",failed," + csv_field(result.error);
     text += ",";
     if (result.ok && !outcome.slo.empty()) text += meets_slo(outcome, result) ? "met" : "missed";
-    for (const std::string& key : summary_figure_keys()) {
+    if (with_faults) text += "," + (result.ok ? csv_field(ran_faults_text(result.figures)) : "");
+    for (const std::string& key : keys) {
       text += ",";
       if (result.ok) text += json_number(figure(outcome, result, key));
     }
@@ -187,6 +267,7 @@ std::string format_sweep_json(const SweepOutcome& outcome) {
       doc["slo"].push_back({{"key", t.key}, {"target", t.target}});
     }
   }
+  if (!outcome.metric_percentiles.empty()) doc["metric_percentiles"] = outcome.metric_percentiles;
   doc["axes"] = nlohmann::ordered_json::array();
   for (const SweepAxis& axis : outcome.axes) {
     doc["axes"].push_back({{"flag", axis.flag}, {"values", axis.values}});
@@ -209,13 +290,14 @@ std::string format_sweep_json(const SweepOutcome& outcome) {
             {{"key", r.key}, {"value", r.value}, {"target", r.target}, {"met", r.met}});
       }
     }
+    if (result.ok && !result.figures.faults.empty()) point["faults"] = faults_json(result.figures);
     if (result.ok) {
       point["overload"] = {{"unstable", result.figures.unstable},
                            {"since_s", result.figures.unstable
                                            ? nlohmann::ordered_json(result.figures.unstable_since_s)
                                            : nlohmann::ordered_json(nullptr)}};
       nlohmann::ordered_json figures = nlohmann::ordered_json::object();
-      for (const std::string& key : summary_figure_keys())
+      for (const std::string& key : sweep_figure_keys(outcome))
         figures[key] = figure(outcome, result, key);
       point["figures"] = figures;
     } else {

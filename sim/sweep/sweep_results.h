@@ -24,6 +24,7 @@ struct SweepPointFigures {
   bool unstable = false;                 // summary.overload
   double unstable_since_s = 0;
   std::vector<SloResult> slo;  // check_slo against the outcome's targets (key, value, target, met)
+  std::vector<FaultWindow> faults;  // the --fault windows the point ran under (summary.faults)
 };
 
 struct SweepPointResult {
@@ -39,10 +40,20 @@ struct SweepOutcome {
   std::string trace;    // the TRACE argument
   std::string sort_by;  // a summary figure key
   std::vector<SweepAxis> axes;
-  std::vector<SweepPointResult> points;  // in grid order
-  std::vector<SloTarget> slo;            // --slo: points meeting every target rank first
-  std::vector<FaultWindow> faults;       // --fault: every point ran under them
+  std::vector<SweepPointResult> points;    // in grid order
+  std::vector<SloTarget> slo;              // --slo: points meeting every target rank first
+  std::vector<FaultWindow> faults;         // --fault: every point ran under them
+  std::vector<double> metric_percentiles;  // --metric-percentiles: more percentile columns
 };
+
+// The figures sweep.csv and sweep.json show, in order: summary_figure_keys(), with each
+// distribution's --metric-percentiles levels that are not among its fixed ones inserted before
+// its max (ttft_p25, ttft_p75 for 25,75). Without --metric-percentiles, summary_figure_keys().
+std::vector<std::string> sweep_figure_keys(const SweepOutcome& outcome);
+
+// The --fault windows of a point that ran inside it (fault_active_s > 0), as specs joined with
+// spaces: sweep.csv's "faults" cell.
+std::string ran_faults_text(const SweepPointFigures& figures);
 
 // The figures of a summary, as the outputs of `outcome` (its sort figure and SLO) show them.
 SweepPointFigures sweep_point_figures(const SweepOutcome& outcome, const ReplaySummary& summary);
@@ -61,17 +72,20 @@ std::vector<size_t> sweep_ranking(const SweepOutcome& outcome);
 int64_t num_failed_points(const SweepOutcome& outcome);
 
 // The ranked table: rank, the swept values, "met" or "MISSED" under --slo, the sort figure, then
-// the headline figures (seconds for latencies, as summary.json), or FAILED and the reason.
+// the headline figures (seconds for latencies, as summary.json), and goodput (good requests per
+// second) and attainment when --slo gives per-request targets; or FAILED and the reason.
 std::string format_sweep_table(const SweepOutcome& outcome);
 
 // One row per point in rank order: rank, dir, the swept values, status, error, slo ("met",
-// "missed", empty without --slo or for a failed point), then every summary figure
-// (summary_figure_keys()).
+// "missed", empty without --slo or for a failed point), faults (only when a point had --fault
+// windows: those that ran, ran_faults_text), then every figure of sweep_figure_keys().
 std::string format_sweep_csv(const SweepOutcome& outcome);
 
-// {"trace", "sort", "slo"?: [{"key", "target"}], "axes": [{"flag", "values"}], "points":
-// [{"rank", "dir", "settings", "status", "error"?, "slo"?: [{"key", "value", "target", "met"}],
-// "figures"?}]}, points in rank order; the "slo" members only under --slo.
+// {"trace", "sort", "slo"?: [{"key", "target"}], "metric_percentiles"?, "axes": [{"flag",
+// "values"}], "points": [{"rank", "dir", "settings", "status", "error"?, "slo"?: [{"key",
+// "value", "target", "met"}], "faults"?: [{"spec", "from_s", "to_s", "active_s", "ran"}],
+// "figures"?}]}, points in rank order; the "slo" members only under --slo, "faults" only for a
+// point run under --fault windows.
 std::string format_sweep_json(const SweepOutcome& outcome);
 
 }  // namespace llm

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "sim/replay/latency_samples.h"
 #include "sim/replay/summary_figures.h"
 
 namespace llm {
@@ -183,6 +185,95 @@ TEST(SweepSlo, WithoutTargetsNothingChanges) {
   EXPECT_EQ(format_sweep_table(o).find("slo"), std::string::npos);
   EXPECT_EQ(nlohmann::json::parse(format_sweep_json(o)).count("slo"), 0u);
   EXPECT_NE(format_sweep_csv(o).find("1,p1,1,ok,,,"), std::string::npos);
+}
+
+// A point whose summary keeps its samples (TTFT 1..8 s) and per-sequence outcomes: the figures
+// that are read from them (any percentile, goodput, attainment).
+SweepPointResult with_samples(const std::string& value, double duration_s) {
+  SweepPointResult r = ran(value, 8, 100);
+  auto samples = std::make_shared<LatencySamples>();
+  for (int i = 1; i <= 8; ++i) {
+    samples->sorted["ttft"].push_back(i);
+    samples->outcomes.push_back({true, static_cast<double>(i), 0.01, i + 1.0});
+  }
+  r.summary.samples = samples;
+  r.summary.duration_s = duration_s;
+  return r;
+}
+
+TEST(SweepCsv, MetricPercentilesAddTheirColumnsAndTheJsonItsFigures) {
+  SweepOutcome o = outcome_of({with_samples("64", 10)}, "ttft_p99");
+  const std::string plain = format_sweep_csv(o);
+  EXPECT_EQ(plain.find("ttft_p25"), std::string::npos) << plain;
+  o.metric_percentiles = {25, 99, 75};  // 99 is among the fixed columns already
+  record_sweep_figures(o);
+  const std::string csv = format_sweep_csv(o);
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_NE(header.find(",ttft_p99.9,ttft_p25,ttft_p75,ttft_max,"), std::string::npos) << header;
+  EXPECT_NE(header.find(",e2e_p99.9,e2e_p25,e2e_p75,e2e_max,"), std::string::npos) << header;
+  EXPECT_EQ(header.find("ttft_p99,"), header.rfind("ttft_p99,")) << "p99 twice: " << header;
+  // Every column but the extra ones is the plain CSV's, in the same order.
+  const std::string plain_header = plain.substr(0, plain.find('\n'));
+  std::string without_extra = header;
+  for (const char* d :
+       {"ttft", "request_ttft", "queue", "prefill", "decode", "e2e", "itl", "tpot"}) {
+    for (const char* p : {"_p25", "_p75"}) {
+      const std::string col = std::string(",") + d + p;
+      const size_t at = without_extra.find(col + ",");
+      if (at != std::string::npos) without_extra.erase(at, col.size());
+    }
+  }
+  EXPECT_EQ(without_extra, plain_header);
+  const double p25 = latency_percentile(*o.points[0].summary.samples, "ttft", 25, false);
+  const auto doc = nlohmann::json::parse(format_sweep_json(o));
+  EXPECT_EQ(doc["metric_percentiles"], nlohmann::json::parse("[25, 99, 75]"));
+  EXPECT_DOUBLE_EQ(doc["points"][0]["figures"]["ttft_p25"].get<double>(), p25);
+  EXPECT_NE(csv.find("," + json_number(p25) + ","), std::string::npos) << csv;
+  EXPECT_EQ(
+      nlohmann::json::parse(format_sweep_json(outcome_of({with_samples("64", 10)}, "ttft_p99")))
+          .count("metric_percentiles"),
+      0u);
+}
+
+TEST(SweepTable, PerRequestTargetsAddGoodputAndAttainmentColumns) {
+  SweepOutcome o = outcome_of({with_samples("64", 4), with_samples("8", 2)}, "ttft_p99");
+  EXPECT_EQ(format_sweep_table(o).find("goodput"), std::string::npos);
+  o.slo = parse_slo("ttft=4s,attainment>=0.25");  // 4 of the 8 sequences have TTFT <= 4 s
+  for (SweepPointResult& p : o.points) p.summary.goodput = goodput_targets(o.slo);
+  record_sweep_figures(o);
+  const std::string table = format_sweep_table(o);
+  EXPECT_NE(table.find("; goodput in good requests/s (ttft <= 4 s per request)"), std::string::npos)
+      << table;
+  EXPECT_NE(table.find("output_tokens_per_s  goodput  attainment\n"), std::string::npos) << table;
+  EXPECT_NE(table.find("  2        0.5\n"), std::string::npos) << table;  // 4 good over 2 s
+  EXPECT_NE(table.find("  1        0.5\n"), std::string::npos) << table;  // 4 good over 4 s
+  // Figure targets alone (no per-request ones): no goodput column.
+  o.slo = parse_slo("ttft_p99=4s");
+  EXPECT_EQ(format_sweep_table(o).find("goodput"), std::string::npos);
+}
+
+TEST(SweepCsv, TheFaultsThatRanAreListedOnlyWhenThereWereAny) {
+  SweepOutcome o = outcome_of({with_samples("64", 90), failed("8", "boom")}, "ttft_p99");
+  const std::string plain = format_sweep_csv(o);
+  EXPECT_EQ(plain.find("faults"), std::string::npos) << plain;
+  EXPECT_EQ(format_sweep_json(o).find("faults"), std::string::npos);
+  // The second window starts after the 90 s run ended: it never ran.
+  o.points[0].summary.faults = {parse_fault("http-5xx:50:0:1m"),
+                                parse_fault("engine-down:0:2m:3m")};
+  record_sweep_figures(o);
+  const std::string csv = format_sweep_csv(o);
+  EXPECT_NE(csv.find(",status,error,slo,faults,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n1,p64,64,ok,,,http-5xx:50:0s:1m,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n2,p8,8,failed,boom,,,"), std::string::npos) << csv;
+  const auto doc = nlohmann::json::parse(format_sweep_json(o));
+  const auto& faults = doc["points"][0]["faults"];
+  ASSERT_EQ(faults.size(), 2u);
+  EXPECT_EQ(faults[0]["spec"], "http-5xx:50:0s:1m");
+  EXPECT_DOUBLE_EQ(faults[0]["active_s"].get<double>(), 60);
+  EXPECT_EQ(faults[0]["ran"], true);
+  EXPECT_EQ(faults[1]["spec"], "engine-down:0:2m:3m");
+  EXPECT_DOUBLE_EQ(faults[1]["from_s"].get<double>(), 120);
+  EXPECT_EQ(faults[1]["ran"], false);
 }
 
 }  // namespace

@@ -49,6 +49,10 @@ Json point_json(size_t index, const SweepPointResult& r) {
     p["slo"].push_back(
         {{"key", s.key}, {"value", number(s.value)}, {"target", number(s.target)}, {"met", s.met}});
   }
+  if (!r.figures.faults.empty()) {
+    p["faults"] = Json::array();
+    for (const FaultWindow& f : r.figures.faults) p["faults"].push_back(fault_spec_text(f));
+  }
   return p;
 }
 
@@ -79,6 +83,10 @@ SweepPointResult point_of(const Json& p, size_t& index) {
     slo.target = number_of(s.at("target"));
     slo.met = s.at("met").get<bool>();
     r.figures.slo.push_back(slo);
+  }
+  if (p.contains("faults")) {
+    for (const Json& f : p.at("faults"))
+      r.figures.faults.push_back(parse_fault(f.get<std::string>()));
   }
   return r;
 }

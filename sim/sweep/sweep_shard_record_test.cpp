@@ -81,6 +81,17 @@ TEST(SweepShardRecord, ReadsBackToTheSameBits) {
   EXPECT_EQ(format_shard_record(back), format_shard_record(r));
 }
 
+// A point's --fault windows read back as the same windows (sweep.csv and sweep.json list them).
+TEST(SweepShardRecord, KeepsThePointsFaultWindows) {
+  SweepShardRecord r = sample_record();
+  r.points[0].figures.faults = {parse_fault("http-5xx:12.5:0:1m30s"),
+                                parse_fault("slow:0:2.5:500ms:2m")};
+  const SweepShardRecord back = parse_shard_record(format_shard_record(r), "x.json");
+  EXPECT_EQ(back.points[0].figures.faults, r.points[0].figures.faults);
+  EXPECT_TRUE(back.points[1].figures.faults.empty());
+  EXPECT_EQ(format_shard_record(sample_record()).find("faults"), std::string::npos);
+}
+
 TEST(SweepShardRecord, RefusesWhatIsNotARecordNamingTheFile) {
   const std::string good = format_shard_record(sample_record());
   struct Case {

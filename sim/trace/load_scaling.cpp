@@ -198,15 +198,32 @@ std::string describe_load_scaling(const LoadScalingInfo& i) {
          std::to_string(i.trace_requests);
 }
 
-std::string stretch_warning(const LoadScalingInfo& i) {
-  if (i.mode != LoadScalingMode::kStretch || i.factor == 1.0 || !i.bursts.bursty()) return "";
-  return "--arrival-rate-scale " + number_text(i.factor) + " stretches time, and " +
-         std::to_string(i.bursts.requests) + " requests arrive on " +
-         std::to_string(i.bursts.instants) + " instants (up to " +
-         std::to_string(i.bursts.largest) +
+std::string stretch_warning(const ArrivalBursts& b, const std::string& scaling) {
+  if (!b.bursty()) return "";
+  return scaling + ", and " + std::to_string(b.requests) + " requests arrive on " +
+         std::to_string(b.instants) + " instants (up to " + std::to_string(b.largest) +
          " at once): stretched, they still arrive together at any scale, so the latency the "
          "bursts cause does not scale with it; --load-scaling sample thins the requests (below "
          "1x) or superposes shifted copies (above 1x) instead";
+}
+
+std::string stretch_warning(const LoadScalingInfo& i) {
+  if (i.mode != LoadScalingMode::kStretch || i.factor == 1.0) return "";
+  return stretch_warning(i.bursts,
+                         "--arrival-rate-scale " + number_text(i.factor) + " stretches time");
+}
+
+std::string stretch_warning(const ArrivalBursts& b, const std::vector<double>& factors) {
+  std::vector<double> scaled;
+  for (double f : factors) {
+    if (f != 1.0 && std::find(scaled.begin(), scaled.end(), f) == scaled.end()) scaled.push_back(f);
+  }
+  if (scaled.empty()) return "";
+  std::sort(scaled.begin(), scaled.end());
+  std::string list;
+  for (double f : scaled) list += (list.empty() ? "" : ", ") + number_text(f);
+  return stretch_warning(b, "--arrival-rate-scale " + list +
+                                (scaled.size() == 1 ? " stretches time" : " stretch time"));
 }
 
 }  // namespace llm

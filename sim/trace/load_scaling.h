@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "sim/trace/trace.h"
 
@@ -68,5 +69,11 @@ std::string describe_load_scaling(const LoadScalingInfo& info);
 // A warning for stretching a bursty trace (empty when there is nothing to warn about): stretching
 // cannot change how many requests arrive together.
 std::string stretch_warning(const LoadScalingInfo& info);
+// The same for commands that replay a trace at several scales (llmsim sweep, capacity): `scaling`
+// says what stretches time ("--arrival-rate-scale 2 stretches time"); empty when the trace is not
+// bursty. The second form names the stretching factors among `factors` (those other than 1;
+// empty when there are none).
+std::string stretch_warning(const ArrivalBursts& bursts, const std::string& scaling);
+std::string stretch_warning(const ArrivalBursts& bursts, const std::vector<double>& factors);
 
 }  // namespace llm
