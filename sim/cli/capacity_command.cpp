@@ -640,7 +640,8 @@ std::vector<CapacityRecord> capacity_records(const std::vector<std::string>& dir
 // The arrival-rate search stretches time (under --load-scaling stretch, the default): say so
 // when the trace's requests arrive in bursts, as llmsim replay does for --arrival-rate-scale.
 // A shard runs only the engine search, which scales nothing unless --arrival-rate-scale is given.
-void warn_if_stretching_bursts(const CapacityOptions& o, const Trace& trace, std::ostream& err) {
+void warn_if_stretching_bursts(const CapacityOptions& o, const Trace& trace,
+                               const std::string& program, std::ostream& err) {
   if (o.base.load_scaling != LoadScalingMode::kStretch) return;
   if (o.sharded && o.base.arrival_rate_scale == 1.0) return;
   const std::string scaling =
@@ -648,7 +649,7 @@ void warn_if_stretching_bursts(const CapacityOptions& o, const Trace& trace, std
           ? "--arrival-rate-scale " + capacity_number(o.base.arrival_rate_scale) + " stretches time"
           : "the search for one engine's largest --arrival-rate-scale stretches time";
   if (const std::string w = stretch_warning(arrival_bursts(trace), scaling); !w.empty()) {
-    err << "llmsim capacity: warning: " << w << "\n";
+    err << program << ": warning: " << w << "\n";
   }
 }
 
@@ -663,7 +664,7 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
   try {
     const CapacityOptions o = parse_capacity_args(args);
     const Trace trace = read_trace_file(o.base.trace_path);
-    warn_if_stretching_bursts(o, trace, err);
+    warn_if_stretching_bursts(o, trace, "llmsim capacity", err);
     if (o.sharded) return run_capacity_shard(o, args, trace, out);
     const CapacityResult result = compute_capacity(o, trace);
     out << format_capacity(result);
@@ -734,6 +735,7 @@ int run_capacity_merge_command(const std::vector<std::string>& args, std::ostrea
       throw CapacityMergeError(records.front().file.string() + ": its arguments: " + e.what());
     }
     const Trace trace = read_trace_file(o.base.trace_path);
+    warn_if_stretching_bursts(o, trace, "llmsim capacity-merge", err);
     const std::vector<Candidate> candidates = make_candidates(o);
     CapacityResult r = capacity_header(o, trace);
     for (const CapacityRecord& rec : records) {

@@ -68,9 +68,14 @@ std::vector<std::string> extra_percentiles(const std::vector<double>& levels,
   return keys;
 }
 
-nlohmann::ordered_json faults_json(const SweepPointFigures& figures) {
+// The point's replay duration (0 when unknown): the fault windows that ran began before it.
+double run_seconds(const SweepPointFigures& figures) {
   const auto duration = figures.values.find("duration_s");
-  const double run_s = duration == figures.values.end() ? 0 : duration->second;
+  return duration == figures.values.end() ? 0 : duration->second;
+}
+
+nlohmann::ordered_json faults_json(const SweepPointFigures& figures) {
+  const double run_s = run_seconds(figures);
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const FaultWindow& f : figures.faults) {
     const double active = fault_active_s(f, run_s);
@@ -103,8 +108,7 @@ std::vector<std::string> sweep_figure_keys(const SweepOutcome& outcome) {
 }
 
 std::string ran_faults_text(const SweepPointFigures& figures) {
-  const auto duration = figures.values.find("duration_s");
-  const double run_s = duration == figures.values.end() ? 0 : duration->second;
+  const double run_s = run_seconds(figures);
   std::string text;
   for (const FaultWindow& f : figures.faults) {
     if (fault_active_s(f, run_s) <= 0) continue;

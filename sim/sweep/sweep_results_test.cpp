@@ -211,7 +211,7 @@ TEST(SweepCsv, MetricPercentilesAddTheirColumnsAndTheJsonItsFigures) {
   const std::string header = csv.substr(0, csv.find('\n'));
   EXPECT_NE(header.find(",ttft_p99.9,ttft_p25,ttft_p75,ttft_max,"), std::string::npos) << header;
   EXPECT_NE(header.find(",e2e_p99.9,e2e_p25,e2e_p75,e2e_max,"), std::string::npos) << header;
-  EXPECT_EQ(header.find("ttft_p99,"), header.rfind("ttft_p99,")) << "p99 twice: " << header;
+  EXPECT_EQ(header.find(",ttft_p99,"), header.rfind(",ttft_p99,")) << "p99 twice: " << header;
   // Every column but the extra ones is the plain CSV's, in the same order.
   const std::string plain_header = plain.substr(0, plain.find('\n'));
   std::string without_extra = header;

@@ -245,12 +245,16 @@ def main():
         if os.path.exists(png):
             check_screenshot(png, "sample")
 
-        # The sweep and capacity reports: each plot laid out with every point it was given.
+        # The sweep and capacity reports: each plot laid out with every point it was given (the
+        # sweep's per-point SLO table too, within the window).
         sample = os.path.join(ROOT, "traces", "azure-conv-sample.json")
         sweep = os.path.join(work, "sweep.html")
         subprocess.run([llmsim, "sweep", sample, "--set", "max-num-seqs=2,8,64", "--set",
-                        "kv-cache-dtype=auto,fp8", "--report", sweep, "--quiet", "--no-progress"],
+                        "kv-cache-dtype=auto,fp8", "--slo",
+                        "ttft_p99=2s,tpot_p99=100ms,ttft=2s,attainment=0.9", "--report", sweep,
+                        "--quiet", "--no-progress"],
                        check=True)
+        check("SLO per point" in open(sweep).read(), "sweep: the per-point SLO table")
         capacity = os.path.join(work, "capacity.html")
         subprocess.run([llmsim, "capacity", sample, "--slo", "ttft_p99=2s,tpot_p99=100ms",
                         "--arrival-rate-scale", "40", "--report", capacity], check=True,
