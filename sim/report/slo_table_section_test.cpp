@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/report/testing/xml_check.h"
@@ -32,13 +33,8 @@ std::vector<std::vector<std::string>> cells(const std::string& html) {
   return rows;
 }
 
-SloResult result(const std::string& key, double value, double target, bool met) {
-  SloResult r;
-  r.key = key;
-  r.value = value;
-  r.target = target;
-  r.met = met;
-  return r;
+SloResult result(std::string key, double value, double target, bool met) {
+  return {.key = std::move(key), .value = value, .target = target, .met = met, .detail = {}};
 }
 
 TEST(SloTableSection, EachPointsFiguresWithMetOrMissedAndTheTargetsInTheNote) {
