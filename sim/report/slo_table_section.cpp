@@ -56,7 +56,9 @@ ReportSection slo_table_section(const std::vector<SloTarget>& targets,
   s.figures.push_back(h);
   s.note = "SLO: " + describe_slo(targets) + ". " + std::to_string(met_all) + " of " +
            std::to_string(rows.size()) +
-           " points meet every target; points in rank order (those meeting every target first).";
+           " points meet every target; points in rank order (those meeting every target first). "
+           "A latency of inf: refused or failed requests count as infinitely slow, as in "
+           "llmsim replay --slo.";
   return s;
 }
 
