@@ -29,16 +29,28 @@ void BlockPool::take(std::span<const int32_t> blocks) {
 
 bool BlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
   if (n > num_free_) return false;
-  for (int32_t i = 0; i < n; ++i) {
-    int32_t b = head_;
+  if (n <= 0) return true;
+  // The n blocks are the free queue's first n: walk them first, asking for the hash-table lines
+  // their evictions read, so that those loads overlap instead of missing one after another.
+  const size_t first = out.size();
+  for (int32_t i = 0, b = head_; i < n; ++i, b = blocks_[b].next) {
+    if (blocks_[b].hashed) by_hash_.prefetch(blocks_[b].hash, b);
+    out.push_back(b);
+  }
+  for (size_t k = first; k < out.size(); ++k) {
+    const int32_t b = out[k];  // the head now
     unlink(b);
     if (residency_) residency_->on_evicted(b);  // vLLM: before the hash check, every block
     evict_hash(b);
     blocks_[b].ref_count = 1;
     if (residency_) residency_->on_allocated(b);
-    out.push_back(b);
   }
+  prefetch_head();  // the next allocation (this step's next request, most often) evicts it
   return true;
+}
+
+void BlockPool::prefetch_head() const {
+  if (head_ != kNone && blocks_[head_].hashed) by_hash_.prefetch(blocks_[head_].hash, head_);
 }
 
 void BlockPool::release(std::span<const int32_t> blocks) {

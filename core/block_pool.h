@@ -48,6 +48,12 @@ class BlockPool {
   bool allocate(int32_t n, std::vector<int32_t>& out);
   // Drops one reference from each block, walking from the last to the first.
   void release(std::span<const int32_t> blocks);
+  // Brings in what lookup(hash) and cache(block, hash) will read (block may be kNone); no effect
+  // on the pool's state.
+  void prefetch_hash(uint64_t hash, int32_t block = kNone) const {
+    by_hash_.prefetch(hash, block);
+    if (block > 0 && block < num_blocks()) prefetch_line(&blocks_[block]);
+  }
   // Registers a full block's hash. If other blocks already cache the same content this one is
   // added as the newest copy (lookups keep finding the oldest). A block hashed already is left as
   // it is.
@@ -81,6 +87,7 @@ class BlockPool {
   void push_head(int32_t block);
   void push_tail(int32_t block);
   void evict_hash(int32_t block);   // reports the eviction to the event sink
+  void prefetch_head() const;       // brings in what evicting the head's hash will read
   uint64_t unindex(int32_t block);  // forgets a hashed block's hash; returns it
 
   std::vector<Block> blocks_;

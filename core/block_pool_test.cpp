@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <variant>
 #include <vector>
 
 namespace llm {
@@ -91,6 +92,34 @@ TEST(BlockPool, TakingAFreeCachedBlockRemovesItFromTheFreeQueue) {
   pool.take(std::vector<int32_t>{hit});
   EXPECT_EQ(pool.ref_count(hit), 2);
   EXPECT_EQ(pool.num_free(), 2);
+}
+
+// allocate() walks the free queue before evicting (to prefetch): the blocks, their order, the
+// evictions' order and what is left must be those of popping the head n times.
+TEST(BlockPool, AllocatingSeveralAppendsTheHeadsAndEvictsTheirHashesInQueueOrder) {
+  BlockPool pool(7);
+  std::vector<KvEvent> events;
+  pool.set_event_sink(&events);
+  std::vector<int32_t> a;
+  ASSERT_TRUE(pool.allocate(6, a));  // 1 .. 6
+  for (int32_t b : {3, 1, 5, 2}) pool.cache(b, 100 + static_cast<uint64_t>(b));
+  pool.release(a);  // walks 6 .. 1: unhashed 6, 4 to the head; hashed 5, 3, 2, 1 to the tail
+  ASSERT_EQ(pool.free_queue(), (std::vector<int32_t>{4, 6, 5, 3, 2, 1}));
+  std::vector<int32_t> got = {42};  // allocate appends
+  ASSERT_TRUE(pool.allocate(4, got));
+  EXPECT_EQ(got, (std::vector<int32_t>{42, 4, 6, 5, 3}));
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(std::get<KvBlockRemoved>(events[0]).block_hashes, (std::vector<uint64_t>{105}));
+  EXPECT_EQ(std::get<KvBlockRemoved>(events[1]).block_hashes, (std::vector<uint64_t>{103}));
+  EXPECT_EQ(pool.lookup(105), BlockPool::kNone);
+  EXPECT_EQ(pool.lookup(103), BlockPool::kNone);
+  EXPECT_EQ(pool.lookup(102), 2);
+  EXPECT_EQ(pool.free_queue(), (std::vector<int32_t>{2, 1}));
+  for (int32_t b : {4, 6, 5, 3}) EXPECT_EQ(pool.ref_count(b), 1);
+  std::vector<int32_t> none;
+  EXPECT_TRUE(pool.allocate(0, none));
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(pool.free_queue(), (std::vector<int32_t>{2, 1}));
 }
 
 TEST(BlockPool, ReleasingAnUnreferencedBlockIsALogicError) {

@@ -146,11 +146,19 @@ bool KvCacheManager::allocate_slots(Request& r, int64_t num_new_tokens,
   pool_.take(hit_blocks);
   r.block_ids.insert(r.block_ids.end(), hit_blocks.begin(), hit_blocks.end());
   r.num_hashed_blocks_cached += static_cast<int64_t>(hit_blocks.size());
+  const int64_t first = r.num_hashed_blocks_cached;
+  const int64_t full = std::min(end_token, r.num_tokens()) / block_size_;
+  if (caching_) {
+    // The hashes of the blocks that become full, first, so that their table lines load while
+    // the pool allocates (the same values cache() gets below: block_hash memoizes them).
+    const auto held_now = static_cast<int64_t>(r.block_ids.size());
+    for (int64_t i = first; i < full; ++i) {
+      pool_.prefetch_hash(block_hash(r, i), i < held_now ? r.block_ids[i] : BlockPool::kNone);
+    }
+  }
   pool_.allocate(static_cast<int32_t>(new_blocks), r.block_ids);
 
   if (caching_) {
-    const int64_t first = r.num_hashed_blocks_cached;
-    const int64_t full = std::min(end_token, r.num_tokens()) / block_size_;
     for (int64_t i = first; i < full; ++i) pool_.cache(r.block_ids[i], block_hash(r, i));
     if (events_ && full > first) events_->push_back(stored_event(r, first, full));
     r.num_hashed_blocks_cached = std::max(r.num_hashed_blocks_cached, full);

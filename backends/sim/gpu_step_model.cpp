@@ -66,57 +66,101 @@ double allreduce_ns(const GpuStepCoefficients& c, int64_t gpus, double bytes) {
          2.0 * (n - 1.0) / n * bytes / c.link_bytes_per_s * 1e9;
 }
 
+namespace {
+
+// The model's dimensions per tensor-parallel rank, as every term below reads them.
+struct RankShape {
+  double tpd, layers, h, hd, heads, kv_heads;
+};
+
+RankShape rank_shape(const ModelShape& m, int64_t tp) {
+  const double tpd = d_of(tp);
+  return {tpd,
+          d_of(m.layers),
+          d_of(m.hidden),
+          d_of(m.head_dim),
+          d_of(m.heads) / tpd,
+          d_of(std::max<int64_t>(m.kv_heads / tp, 1))};
+}
+
+}  // namespace
+
+double layer_gemms_ns(const GpuStepCoefficients& c, const GpuStepInputs& in, int64_t new_tokens) {
+  const ModelShape& m = *in.model;
+  const RankShape r = rank_shape(m, in.tensor_parallel_size);
+  const double n = d_of(new_tokens);
+  // Attention projections in every layer, then the dense MLP or the experts.
+  const double attention_bytes = d_of(attention_weight_bytes(m));
+  const double mlp_bytes = d_of(mlp_weight_bytes(m));
+  const double base_bytes = d_of(m.weight_bytes_per_param);
+  const double qkv = r.h * (r.heads + 2.0 * r.kv_heads) * r.hd;
+  const double out = r.heads * r.hd * r.h;
+  double gemm =
+      r.layers * (gemm_ns(c, qkv, attention_bytes, n) + gemm_ns(c, out, attention_bytes, n));
+  const double dense = d_of(dense_layers(m));
+  if (dense > 0) {
+    const double ffn = d_of(m.ffn) / r.tpd;
+    gemm +=
+        dense * (gemm_ns(c, 2.0 * r.h * ffn, mlp_bytes, n) + gemm_ns(c, r.h * ffn, mlp_bytes, n));
+  }
+  if (is_moe(m)) {
+    const double experts = d_of(m.num_experts);
+    const double top_k = d_of(m.experts_per_token);
+    const double expert_ffn = d_of(m.expert_ffn) / r.tpd;
+    const double touched = expected_experts_touched(experts, top_k, n);
+    // The fused-MoE kernels read the touched experts' weights once and run N*k token-rows.
+    const double rows_per_expert = touched > 0 ? n * top_k / touched : 0;
+    double moe = gemm_ns(c, r.h * experts, base_bytes, n);  // router
+    moe += gemm_ns(c, touched * 2.0 * r.h * expert_ffn, mlp_bytes, rows_per_expert);
+    moe += gemm_ns(c, touched * r.h * expert_ffn, mlp_bytes, rows_per_expert);
+    if (m.shared_expert_ffn > 0) {
+      const double shared = d_of(m.shared_expert_ffn) / r.tpd;
+      moe += gemm_ns(c, 2.0 * r.h * shared, mlp_bytes, n) + gemm_ns(c, r.h * shared, mlp_bytes, n);
+    }
+    gemm += d_of(m.moe_layers) * moe;
+  }
+  return gemm;
+}
+
+double lm_head_ns(const GpuStepCoefficients& c, const GpuStepInputs& in,
+                  int64_t sampling_sequences) {
+  const ModelShape& m = *in.model;
+  const RankShape r = rank_shape(m, in.tensor_parallel_size);
+  return gemm_ns(c, d_of(m.vocab) / r.tpd * r.h, d_of(m.weight_bytes_per_param),
+                 d_of(sampling_sequences));
+}
+
 GpuStepTerms gpu_step_terms(const GpuStepCoefficients& c, const GpuStepInputs& in,
                             const BatchCost& b) {
+  if (b.num_sequences == 0 && b.new_tokens == 0) return {};
+  return gpu_step_terms(c, in, b, layer_gemms_ns(c, in, b.new_tokens),
+                        lm_head_ns(c, in, b.sampling_sequences));
+}
+
+GpuStepTerms gpu_step_terms(const GpuStepCoefficients& c, const GpuStepInputs& in,
+                            const BatchCost& b, double layer_gemms, double lm_head) {
   GpuStepTerms t;
   if (b.num_sequences == 0 && b.new_tokens == 0) return t;
   const ModelShape& m = *in.model;
   const int64_t tp = in.tensor_parallel_size;
-  const double tpd = d_of(tp);
-  const double layers = d_of(m.layers);
-  const double h = d_of(m.hidden);
-  const double hd = d_of(m.head_dim);
-  const double heads = d_of(m.heads) / tpd;
-  const double kv_heads = d_of(std::max<int64_t>(m.kv_heads / tp, 1));
+  const RankShape r = rank_shape(m, tp);
+  const double layers = r.layers;
+  const double h = r.h;
+  const double hd = r.hd;
+  const double heads = r.heads;
+  const double kv_heads = r.kv_heads;
   const double n = d_of(b.new_tokens);
 
   t.fixed_ns = c.step_ns + c.per_sequence_ns * d_of(b.num_sequences) +
                c.per_sample_ns * d_of(b.sampling_sequences) + c.per_layer_ns * layers;
 
-  // Linear layers, per rank: attention projections in every layer, then the dense MLP or the
-  // experts, then the LM head over the sampled positions.
-  const double attention_bytes = d_of(attention_weight_bytes(m));
-  const double mlp_bytes = d_of(mlp_weight_bytes(m));
-  const double base_bytes = d_of(m.weight_bytes_per_param);
-  const double qkv = h * (heads + 2.0 * kv_heads) * hd;
-  const double out = heads * hd * h;
-  double gemm =
-      layers * (gemm_ns(c, qkv, attention_bytes, n) + gemm_ns(c, out, attention_bytes, n));
+  // Linear layers, per rank: the layers' matrices, then the LM head over the sampled positions.
+  t.gemm_ns = layer_gemms + lm_head;
   const double dense = d_of(dense_layers(m));
-  if (dense > 0) {
-    const double ffn = d_of(m.ffn) / tpd;
-    gemm += dense * (gemm_ns(c, 2.0 * h * ffn, mlp_bytes, n) + gemm_ns(c, h * ffn, mlp_bytes, n));
-  }
-  double activation_width_moe = 0;
-  if (is_moe(m)) {
-    const double experts = d_of(m.num_experts);
-    const double top_k = d_of(m.experts_per_token);
-    const double expert_ffn = d_of(m.expert_ffn) / tpd;
-    const double touched = expected_experts_touched(experts, top_k, n);
-    // The fused-MoE kernels read the touched experts' weights once and run N*k token-rows.
-    const double rows_per_expert = touched > 0 ? n * top_k / touched : 0;
-    double moe = gemm_ns(c, h * experts, base_bytes, n);  // router
-    moe += gemm_ns(c, touched * 2.0 * h * expert_ffn, mlp_bytes, rows_per_expert);
-    moe += gemm_ns(c, touched * h * expert_ffn, mlp_bytes, rows_per_expert);
-    if (m.shared_expert_ffn > 0) {
-      const double shared = d_of(m.shared_expert_ffn) / tpd;
-      moe += gemm_ns(c, 2.0 * h * shared, mlp_bytes, n) + gemm_ns(c, h * shared, mlp_bytes, n);
-    }
-    gemm += d_of(m.moe_layers) * moe;
-    activation_width_moe = (top_k * d_of(m.expert_ffn) + d_of(m.shared_expert_ffn)) / tpd;
-  }
-  gemm += gemm_ns(c, d_of(m.vocab) / tpd * h, base_bytes, d_of(b.sampling_sequences));
-  t.gemm_ns = gemm;
+  const double activation_width_moe =
+      is_moe(m)
+          ? (d_of(m.experts_per_token) * d_of(m.expert_ffn) + d_of(m.shared_expert_ffn)) / r.tpd
+          : 0.0;
 
   // Attention: the decodes' kernel reads their KV; the prefill chunks' kernel computes their
   // causal pairs and reads their cached prefix. Separate kernels, so the times add.
@@ -134,7 +178,7 @@ GpuStepTerms gpu_step_terms(const GpuStepCoefficients& c, const GpuStepInputs& i
 
   // Elementwise kernels, at the streaming rate times elementwise_speed.
   const double qk_width = (heads + kv_heads) * hd;
-  const double dense_bytes = elementwise_bytes_per_token(h, d_of(m.ffn) / tpd, qk_width);
+  const double dense_bytes = elementwise_bytes_per_token(h, d_of(m.ffn) / r.tpd, qk_width);
   const double moe_bytes = elementwise_bytes_per_token(h, activation_width_moe, qk_width);
   const double elementwise_bytes =
       n * (dense * dense_bytes + d_of(m.moe_layers) * moe_bytes + layers * kv_token_bytes);

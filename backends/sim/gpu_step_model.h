@@ -99,6 +99,19 @@ struct GpuStepInputs {
 GpuStepTerms gpu_step_terms(const GpuStepCoefficients& c, const GpuStepInputs& in,
                             const BatchCost& batch);
 
+// The same terms, bit for bit, from the two GEMM sums that need pow, given (a caller may remember
+// them per token count: StepPricer): layer_gemms = layer_gemms_ns(c, in, batch.new_tokens) and
+// lm_head = lm_head_ns(c, in, batch.sampling_sequences).
+GpuStepTerms gpu_step_terms(const GpuStepCoefficients& c, const GpuStepInputs& in,
+                            const BatchCost& batch, double layer_gemms, double lm_head);
+
+// Every layer's linear layers (attention projections, dense MLP or the experts the tokens touch)
+// over `new_tokens` tokens, per rank.
+double layer_gemms_ns(const GpuStepCoefficients& c, const GpuStepInputs& in, int64_t new_tokens);
+// The LM head over `sampling_sequences` sampled positions, per rank.
+double lm_head_ns(const GpuStepCoefficients& c, const GpuStepInputs& in,
+                  int64_t sampling_sequences);
+
 // The time of one GEMM kernel over `params` weights of `weight_bytes` bytes each and `tokens`
 // tokens (also used by the fit).
 double gemm_ns(const GpuStepCoefficients& c, double params, double weight_bytes, double tokens);

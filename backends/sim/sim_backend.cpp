@@ -48,7 +48,7 @@ Nanos SimBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& sa
       add_logprobs(batch.seqs[i], i, sampled[i]);
     }
   }
-  const Nanos modelled = step_time_ns(deployment_, cost);
+  const Nanos modelled = pricer_.step_time_ns(cost);
   if (!deployment_.step_noise || modelled == 0) return modelled;
   const double ratio = step_noise_draw(*deployment_.step_noise, noise_seed_, steps_drawn_++);
   return std::max<Nanos>(1, std::llround(static_cast<double>(modelled) * ratio));

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "backends/sim/cost_model.h"
+#include "backends/sim/step_pricer.h"
 #include "core/backend.h"
 #include "core/logprobs.h"
 
@@ -21,6 +22,8 @@ class SimBackend final : public Backend {
   // the same seed (a request's tokens do not depend on where it is routed); `engine` (its index)
   // gives each its own stream of step-time draws, engine 0 the seed's own.
   SimBackend(const Deployment& deployment, uint64_t seed, uint64_t engine = 0);
+  SimBackend(const SimBackend&) = delete;  // pricer_ points at deployment_
+  SimBackend& operator=(const SimBackend&) = delete;
 
   Nanos execute(const SchedulerOutput& batch, std::vector<int32_t>& sampled) override;
   // Pseudo-values (backends/sim/sim_logprobs.h) keyed by the request's identity and position.
@@ -38,6 +41,7 @@ class SimBackend final : public Backend {
   uint64_t identity(const Request& request) const;
 
   Deployment deployment_;
+  StepPricer pricer_{deployment_};  // prices deployment_'s steps (declared after it)
   uint64_t seed_;
   int32_t eos_;
   StepLogprobs logprobs_;     // the latest execute()'s; empty unless a request asks
