@@ -164,7 +164,7 @@ RecordedRun read_inference_perf_run(const std::string& dir, const RecordedOption
   SharedPrefixData shared =
       parse_shared_prefix(json_member(data, "shared_prefix", profile_path + ": data"),
                           profile_path + ": data.shared_prefix");
-  // What inference-perf ran with: versions before 0.3 did not read profile.yaml's
+  // What inference-perf ran with: versions before 0.4 did not read profile.yaml's
   // num_unique_system_prompts / num_users_per_system_prompt and ran their defaults (10 x 10),
   // which results/config.yaml records.
   const fs::path resolved_path = root / "results" / "config.yaml";
