@@ -1,6 +1,6 @@
 // The API server's costs on the hosts of the GPU presets (ApiServerCosts), fitted from the
-// recorded vLLM runs in ../shared/gpu-truth by tools/fit-api-server.py; docs/api-server.md gives the
-// fit, its data and its residuals. The API server is host CPU work: a card's figures are its
+// recorded vLLM runs in ../shared/gpu-truth by tools/fit-api-server.py; docs/api-server.md gives
+// the fit, its data and its residuals. The API server is host CPU work: a card's figures are its
 // host's, and only two hosts were measured, so every other card borrows the H100 host's (said
 // per row).
 // Thread-safety: an immutable table.
@@ -22,9 +22,9 @@ constexpr double kPerPromptTokenNs = 79;
 constexpr double kPerOutputTokenNs = 40e3;
 constexpr double kResponseNs = 0.5e6;
 // Of the H100 runs (vLLM 0.15.1): the median over 17 runs of the first stage's measured client
-// TTFT mean less llmsim's engine-only prediction of it (the calibrated H100-SXM preset), 10.14 ms
-// (quartiles 6.04 / 13.26), less the parts above for a 550-token prompt.
-constexpr double kH100HopNs = 7.769e6;
+// TTFT mean less llmsim's engine-only prediction of it (the calibrated H100-SXM preset), 10.41 ms
+// (quartiles 6.16 / 13.86), less the parts above for a 550-token prompt.
+constexpr double kH100HopNs = 8.040e6;
 
 ApiServerCosts host_costs(double hop_ns, const char* source) {
   return {kRequestNs, kPerPromptTokenNs, hop_ns, kPerOutputTokenNs, kResponseNs, source};

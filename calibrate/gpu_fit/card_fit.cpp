@@ -182,13 +182,14 @@ CardFit fit_card(const GpuStepCoefficients& prior, const std::vector<OpSample>& 
                {"mixed_decode_per_sequence_ns", "mixed_kv_bytes_per_s"}},
               mixed, op_price, out);
   } else {
-    if (attention_reference) {
-      const GpuStepCoefficients& r = *attention_reference;
-      c.mixed_kv_bytes_per_s = c.kv_bytes_per_s * r.mixed_kv_bytes_per_s / r.kv_bytes_per_s;
-      c.mixed_decode_per_sequence_ns =
-          c.decode_per_sequence_ns * r.mixed_decode_per_sequence_ns / r.decode_per_sequence_ns;
-    }
-    out.unfitted.push_back("mixed attention (ratios to the decode kernel's transferred)");
+    // No measurement of decodes beside a chunk: they are priced as in the decode kernel. The
+    // RTX PRO 6000's ratios (another vLLM, another attention kernel) are not transferred: under
+    // them the H100's busiest run stages (80-110 sequences, a third of the steps mixed) were
+    // priced 8-31% high, and with the rate free the run fit pushes it past the HBM's bandwidth
+    // (docs/cost-model.md, "Mixed steps").
+    c.mixed_kv_bytes_per_s = c.kv_bytes_per_s;
+    c.mixed_decode_per_sequence_ns = c.decode_per_sequence_ns;
+    out.unfitted.push_back("mixed attention (priced as the decode kernel)");
   }
   fit_stage(c,
             {"all-reduce",

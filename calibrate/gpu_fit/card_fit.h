@@ -6,8 +6,8 @@
 //   elementwise        the norms', activation's and rotary's speed
 //   decode attention   kernel cost, per-sequence cost, KV read rate
 //   prefill attention  kernel cost, per-token-head cost, causal attention rate
-//   mixed attention    not fitted: checks that a prefill chunk beside decodes costs the two
-//                      kernels' sum
+//   mixed attention    decodes beside a prefill chunk: per-sequence cost, KV read rate (a card
+//                      without such samples prices them as its decode kernel)
 //   all-reduce         latency, latency per doubling of GPUs, bus bandwidth
 //   sampler            per sampled sequence (slope of the sampler's time)
 //   runs               the fixed costs per step, per layer and per sequence, from whole runs'
@@ -48,8 +48,9 @@ struct CardFit {
 
 // `per_layer_fixed_ns` >= 0 fixes per_layer_ns instead of fitting it with the runs (a card whose
 // runs are all of one model cannot tell a layer's cost from a step's). Without samples of a
-// prefill chunk's cached-prefix read or of decodes beside a prefill, their coefficients take
-// `attention_reference`'s ratios to its kv_bytes_per_s and decode_per_sequence_ns (when given).
+// prefill chunk's cached-prefix read, its rate takes `attention_reference`'s ratio to its
+// kv_bytes_per_s (when given); without samples of decodes beside a prefill, they cost as in the
+// decode kernel.
 // Samples marked check_only are priced after the fit and reported, not fitted.
 CardFit fit_card(const GpuStepCoefficients& prior, const std::vector<OpSample>& ops,
                  const std::vector<StageSample>& runs,

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 
 #include "sim/recorded/recorded_engine.h"
 #include "sim/recorded/recorded_files.h"
@@ -27,6 +29,69 @@ void lifecycle_latency_figures(const nlohmann::json& o, const std::string& label
   if (p99) *p99 = 1e3 * json_number_at(o, "p99", label);
 }
 
+// inference-perf's time_per_output_token and inter_token_latency time every line its client
+// reads from the stream, and an SSE event is two lines (the data and the blank line after it):
+// a request of n tokens (n + 1 events with [DONE]) spans 2n + 1 gaps where llmsim counts n - 1.
+// In the runs, the measured mean times 2n + 1 is the E2E mean less the TTFT mean within 0.2%.
+double per_token_of_per_line(int64_t output_len) {
+  return output_len > 1
+             ? static_cast<double>(2 * output_len + 1) / static_cast<double>(output_len - 1)
+             : 1.0;
+}
+
+std::string trimmed(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(" \t\r") + 1 - a);
+}
+
+// The shared_prefix block of results/config.yaml, the configuration inference-perf ran with, as
+// profile.yaml's field names; nullopt when the file or the block is absent.
+std::optional<nlohmann::json> resolved_shared_prefix(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return std::nullopt;
+  std::ifstream in(file);
+  if (!in) throw TraceError(file.string() + ": cannot open file");
+  nlohmann::json out = nlohmann::json::object();
+  bool in_data = false, in_block = false;
+  size_t block_indent = 0;
+  std::string line;
+  for (int64_t n = 1; std::getline(in, line); ++n) {
+    const std::string text = trimmed(line.substr(0, line.find('#')));
+    if (text.empty()) continue;
+    const size_t indent = line.find_first_not_of(' ');
+    if (indent == 0) {
+      in_data = text == "data:";
+      in_block = false;
+      continue;
+    }
+    if (in_data && !in_block) {
+      if (text == "shared_prefix:") {
+        in_block = true;
+        block_indent = indent;
+      }
+      continue;
+    }
+    if (!in_block) continue;
+    if (indent <= block_indent) {
+      in_block = false;
+      continue;
+    }
+    const size_t colon = text.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = trimmed(text.substr(0, colon));
+    const std::string value = trimmed(text.substr(colon + 1));
+    if (key == "num_groups") key = "num_unique_system_prompts";
+    if (key == "num_prompts_per_group") key = "num_users_per_system_prompt";
+    if (key == "num_unique_system_prompts" || key == "num_users_per_system_prompt" ||
+        key == "system_prompt_len" || key == "question_len" || key == "output_len") {
+      out[key] = parse_count_field(file.string() + ":" + std::to_string(n), key, value);
+    }
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
 }  // namespace
 
 bool is_inference_perf_run(const std::string& dir) {
@@ -35,7 +100,7 @@ bool is_inference_perf_run(const std::string& dir) {
          fs::is_regular_file(fs::path(dir) / "exp-config.yaml", ec);
 }
 
-LifecycleFigures read_lifecycle_metrics(const std::string& path) {
+LifecycleFigures read_lifecycle_metrics(const std::string& path, int64_t output_len) {
   const nlohmann::json j = read_json_file(path);
   LifecycleFigures out;
   const nlohmann::json& ok = json_member(j, "successes", path);
@@ -56,6 +121,10 @@ LifecycleFigures read_lifecycle_metrics(const std::string& path) {
                               nullptr);
     lifecycle_latency_figures(json_member(lat, "inter_token_latency", at),
                               at + ".inter_token_latency", &f.itl_mean, nullptr, nullptr, nullptr);
+    const double per_token = per_token_of_per_line(output_len);
+    for (std::optional<double>* v : {&f.tpot_mean, &f.tpot_p50, &f.tpot_p90, &f.itl_mean}) {
+      if (*v) **v *= per_token;
+    }
   }
   if (j.contains("failures")) {
     const nlohmann::json& bad = j.at("failures");
@@ -92,9 +161,25 @@ RecordedRun read_inference_perf_run(const std::string& dir, const RecordedOption
     throw TraceError(profile_path + ": load.type: only constant is rebuilt, got " +
                      load.at("type").dump());
   }
-  const SharedPrefixData shared =
+  SharedPrefixData shared =
       parse_shared_prefix(json_member(data, "shared_prefix", profile_path + ": data"),
                           profile_path + ": data.shared_prefix");
+  // What inference-perf ran with: versions before 0.4 did not read profile.yaml's
+  // num_unique_system_prompts / num_users_per_system_prompt and ran their defaults (10 x 10),
+  // which results/config.yaml records.
+  const fs::path resolved_path = root / "results" / "config.yaml";
+  if (const auto resolved = resolved_shared_prefix(resolved_path)) {
+    const SharedPrefixData ran =
+        parse_shared_prefix(*resolved, resolved_path.string() + ": data.shared_prefix");
+    if (ran.groups != shared.groups || ran.users_per_group != shared.users_per_group) {
+      run.notes.push_back("prompts as inference-perf ran them (results/config.yaml): " +
+                          std::to_string(ran.groups) + " groups x " +
+                          std::to_string(ran.users_per_group) + ", not profile.yaml's " +
+                          std::to_string(shared.groups) + " x " +
+                          std::to_string(shared.users_per_group));
+    }
+    shared = ran;
+  }
   const std::vector<ConstantStage> stages = parse_constant_stages(
       json_member(load, "stages", profile_path + ": load"), profile_path + ": load.stages");
 
@@ -132,7 +217,7 @@ RecordedRun read_inference_perf_run(const std::string& dir, const RecordedOption
   for (size_t i = 0; i < stages.size(); ++i) {
     const fs::path p =
         root / "results" / ("stage_" + std::to_string(i) + "_lifecycle_metrics.json");
-    measured.push_back(read_lifecycle_metrics(p.string()));
+    measured.push_back(read_lifecycle_metrics(p.string(), shared.output_len));
     drain_s.push_back(measured.back().e2e_max_s);
   }
   std::vector<std::pair<size_t, size_t>> ranges;
@@ -153,7 +238,7 @@ RecordedRun read_inference_perf_run(const std::string& dir, const RecordedOption
   const fs::path summary = root / "results" / "summary_lifecycle_metrics.json";
   std::error_code ec;
   if (fs::is_regular_file(summary, ec)) {
-    run.measured = read_lifecycle_metrics(summary.string()).figures;
+    run.measured = read_lifecycle_metrics(summary.string(), shared.output_len).figures;
   } else if (stages.size() == 1) {
     run.measured = measured[0].figures;
   }

@@ -69,10 +69,11 @@ TEST(RecordedRuns, InferencePerfRunIsRebuiltAsTheGeneratorSendsIt) {
   EXPECT_EQ(r.engine.max_model_len, 4096);
   EXPECT_EQ(r.engine.gpu_memory_utilization, 0.9);
   const auto& q = r.trace.requests;
-  // Stage 1 starts after stage 0's 4 s and its slowest request (0.14 s x 1.25).
-  EXPECT_EQ(q[0].arrival_ns, 0);
-  EXPECT_GE(q[20].arrival_ns, 4'175'000'000);
-  EXPECT_LT(q[19].arrival_ns, 4'000'000'000);
+  // Stage 1 starts after stage 0's 4 s and its slowest request (0.14 s x 1.25); each stage's
+  // first request comes one gap in, its last at its end (ConstantLoadTimer).
+  EXPECT_GT(q[0].arrival_ns, 0);
+  EXPECT_GT(q[20].arrival_ns, 4'175'000'000);
+  EXPECT_EQ(q[19].arrival_ns, 4'000'000'000);
   for (const TraceRequest& t : q) {
     EXPECT_EQ(t.prompt_len, 161);  // 1.04 x (50 + 100) + 5
     EXPECT_EQ(t.output_len, 20);
@@ -87,6 +88,36 @@ TEST(RecordedRuns, InferencePerfRunIsRebuiltAsTheGeneratorSendsIt) {
   EXPECT_NEAR(*r.stages[0].measured.ttft_mean, 25, 1e-9);
   EXPECT_NEAR(*r.measured.e2e_mean, 145, 1e-9);
   EXPECT_NEAR(*r.measured.ttft_p99, 26 * 1.8, 1e-9);
+  // The file's TPOT is per line of the stream (two per token): 2n + 1 gaps of a 20-token request
+  // against llmsim's n - 1.
+  EXPECT_NEAR(*r.stages[0].measured.tpot_mean, 6 * 41.0 / 19.0, 1e-9);
+}
+
+// results/config.yaml (what inference-perf ran with) decides the prompt groups: older versions
+// did not read profile.yaml's num_unique_system_prompts and ran their 10 x 10 defaults.
+TEST(RecordedRuns, InferencePerfRunTakesThePromptGroupsItRanWith) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("recorded-resolved-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(kRecordedData + "/inference-perf-run", dir, fs::copy_options::recursive);
+  std::ofstream(dir / "results" / "config.yaml")
+      << "api:\n  type: completion\ndata:\n  type: shared_prefix\n  path: null\n"
+         "  shared_prefix:\n    num_groups: 2\n    num_prompts_per_group: 5\n"
+         "    system_prompt_len: 50\n    question_len: 100\n    output_len: 20\n"
+         "load:\n  type: constant\n";
+  const auto runs = read_recorded_runs(dir.string(), recorded_preset_options());
+  fs::remove_all(dir);
+  ASSERT_EQ(runs.size(), 1u);
+  const auto& q = runs[0].trace.requests;
+  // 10 slots, not profile.yaml's 6: request 10 repeats request 0, request 6 does not.
+  EXPECT_EQ(q[0].prefix_hash_ids, q[10].prefix_hash_ids);
+  EXPECT_NE(q[0].prefix_hash_ids, q[6].prefix_hash_ids);
+  EXPECT_EQ(q[0].prefix_hash_ids[2], q[4].prefix_hash_ids[2]);  // one group of 5
+  bool noted = false;
+  for (const std::string& n : runs[0].notes) {
+    noted = noted || n.find("2 groups x 5, not profile.yaml's 2 x 3") != std::string::npos;
+  }
+  EXPECT_TRUE(noted);
 }
 
 TEST(RecordedRuns, VllmRequestLogIsMeasuredFromTheEnginesQueue) {
@@ -281,11 +312,16 @@ TEST(SharedPrefixLoad, StagesSpanTheirDurationAndSlotsCycle) {
   for (size_t i = 1; i < t.requests.size(); ++i) {
     EXPECT_GE(t.requests[i].arrival_ns, t.requests[i - 1].arrival_ns);
   }
-  EXPECT_LT(t.requests[49].arrival_ns, 10'000'000'000);
-  EXPECT_GE(t.requests[50].arrival_ns, 12'500'000'000);
-  EXPECT_LT(t.requests[149].arrival_ns, 17'500'000'000);
+  // inference-perf's ConstantLoadTimer: the first request one gap in, the last at the end.
+  EXPECT_GT(t.requests[0].arrival_ns, 0);
+  EXPECT_EQ(t.requests[49].arrival_ns, 10'000'000'000);
+  EXPECT_GT(t.requests[50].arrival_ns, 12'500'000'000);
+  EXPECT_EQ(t.requests[149].arrival_ns, 17'500'000'000);
   EXPECT_EQ(t.requests[0].prefix_hash_ids, t.requests[6].prefix_hash_ids);
   EXPECT_NE(t.requests[0].prefix_hash_ids, t.requests[1].prefix_hash_ids);
+  // Each stage numbers its requests from 0: stage 1's first request is on slot 0 again (stage 0
+  // ended on slot 50 mod 6 = 2).
+  EXPECT_EQ(t.requests[50].prefix_hash_ids, t.requests[0].prefix_hash_ids);
   EXPECT_EQ(shared_prefix_prompt_len(d), 525);  // 1.04 x 500 + 5
 }
 

@@ -82,9 +82,11 @@ Trace shared_prefix_trace(const SharedPrefixData& d, const std::vector<ConstantS
     const size_t first = trace.requests.size();
     double cumulative = 0;
     for (size_t i = 0; i < n; ++i, ++k) {
-      const double t = stage_start + stages[s].duration_s * cumulative / total;
+      // ConstantLoadTimer: the first request one (rescaled) gap after the stage's start, the
+      // last at its end; each stage numbers its requests from 0 (inference-perf's run_stage).
       cumulative += gaps[i];
-      const int64_t slot = static_cast<int64_t>(k % static_cast<size_t>(slots));
+      const double t = stage_start + stages[s].duration_s * cumulative / total;
+      const int64_t slot = static_cast<int64_t>(i % static_cast<size_t>(slots));
       const int64_t group = slot / d.users_per_group;
       TraceRequest r;
       r.id = "s" + std::to_string(s) + "-" + std::to_string(k);

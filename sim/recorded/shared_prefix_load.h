@@ -1,11 +1,12 @@
 // inference-perf's `shared_prefix` data under a `constant` load, rebuilt as that generator sends
 // it (../shared/gpu-truth/README.md, "How the BLIS runs were driven"): N = groups x users prompt
-// slots, the users of a group sharing its system prompt; request k uses slot k mod N, so each
-// slot's prompt repeats every N requests; every request asks for output_len tokens (ignore_eos).
-// Each stage sends rate x duration requests at exponential gaps rescaled to span the stage, and
-// starts once the previous stage drained. Prompt lengths are 1.04 x (system + question) + 5
-// tokens, as measured in the runs that recorded them (random token text re-tokenized, plus BOS).
-// Thread-safety: pure functions.
+// slots, the users of a group sharing its system prompt; request k of a stage (numbered from 0 in
+// each stage, as inference-perf's run_stage does) uses slot k mod N, so each slot's prompt repeats
+// every N requests; every request asks for output_len tokens (ignore_eos). Each stage sends
+// rate x duration requests at exponential gaps rescaled to span the stage (the first one gap in,
+// the last at its end), and starts once the previous stage drained. Prompt lengths are 1.04 x
+// (system + question) + 5 tokens, as measured in the runs that recorded them (random token text
+// re-tokenized, plus BOS). Thread-safety: pure functions.
 #pragma once
 
 #include <cstdint>
