@@ -76,7 +76,8 @@ TEST(ParkedRequests, EachKindOfRequestComesBackAsItWent) {
   const std::vector<Case> cases = {
       {"default", [](Request&) {}},
       {"simulated", [](Request& r) { r = simulated(77); }},
-      {"child of n=3", [](Request& r) {
+      {"child of n=3",
+       [](Request& r) {
          r = simulated(5);
          r.parent_id = "cmpl-9";
          r.external_id = "2_cmpl-9";
@@ -84,21 +85,24 @@ TEST(ParkedRequests, EachKindOfRequestComesBackAsItWent) {
          r.params.n = 3;
          r.params.seed = 43;
        }},
-      {"real tokens and stops", [](Request& r) {
+      {"real tokens and stops",
+       [](Request& r) {
          r.prompt_tokens = {1, 0, -5, 128255, std::numeric_limits<int32_t>::max()};
          r.prompt_len = 5;
          r.params.stop_token_ids = {2, 128009};
          r.params.ignore_eos = true;
          r.keep_output_tokens = true;
        }},
-      {"prefix identity and salts", [](Request& r) {
+      {"prefix identity and salts",
+       [](Request& r) {
          r.prefix_hash_ids = {0, 1, std::numeric_limits<uint64_t>::max()};
          r.hash_block_size = 512;
          r.prompt_salt = 0xfeedface;
          r.cache_salt = "tenant-a";
          r.lora_name = "sql-lora";
        }},
-      {"every sampling control", [](Request& r) {
+      {"every sampling control",
+       [](Request& r) {
          r.params.min_tokens = 3;
          r.params.min_p = 0.05;
          r.params.repetition_penalty = 1.1;
