@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The CUDA backend on a lent GPU machine, in one non-interactive run (docs/cuda.md):
 #   ci/gpu-check.sh --prepare   here (the build machine): fill gpu-carry/ with stripped builds of
-#                               cuda_gpu_check, llmserve and llmsim and the non-system libraries
-#                               they load (the GPU machine has none of our Debian libraries),
+#                               cuda_gpu_check, llmserve, llmsim and the CUDA backend module
+#                               they dlopen() (libllm_cuda_backend.so, beside them) and the
+#                               non-system libraries they load (the GPU machine has none of our
+#                               Debian libraries),
 #                               and a small generated model; git ignores the folder (its own
 #                               .gitignore), so name it in the device tool's `carry`.
 #   ci/gpu-check.sh             there: build kernels/ alone with CMake (Release, sm_90a), run its
@@ -19,9 +21,9 @@ carry=${LLM_GPU_CARRY:-$root/gpu-carry}
 
 if [[ ${1:-} == --prepare ]]; then
   build=${LLM_GPU_BUILD_DIR:-build}
-  ninja -C "$build" cuda_gpu_check llmserve llmsim || exit 1
+  ninja -C "$build" cuda_gpu_check llmserve llmsim llm_cuda_backend || exit 1
   rm -rf "$carry" && mkdir -p "$carry/lib"
-  for b in cuda_gpu_check llmserve llmsim; do
+  for b in cuda_gpu_check llmserve llmsim libllm_cuda_backend.so; do
     strip -o "$carry/$b" "$build/$b" || exit 1
     # Libraries outside glibc and the CUDA toolkit (which the GPU machine has) travel along.
     ldd "$build/$b" | awk '/=> \// {print $3}' |
@@ -95,6 +97,10 @@ if [[ -x $carry/cuda_gpu_check ]]; then
     echo "carried cuda_gpu_check does not start here:"; ldd "$carry/cuda_gpu_check" | grep 'not found'
     results+=("| engine end to end, benchmarks | not run: carried binary does not load | |")
     status=1
+  fi
+  if [[ -f $carry/libllm_cuda_backend.so ]] && ldd "$carry/libllm_cuda_backend.so" | grep -q 'not found'; then
+    echo "the carried CUDA backend module lacks libraries here (llmserve --backend cuda will say so):"
+    ldd "$carry/libllm_cuda_backend.so" | grep 'not found'
   fi
   if [[ -x $carry/llmserve && -f $carry/model/model.gguf ]]; then
     step "llmserve --backend cuda smoke" 120 bash -c "

@@ -7,7 +7,8 @@
 #   ci/replay-identical.sh /tmp/before/build/llmsim build/llmsim
 # Covers the public traces in ../shared/traces (skipped with a note when the folder is absent),
 # the samples in traces/, a synthetic spec, and flag variants (data parallel with each routing
-# policy, fp8 KV, a squeezed KV cache with preemptions, priority scheduling, no chunked prefill).
+# policy, fp8 KV, a squeezed KV cache with preemptions, priority scheduling, no chunked prefill,
+# an overload that parks thousands of waiting requests, and an engine failing under it).
 # Exit code 0 when every file matches, 1 otherwise (each difference is named).
 # NEW_ARGS (environment) is appended to the new binary's arguments only, for a change that is
 # byte-identical behind a flag: NEW_ARGS=--no-api-server ci/replay-identical.sh OLD NEW.
@@ -32,6 +33,8 @@ runs=(
   "mooncake-sample|$root/traces/mooncake-sample.jsonl"
   "mooncake-sample-dp|$root/traces/mooncake-sample.jsonl --data-parallel-size 2 --routing-policy least-outstanding"
   "synthetic|synthetic:n=500,rate=20,arrival=gamma,cv=2 --kv-cache-dtype fp8"
+  "synthetic-overload|synthetic:n=6000,rate=300 --max-num-seqs 64"
+  "synthetic-overload-down|synthetic:n=6000,rate=300 --max-num-seqs 64 --data-parallel-size 2 --fault engine-down:1:5s:10s"
 )
 if [[ -d $shared ]]; then
   runs+=(

@@ -14,11 +14,19 @@ EngineObserver& null_observer() {
 }  // namespace
 
 EngineCore::EngineCore(const SchedulerConfig& config, Backend& backend, Clock& clock,
-                       EngineObserver* observer)
+                       EngineObserver* observer, size_t park_window)
     : scheduler_(config),
       backend_(backend),
       clock_(clock),
-      observer_(observer ? observer : &null_observer()) {}
+      observer_(observer ? observer : &null_observer()) {
+  if (park_window > 0) {
+    scheduler_.enable_parking(park_window, [this](std::unique_ptr<Request> owned) {
+      Request* r = owned.get();
+      requests_.emplace(r->id, std::move(owned));
+      return r;
+    });
+  }
+}
 
 uint64_t EngineCore::add_request(std::unique_ptr<Request> owned) {
   Request& r = *owned;
@@ -37,12 +45,15 @@ uint64_t EngineCore::add_request(std::unique_ptr<Request> owned) {
     return id;
   }
   r.timeline.queued = now;
-  scheduler_.add(&r);
+  const bool parked = scheduler_.add(&r);
   observer_->on_queued(r);
+  // A parked request lives on as the waiting queue's record (the backend never saw it).
+  if (parked) requests_.erase(id);
   return id;
 }
 
 bool EngineCore::finish_request(uint64_t id, FinishReason reason) {
+  if (!requests_.contains(id) && id < next_id_) scheduler_.unpark_waiting();
   auto it = requests_.find(id);
   if (it == requests_.end() || it->second->is_finished()) return false;
   if (in_flight_) throw std::logic_error("finish_request during a step: apply it between steps");
@@ -250,7 +261,8 @@ StepStats EngineCore::state() const {
   return stats;
 }
 
-const Request* EngineCore::find_request(uint64_t id) const {
+const Request* EngineCore::find_request(uint64_t id) {
+  if (!requests_.contains(id) && id < next_id_) scheduler_.unpark_waiting();
   auto it = requests_.find(id);
   return it == requests_.end() || it->second->is_finished() ? nullptr : it->second.get();
 }

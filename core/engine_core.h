@@ -33,8 +33,16 @@ namespace llm {
 
 class EngineCore {
  public:
+  // Under FCFS, requests waiting beyond the first kParkWindow are kept as compact records
+  // (core/parked_requests.h) until they reach it: what the scheduler and observers see is the
+  // same, an overloaded engine's memory is not. 0 turns that off.
+  static constexpr size_t kParkWindow = 512;
+
   EngineCore(const SchedulerConfig& config, Backend& backend, Clock& clock,
-             EngineObserver* observer = nullptr);
+             EngineObserver* observer = nullptr, size_t park_window = kParkWindow);
+  // The waiting-queue parking keeps a pointer to this object.
+  EngineCore(const EngineCore&) = delete;
+  EngineCore& operator=(const EngineCore&) = delete;
 
   // Takes ownership and queues the request at clock.now(); returns its engine id. A request that
   // can never run (empty prompt, prompt of max_model_len tokens or more, max_tokens < 1) finishes
@@ -69,8 +77,9 @@ class EngineCore {
   uint64_t num_steps() const { return num_steps_; }
   // Whether the latest begun step's backend threw StepFailed.
   bool last_step_failed() const { return step_failed_; }
-  // The unfinished request with engine id `id`, or null.
-  const Request* find_request(uint64_t id) const;
+  // The unfinished request with engine id `id`, or null. A parked one becomes a Request first
+  // (with every other parked one: lookups by id are for aborts, which are rare).
+  const Request* find_request(uint64_t id);
   // KV-cache events (core/kv_events.h): collection starts here and is off by default (the engine
   // then pays nothing for it). take_kv_events() gives the events since the previous call, in the
   // order they happened; call it after each step to batch them per step, as vLLM does.

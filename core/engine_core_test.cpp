@@ -3,6 +3,7 @@
 #include "core/engine_core.h"
 
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include "core/testing/scheduler_table.h"
 #include "core/testing/scripted_backend.h"
@@ -182,6 +183,64 @@ TEST(EngineCore, AsyncSchedulingKeepsTheSeatOfASampledStopOneStep) {
   EXPECT_EQ(t.engine.state().num_seat_holders, 0);
   EXPECT_EQ(t.engine.state().free_blocks, t.engine.state().usable_blocks);
   EXPECT_EQ(t.finished("A").outputs, 2);
+}
+
+// Waiting-queue parking (core/parked_requests.h) changes what the engine holds, never what it
+// does: an engine parking past a window of 1 and one that never parks, given the same requests,
+// steps and aborts, schedule the same batches and finish the same sequences at the same times.
+RC_GTEST_PROP(EngineCore, ParkingWaitingRequestsChangesNoStepAndNoOutcome, ()) {
+  SchedulerConfig config = table_config(*rc::gen::inRange(8, 64), *rc::gen::inRange(8, 64), 64);
+  config.enable_prefix_caching = *rc::gen::arbitrary<bool>();
+  config.max_num_seqs = *rc::gen::inRange(1, 8);
+  struct Side {
+    SimClock clock;
+    testing::ScriptedBackend backend;
+    testing::Recorder rec;
+    EngineCore engine;
+    Side(const SchedulerConfig& c, size_t window) : engine(c, backend, clock, &rec, window) {}
+  };
+  Side parking(config, 1), plain(config, 0);
+  uint64_t added = 0;
+  const int ops = *rc::gen::inRange(1, 120);
+  for (int i = 0; i < ops; ++i) {
+    const int op = *rc::gen::inRange(0, 10);
+    if (op < 5) {
+      const std::string id = "r" + std::to_string(added++);
+      const int64_t prompt = *rc::gen::inRange(1, 40);
+      const int64_t outputs = *rc::gen::inRange(1, 12);
+      const uint64_t salt = *rc::gen::inRange<uint64_t>(0, 3);
+      parking.engine.add_request(make(id, prompt, outputs, salt));
+      plain.engine.add_request(make(id, prompt, outputs, salt));
+    } else if (op == 5 && added > 0) {
+      const uint64_t id = *rc::gen::inRange<uint64_t>(0, added);
+      RC_ASSERT(parking.engine.abort_request(id) == plain.engine.abort_request(id));
+    } else {
+      std::string batches[2];
+      for (int k = 0; k < 2; ++k) {
+        Side& side = k == 0 ? parking : plain;
+        Nanos duration = 0;
+        if (side.engine.begin_step(&duration)) {
+          batches[k] = testing::batch(side.engine.last_batch());  // before it ends: it points
+          side.clock.set(side.clock.now() + duration);            // at requests that may finish
+          side.engine.end_step(side.clock.now());
+        }
+      }
+      RC_ASSERT(batches[0] == batches[1]);
+    }
+    RC_ASSERT(testing::waiting_ids(parking.engine.scheduler()) ==
+              testing::waiting_ids(plain.engine.scheduler()));
+    RC_ASSERT(parking.engine.scheduler().num_waiting() == plain.engine.scheduler().num_waiting());
+  }
+  RC_ASSERT(parking.rec.finished.size() == plain.rec.finished.size());
+  for (const auto& [id, f] : plain.rec.finished) {
+    const testing::Finished& g = parking.rec.finished.at(id);
+    RC_ASSERT(g.reason == f.reason);
+    RC_ASSERT(g.outputs == f.outputs);
+    RC_ASSERT(g.timeline.finished == f.timeline.finished);
+    RC_ASSERT(g.timeline.first_token == f.timeline.first_token);
+    RC_ASSERT(g.cached == f.cached);
+  }
+  RC_ASSERT(parking.rec.preempted == plain.rec.preempted);
 }
 
 }  // namespace

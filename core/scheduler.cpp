@@ -24,9 +24,9 @@ Scheduler::Scheduler(const SchedulerConfig& config)
   }
 }
 
-void Scheduler::add(Request* r) {
+bool Scheduler::add(Request* r) {
   r->state = RequestState::kWaiting;
-  waiting_.push_back(r);
+  return waiting_.push_back(r);
 }
 
 bool Scheduler::remove(Request* r) {

@@ -11,6 +11,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/clock.h"
@@ -51,7 +52,14 @@ class Scheduler {
   KvCacheManager& kv() { return kv_; }
   const KvCacheManager& kv() const { return kv_; }
 
-  void add(Request* request);  // enters the waiting queue
+  // Enters the waiting queue. True when it was parked (WaitingQueue::push_back): the caller
+  // then destroys the Request.
+  bool add(Request* request);
+  // Waiting-queue parking (core/waiting_queue.h), for the engine that owns the requests.
+  void enable_parking(size_t window, WaitingQueue::Adopt adopt) {
+    waiting_.enable_parking(window, std::move(adopt));
+  }
+  void unpark_waiting() { waiting_.unpark_all(); }
   // Removes a request from whichever set holds it and releases its blocks. False when absent.
   bool remove(Request* request);
 

@@ -16,20 +16,44 @@ Request* WaitingQueue::front() const {
   return policy_ == SchedulingPolicy::kFcfs ? fifo_.front() : *ordered_.begin();
 }
 
+void WaitingQueue::enable_parking(size_t window, Adopt adopt) {
+  if (policy_ != SchedulingPolicy::kFcfs) return;
+  window_ = window < 1 ? 1 : window;
+  adopt_ = std::move(adopt);
+}
+
+void WaitingQueue::refill() {
+  while (fifo_.size() < window_ && !parked_.empty()) fifo_.push_back(adopt_(parked_.pop()));
+}
+
+void WaitingQueue::unpark_all() {
+  while (!parked_.empty()) fifo_.push_back(adopt_(parked_.pop()));
+}
+
 void WaitingQueue::pop_front() {
   if (policy_ == SchedulingPolicy::kFcfs) {
     fifo_.pop_front();
+    refill();
   } else {
     ordered_.erase(ordered_.begin());
   }
 }
 
-void WaitingQueue::push_back(Request* r) {
-  if (policy_ == SchedulingPolicy::kFcfs) {
-    fifo_.push_back(r);
-  } else {
+bool WaitingQueue::push_back(Request* r) {
+  if (policy_ != SchedulingPolicy::kFcfs) {
     ordered_.insert(r);
+    return false;
   }
+  if (window_ > 0 && fifo_.size() >= window_ && ParkedRequests::parkable(*r)) {
+    parked_.push(*r);
+    return true;
+  }
+  if (!parked_.empty()) {
+    // Arrival order: an unparkable request may not overtake the parked ones.
+    unpark_all();
+  }
+  fifo_.push_back(r);
+  return false;
 }
 
 void WaitingQueue::push_preempted(Request* r) {
@@ -45,6 +69,7 @@ bool WaitingQueue::remove(Request* r) {
     auto it = std::find(fifo_.begin(), fifo_.end(), r);
     if (it == fifo_.end()) return false;
     fifo_.erase(it);
+    refill();
     return true;
   }
   return ordered_.erase(r) > 0;

@@ -1,13 +1,20 @@
 // The scheduler's queue of waiting requests. FCFS: arrival order, with preempted requests put back
 // at the front. Priority: ordered by (priority, arrival, request-id string) as vLLM orders them,
 // preempted ones re-enter in order.
+// Parking (FCFS only, enable_parking): past the first `window` requests, new ones are kept as
+// compact records (core/parked_requests.h) and become Requests again, through the owner's
+// `adopt`, as the front of the queue is taken: the scheduler only ever reads the queue from its
+// front, so what it sees, and in what order, does not change. size() counts both.
 // Thread-safety: none; owned by the Scheduler.
 #pragma once
 
 #include <cstddef>
 #include <deque>
+#include <functional>
+#include <memory>
 #include <set>
 
+#include "core/parked_requests.h"
 #include "core/request.h"
 #include "core/scheduler_config.h"
 
@@ -17,22 +24,37 @@ class WaitingQueue {
  public:
   explicit WaitingQueue(SchedulingPolicy policy) : policy_(policy) {}
 
+  // Takes ownership of a request made from a record and returns it (the engine's store).
+  using Adopt = std::function<Request*(std::unique_ptr<Request>)>;
+
+  // From now on (FCFS; ignored under priority) a new request that finds `window` (>= 1) or more
+  // requests waiting is parked; adopt makes the records Requests again.
+  void enable_parking(size_t window, Adopt adopt);
+
   bool empty() const { return size() == 0; }
   size_t size() const {
-    return policy_ == SchedulingPolicy::kFcfs ? fifo_.size() : ordered_.size();
+    return policy_ == SchedulingPolicy::kFcfs ? fifo_.size() + parked_.size() : ordered_.size();
   }
+  size_t num_parked() const { return parked_.size(); }
   Request* front() const;
   void pop_front();
-  void push_back(Request* request);       // a new request
+  // A new request. True when it was parked: the queue keeps a copy of it as a record, and the
+  // caller destroys the Request (the id stays the same when it comes back).
+  bool push_back(Request* request);
   void push_preempted(Request* request);  // a request that lost its KV blocks
   bool remove(Request* request);          // for aborts; false when absent
+  // Makes every parked record a Request again (before an abort looks one up by id).
+  void unpark_all();
 
+  // fn(const Request*) for each waiting request in queue order; parked ones as a scratch copy,
+  // valid during the call only.
   template <typename Fn>
   void for_each(Fn&& fn) const {
     if (policy_ == SchedulingPolicy::kFcfs) {
-      for (Request* r : fifo_) fn(r);
+      for (Request* r : fifo_) fn(static_cast<const Request*>(r));
+      parked_.for_each([&fn](const Request& r) { fn(&r); });
     } else {
-      for (Request* r : ordered_) fn(r);
+      for (Request* r : ordered_) fn(static_cast<const Request*>(r));
     }
   }
 
@@ -40,8 +62,13 @@ class WaitingQueue {
   struct PriorityOrder {
     bool operator()(const Request* a, const Request* b) const;
   };
+  void refill();  // adopts parked records while fewer than window_ requests are in fifo_
+
   SchedulingPolicy policy_;
   std::deque<Request*> fifo_;
+  ParkedRequests parked_;  // after fifo_, in arrival order
+  size_t window_ = 0;      // 0: parking off
+  Adopt adopt_;
   std::set<Request*, PriorityOrder> ordered_;
 };
 

@@ -1,7 +1,10 @@
 #include "core/waiting_queue.h"
 
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -102,6 +105,91 @@ TEST(WaitingQueue, RemoveTakesARequestFromAnywhereAndReportsAnAbsentOne) {
     EXPECT_FALSE(q.remove(&rs[1]));
     EXPECT_EQ(order(q), "AC");
     EXPECT_EQ(q.size(), 2u);
+  }
+}
+
+// A parking queue and its owner's store of requests, as EngineCore keeps them.
+struct ParkingOwner {
+  std::map<uint64_t, std::unique_ptr<Request>> store;
+  WaitingQueue queue{SchedulingPolicy::kFcfs};
+  explicit ParkingOwner(size_t window) {
+    queue.enable_parking(window, [this](std::unique_ptr<Request> r) {
+      Request* p = r.get();
+      store[p->id] = std::move(r);
+      return p;
+    });
+  }
+  void add(uint64_t id) {
+    auto r = std::make_unique<Request>();
+    r->id = id;
+    r->external_id = "r" + std::to_string(id);
+    r->timeline.arrival = static_cast<Nanos>(id);
+    Request* p = r.get();
+    store[id] = std::move(r);
+    if (queue.push_back(p)) store.erase(id);  // parked: the record is the request now
+  }
+};
+
+TEST(WaitingQueue, ParkingKeepsTheRequestsBeyondTheWindowAsRecordsUntilTheyReachIt) {
+  ParkingOwner owner(2);
+  for (uint64_t id = 0; id < 5; ++id) owner.add(id);
+  EXPECT_EQ(owner.queue.size(), 5u);
+  EXPECT_EQ(owner.queue.num_parked(), 3u);
+  EXPECT_EQ(owner.store.size(), 2u);
+  EXPECT_EQ(order(owner.queue), "r0r1r2r3r4");
+  owner.queue.pop_front();  // r0 admitted: r2 comes back, so that two are Requests again
+  EXPECT_EQ(owner.queue.num_parked(), 2u);
+  EXPECT_EQ(owner.queue.front()->external_id, "r1");
+  EXPECT_EQ(owner.store.count(2), 1u);
+  owner.queue.unpark_all();
+  EXPECT_EQ(owner.queue.num_parked(), 0u);
+  EXPECT_EQ(order(owner.queue), "r1r2r3r4");
+}
+
+TEST(WaitingQueue, ParkingIsOffUnderThePriorityPolicy) {
+  WaitingQueue q(SchedulingPolicy::kPriority);
+  q.enable_parking(1, [](std::unique_ptr<Request> r) { return r.release(); });
+  std::vector<Request> rs = requests("ABC");
+  for (Request& r : rs) EXPECT_FALSE(q.push_back(&r));
+  EXPECT_EQ(q.num_parked(), 0u);
+}
+
+// Whatever the window and the operations, a parking queue shows the scheduler what a plain one
+// does: the same front, order and size.
+RC_GTEST_PROP(WaitingQueue, AParkingQueueServesWhatAPlainOneServes, ()) {
+  ParkingOwner parking(*rc::gen::inRange<size_t>(1, 6));
+  std::vector<std::unique_ptr<Request>> plain_store;
+  WaitingQueue plain(SchedulingPolicy::kFcfs);
+  std::vector<uint64_t> popped;  // admitted, so that a preemption can put one back
+  uint64_t next = 0;
+  const int ops = *rc::gen::inRange(1, 200);
+  for (int i = 0; i < ops; ++i) {
+    const int op = *rc::gen::inRange(0, 10);
+    if (op < 5) {
+      parking.add(next);
+      plain_store.push_back(std::make_unique<Request>());
+      plain_store.back()->id = next;
+      plain_store.back()->external_id = "r" + std::to_string(next);
+      plain.push_back(plain_store.back().get());
+      ++next;
+    } else if (op < 8 && !plain.empty()) {
+      RC_ASSERT(parking.queue.front()->id == plain.front()->id);
+      popped.push_back(plain.front()->id);
+      parking.queue.pop_front();
+      plain.pop_front();
+    } else if (op == 8 && !popped.empty()) {
+      const uint64_t id = popped.back();
+      popped.pop_back();
+      parking.queue.push_preempted(parking.store.at(id).get());
+      plain.push_preempted(plain_store[id].get());
+    } else if (op == 9 && !plain.empty()) {
+      parking.queue.unpark_all();
+      const uint64_t id = plain.front()->id;
+      RC_ASSERT(parking.queue.remove(parking.store.at(id).get()));
+      RC_ASSERT(plain.remove(plain_store[id].get()));
+    }
+    RC_ASSERT(parking.queue.size() == plain.size());
+    RC_ASSERT(order(parking.queue) == order(plain));
   }
 }
 
