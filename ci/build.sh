@@ -3,9 +3,9 @@
 # a backtrace need, at three quarters of full debug info's compile time; tests at -O1, see
 # LLM_TEST_COMPILE_OPTIONS in CMakeLists.txt) as a unity build: each target's files compiled
 # sixteen to a translation unit, which halves the build (see CMakeLists.txt): the fast build, for
-# the release tests. The plain build (every file on its own, as IDEs and packagers build) is CI's
-# ASan build, ci/sanitizers.sh, which so checks that every file includes what it uses. For quick
-# incremental builds of one file, LLM_UNITY_BUILD=OFF configures build/ without unity batches.
+# the release tests. That every file also compiles on its own (the plain build, as IDEs and
+# packagers build) is ci/plain-check.sh's check. For quick incremental builds of one file,
+# LLM_UNITY_BUILD=OFF configures build/ without unity batches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps.sh

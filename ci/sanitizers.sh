@@ -15,12 +15,11 @@ build=${LLM_ASAN_BUILD_DIR:-build-asan}
 
 bash ci/install-deps.sh
 # -O1 with line tables: what ASan's reports need (file:line in every frame), at four fifths of -O2
-# -g's compile time. A unity build, as ci/build.sh's: about 9 minutes on CI's two cores. The plain
-# build (LLM_UNITY_BUILD=OFF: every .cpp compiled on its own, so that a file that uses a name it
-# does not include, or that only another file's using-declaration brings in, fails instead of
-# compiling because a unity batch put it after the file that does) took 24 minutes of the same
-# machine here (533 steps at about 22 a minute, 2026-12-07), which would take CI past its 40-minute
-# budget; run it before a change that moves includes (`LLM_UNITY_BUILD=OFF bash ci/sanitizers.sh`).
+# -g's compile time. A unity build, as ci/build.sh's: about 11 minutes on CI's two cores. The plain
+# build (LLM_UNITY_BUILD=OFF: every .cpp compiled on its own) took 24 minutes of the same machine
+# (533 steps at about 22 a minute, 2026-12-07), which would take CI past its 40-minute budget, and
+# precompiled headers do not bring it near unity (ci/plain-check.sh has the measurements): what it
+# would catch, a file that uses a name it does not include, is ci/plain-check.sh's check instead.
 # The benchmarks are left to ci/build.sh (built there, not run).
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" \

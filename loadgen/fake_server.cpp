@@ -17,6 +17,17 @@
 #include "loadgen/sse.h"
 
 namespace llm::loadgen {
+
+// What the server counts, for its accessors; updated by every session. Not in the anonymous
+// namespace below: FakeOpenAiServer::Impl (external linkage) holds one, and gcc warns
+// (-Wsubobject-linkage) when such a type holds one with internal linkage, as in a unity batch.
+struct FakeServerCounters {
+  std::atomic<int64_t> requests{0};
+  std::atomic<int64_t> in_flight{0};
+  std::atomic<int64_t> max_in_flight{0};
+  std::atomic<int64_t> connections{0};
+};
+
 namespace {
 
 namespace net = boost::asio;
@@ -24,13 +35,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
 using boost::system::error_code;
-
-struct Counters {
-  std::atomic<int64_t> requests{0};
-  std::atomic<int64_t> in_flight{0};
-  std::atomic<int64_t> max_in_flight{0};
-  std::atomic<int64_t> connections{0};
-};
 
 void append_chunked(std::string& out, std::string_view payload) {
   char hex[20];
@@ -43,7 +47,7 @@ void append_chunked(std::string& out, std::string_view payload) {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, const FakeServerOptions& options, Counters& counters)
+  Session(tcp::socket socket, const FakeServerOptions& options, FakeServerCounters& counters)
       : socket_(std::move(socket)),
         timer_(socket_.get_executor()),
         options_(options),
@@ -205,7 +209,7 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   http::request<http::string_body> request_;
   const FakeServerOptions& options_;
-  Counters& counters_;
+  FakeServerCounters& counters_;
   std::string out_;
   bool chat_ = false;
   int64_t total_ = 0;
@@ -219,7 +223,7 @@ struct FakeOpenAiServer::Impl {
   FakeServerOptions options;
   net::io_context ioc;
   tcp::acceptor acceptor{ioc};
-  Counters counters;
+  FakeServerCounters counters;
   std::vector<std::thread> threads;
   std::mutex mu;
   bool stopped = false;

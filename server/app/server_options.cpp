@@ -109,6 +109,155 @@ Test double (docs/test-double.md; off by default):
 )";
 }
 
+namespace {
+
+// "model,worker": each item one of model, worker, all, engine.
+void check_detailed_traces(const std::string& flag, const std::string& v) {
+  size_t start = 0;
+  while (start <= v.size()) {
+    const size_t comma = std::min(v.find(',', start), v.size());
+    parse_choice_flag(flag, v.substr(start, comma - start), {"model", "worker", "all", "engine"});
+    start = comma + 1;
+  }
+}
+
+// The usage's "Server" group (vLLM's names), the engine flags aside. --served-model-name's names
+// go to `served_names`.
+void add_server_flags(FlagSet& flags, ServerOptions& o, std::vector<std::string>& served_names) {
+  flags.text({"--host"}, o.host)
+      .integer({"--port"}, o.port, 0, 65535)
+      .list(
+          "--served-model-name", [](const std::string& a) { return a.rfind('-', 0) != 0; },
+          [&served_names](const std::string& flag, const std::string& name) {
+            if (name.empty()) throw UsageError(flag + ": empty name");
+            served_names.push_back(name);
+          },
+          "model names")
+      .text({"--api-key"}, o.api_key)
+      .boolean({"--enable-per-request-metrics"}, o.enable_per_request_metrics)
+      .boolean({"--disable-log-stats"}, o.disable_log_stats)
+      .boolean({"--enable-force-include-usage"}, o.enable_force_include_usage)
+      .boolean({"--enable-request-id-headers"}, o.enable_request_id_headers)
+      .value({"--kv-events-config"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.kv_events = parse_kv_events_config(v, flag);
+             })
+      .boolean({"--enable-prompt-tokens-details"}, o.enable_prompt_tokens_details)
+      .boolean({"--enable-sleep-mode"}, o.enable_sleep_mode)
+      .integer({"--data-parallel-size"}, o.data_parallel_size, 1, kMaxDataParallelSize)
+      .boolean({"--data-parallel-separate-ports"}, o.data_parallel_separate_ports)
+      .integer({"--seed"}, o.seed, 0);
+}
+
+// The usage's "Backend" group.
+void add_backend_flags(FlagSet& flags, ServerOptions& o) {
+  flags.choice({"--backend"}, o.backend, {"sim", "cpu", "cuda"})
+      .nonempty({"--tokenizer"}, o.tokenizer)
+      .value({"--chat-template"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.chat_template = parse_choice_flag(flag, v, {"llama2", "llama3", "chatml"});
+             })
+      .value({"--kv-cache-memory-bytes", "--kv-cache-memory"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.kv_cache_memory_bytes = parse_int_flag(flag, v, 1, INT64_MAX);
+               o.kv_cache_memory_bytes_given = true;
+             })
+      .integer({"--cpu-threads"}, o.cpu_threads, 0)
+      .number({"--step-time-scale"}, o.step_time_scale, 0.0);
+}
+
+// The usage's "Operations" group: logs, limits and admission caps.
+void add_operations_flags(FlagSet& flags, ServerOptions& o) {
+  flags
+      .value({"--log-stats-interval"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.log_stats_interval_s = parse_double_above_flag(flag, v, 0);
+             })
+      .nonempty({"--port-file"}, o.port_file)
+      .number({"--shutdown-timeout"}, o.shutdown_timeout_s, 0.0)
+      .text({"--request-log"}, o.request_log)
+      .boolean({"--request-log-content"}, o.request_log_content)
+      .text({"--step-log"}, o.step_log)
+      .text({"--metrics-api-key"}, o.metrics_api_key)
+      .integer({"--max-request-body-bytes"}, o.max_request_body_bytes, 1)
+      .integer({"--max-header-bytes"}, o.max_header_bytes, 256)
+      .number({"--read-timeout"}, o.read_timeout_s, 0.001)
+      .integer({"--max-connections"}, o.max_connections, 1)
+      .integer({"--max-waiting-requests"}, o.max_waiting_requests, 0)
+      .integer({"--max-num-queued-reqs"}, o.max_num_queued_reqs, 0)
+      .integer({"--max-num-queued-tokens"}, o.max_num_queued_tokens, 0)
+      .integer({"--http-threads"}, o.http_threads, 1);
+}
+
+// The usage's "Tracing" group.
+void add_tracing_flags(FlagSet& flags, ServerOptions& o) {
+  flags.nonempty({"--otlp-traces-endpoint"}, o.otlp_traces_endpoint)
+      .value({"--collect-detailed-traces"},
+             [&o](const std::string& flag, const std::string& v) {
+               check_detailed_traces(flag, v);
+               o.collect_detailed_traces = v;
+             })
+      .boolean({"--otlp-traces-include-content"}, o.otlp_traces_include_content);
+}
+
+// A flag whose value is a duration (200ms, 1.5s) stored in milliseconds at `out`.
+void add_duration_ms_flag(FlagSet& flags, const char* name, int64_t& out) {
+  flags.value({name}, [&out](const std::string& flag, const std::string& v) {
+    out = parse_duration_ms(flag, v);
+  });
+}
+
+// The usage's "Test double" group (server/faults/).
+void add_test_double_flags(FlagSet& flags, ServerOptions& o) {
+  flags
+      .value({"--failure-rate"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.faults.failure_rate = parse_failure_rate(flag, v);
+             })
+      .value({"--failure-types"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.faults.failure_types = parse_failure_types(flag, v);
+             })
+      .value({"--failure-seed"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.faults.seed = parse_uint_flag(flag, v);
+               o.failure_seed_given = true;
+             })
+      .integer({"--inject-stall-after"}, o.faults.stall_after, 0)
+      .integer({"--inject-cut-after"}, o.faults.cut_after, 0)
+      .boolean({"--enable-admin-api"}, o.enable_admin_api)
+      .boolean({"--enable-fault-headers"}, o.enable_fault_headers);
+  add_duration_ms_flag(flags, "--inject-ttft", o.faults.ttft_ms);
+  add_duration_ms_flag(flags, "--inject-itl", o.faults.itl_ms);
+  add_duration_ms_flag(flags, "--inject-stall", o.faults.stall_ms);
+  add_duration_ms_flag(flags, "--startup-delay", o.faults.startup_delay_ms);
+  add_duration_ms_flag(flags, "--health-flap-period", o.faults.health_flap_period_ms);
+}
+
+void check_stall_flags(const ServerOptions& o) {
+  if ((o.faults.stall_after >= 0) != (o.faults.stall_ms > 0)) {
+    throw UsageError(
+        "--inject-stall-after and --inject-stall go together: a stall needs both where it starts "
+        "(events) and how long it lasts");
+  }
+}
+
+// The checks across the server's flags, after every flag was read.
+void check_server_flags(const ServerOptions& o) {
+  if (o.enable_per_request_metrics && o.disable_log_stats) {
+    throw UsageError(
+        "--enable-per-request-metrics requires statistics logging: it cannot be used with "
+        "--disable-log-stats");
+  }
+  if (o.data_parallel_separate_ports && o.port > 0 && o.port + o.data_parallel_size - 1 > 65535) {
+    throw UsageError("--data-parallel-separate-ports: --port " + std::to_string(o.port) +
+                     " + --data-parallel-size " + std::to_string(o.data_parallel_size) +
+                     " - 1 is past 65535");
+  }
+}
+
+}  // namespace
+
 ServerOptions parse_server_args(const std::vector<std::string>& args, const char* env_api_key,
                                 const char* env_log_stats_interval) {
   ServerOptions o;
@@ -129,128 +278,16 @@ ServerOptions parse_server_args(const std::vector<std::string>& args, const char
     }
     positional_model = argument;
   });
-  flags.text({"--host"}, o.host)
-      .integer({"--port"}, o.port, 0, 65535)
-      .choice({"--backend"}, o.backend, {"sim", "cpu", "cuda"})
-      .nonempty({"--tokenizer"}, o.tokenizer)
-      .value({"--chat-template"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.chat_template = parse_choice_flag(flag, v, {"llama2", "llama3", "chatml"});
-             })
-      .value({"--kv-cache-memory-bytes", "--kv-cache-memory"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.kv_cache_memory_bytes = parse_int_flag(flag, v, 1, INT64_MAX);
-               o.kv_cache_memory_bytes_given = true;
-             })
-      .integer({"--cpu-threads"}, o.cpu_threads, 0)
-      .list(
-          "--served-model-name", [](const std::string& a) { return a.rfind('-', 0) != 0; },
-          [&served_names](const std::string& flag, const std::string& name) {
-            if (name.empty()) throw UsageError(flag + ": empty name");
-            served_names.push_back(name);
-          },
-          "model names")
-      .text({"--api-key"}, o.api_key)
-      .text({"--metrics-api-key"}, o.metrics_api_key)
-      .boolean({"--enable-per-request-metrics"}, o.enable_per_request_metrics)
-      .boolean({"--disable-log-stats"}, o.disable_log_stats)
-      .boolean({"--enable-force-include-usage"}, o.enable_force_include_usage)
-      .boolean({"--enable-request-id-headers"}, o.enable_request_id_headers)
-      .integer({"--data-parallel-size"}, o.data_parallel_size, 1, kMaxDataParallelSize)
-      .integer({"--seed"}, o.seed, 0)
-      .number({"--step-time-scale"}, o.step_time_scale, 0.0)
-      .number({"--shutdown-timeout"}, o.shutdown_timeout_s, 0.0)
-      .text({"--request-log"}, o.request_log)
-      .boolean({"--request-log-content"}, o.request_log_content)
-      .text({"--step-log"}, o.step_log)
-      .integer({"--max-request-body-bytes"}, o.max_request_body_bytes, 1)
-      .integer({"--max-header-bytes"}, o.max_header_bytes, 256)
-      .number({"--read-timeout"}, o.read_timeout_s, 0.001)
-      .integer({"--max-connections"}, o.max_connections, 1)
-      .integer({"--max-waiting-requests"}, o.max_waiting_requests, 0)
-      .integer({"--max-num-queued-reqs"}, o.max_num_queued_reqs, 0)
-      .integer({"--max-num-queued-tokens"}, o.max_num_queued_tokens, 0)
-      .integer({"--http-threads"}, o.http_threads, 1)
-      .value({"--kv-events-config"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.kv_events = parse_kv_events_config(v, flag);
-             })
-      .boolean({"--enable-prompt-tokens-details"}, o.enable_prompt_tokens_details)
-      .boolean({"--enable-sleep-mode"}, o.enable_sleep_mode)
-      .boolean({"--data-parallel-separate-ports"}, o.data_parallel_separate_ports)
-      .nonempty({"--otlp-traces-endpoint"}, o.otlp_traces_endpoint)
-      .value({"--collect-detailed-traces"},
-             [&o](const std::string& flag, const std::string& v) {
-               size_t start = 0;
-               while (start <= v.size()) {
-                 const size_t comma = std::min(v.find(',', start), v.size());
-                 parse_choice_flag(flag, v.substr(start, comma - start),
-                                   {"model", "worker", "all", "engine"});
-                 start = comma + 1;
-               }
-               o.collect_detailed_traces = v;
-             })
-      .boolean({"--otlp-traces-include-content"}, o.otlp_traces_include_content)
-      .value({"--log-stats-interval"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.log_stats_interval_s = parse_double_above_flag(flag, v, 0);
-             })
-      .nonempty({"--port-file"}, o.port_file)
-      .value({"--failure-rate"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.faults.failure_rate = parse_failure_rate(flag, v);
-             })
-      .value({"--failure-types"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.faults.failure_types = parse_failure_types(flag, v);
-             })
-      .value({"--failure-seed"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.faults.seed = parse_uint_flag(flag, v);
-               o.failure_seed_given = true;
-             })
-      .value({"--inject-ttft"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.faults.ttft_ms = parse_duration_ms(flag, v);
-             })
-      .value({"--inject-itl"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.faults.itl_ms = parse_duration_ms(flag, v);
-             })
-      .integer({"--inject-stall-after"}, o.faults.stall_after, 0)
-      .value({"--inject-stall"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.faults.stall_ms = parse_duration_ms(flag, v);
-             })
-      .integer({"--inject-cut-after"}, o.faults.cut_after, 0)
-      .value({"--startup-delay"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.faults.startup_delay_ms = parse_duration_ms(flag, v);
-             })
-      .value({"--health-flap-period"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.faults.health_flap_period_ms = parse_duration_ms(flag, v);
-             })
-      .boolean({"--enable-admin-api"}, o.enable_admin_api)
-      .boolean({"--enable-fault-headers"}, o.enable_fault_headers);
+  add_server_flags(flags, o, served_names);
+  add_backend_flags(flags, o);
+  add_operations_flags(flags, o);
+  add_tracing_flags(flags, o);
+  add_test_double_flags(flags, o);
   flags.parse(args);
-  if ((o.faults.stall_after >= 0) != (o.faults.stall_ms > 0)) {
-    throw UsageError(
-        "--inject-stall-after and --inject-stall go together: a stall needs both where it starts "
-        "(events) and how long it lasts");
-  }
+  check_stall_flags(o);
   if (!o.failure_seed_given) o.faults.seed = o.seed;
   if (!positional_model.empty()) engine.set_positional_model(positional_model);
-  if (o.enable_per_request_metrics && o.disable_log_stats) {
-    throw UsageError(
-        "--enable-per-request-metrics requires statistics logging: it cannot be used with "
-        "--disable-log-stats");
-  }
-  if (o.data_parallel_separate_ports && o.port > 0 && o.port + o.data_parallel_size - 1 > 65535) {
-    throw UsageError("--data-parallel-separate-ports: --port " + std::to_string(o.port) +
-                     " + --data-parallel-size " + std::to_string(o.data_parallel_size) +
-                     " - 1 is past 65535");
-  }
+  check_server_flags(o);
   o.engine = engine.args();
   if (!served_names.empty()) {
     o.served_model_name = served_names.front();

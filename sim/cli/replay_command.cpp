@@ -155,14 +155,17 @@ void check_epp_flags(const ReplayOptions& o) {
   }
 }
 
-}  // namespace
+// A positive duration ("1h", "30m", "90s"), in nanoseconds.
+int64_t parse_positive_duration_flag(const std::string& flag, const std::string& v) {
+  const auto ns = parse_duration_ns(v);
+  if (!ns || *ns <= 0) {
+    throw UsageError(flag + ": expected a duration such as 1h, 30m or 90s, got '" + v + "'");
+  }
+  return *ns;
+}
 
-ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
-  ReplayOptions o;
-  bool have_trace = false;
-  EngineFlagParser engine;
-  FlagSet flags("llmsim replay");
-  engine.add_to(flags);
+// The usage's "Several engines" group: how many engines and how requests reach them.
+void add_replay_routing_flags(FlagSet& flags, ReplayOptions& o) {
   flags.integer({"--data-parallel-size"}, o.data_parallel_size, 1)
       .value({"--routing-policy"},
              [&o](const std::string&, const std::string& v) {
@@ -177,15 +180,54 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
              [&o](const std::string& flag, const std::string& v) {
                o.epp_staleness_ns = parse_epp_duration(flag, v);
              })
-      .value({"--epp-scorer-weights"},
+      .value({"--epp-scorer-weights"}, [&o](const std::string& flag, const std::string& v) {
+        try {
+          o.epp_weights = parse_scorer_weights(v);
+        } catch (const std::invalid_argument& e) {
+          throw UsageError(flag + ": " + e.what());
+        }
+      });
+}
+
+// How the trace is read and scaled: seed, load, loops and the window.
+void add_replay_load_flags(FlagSet& flags, ReplayOptions& o) {
+  flags
+      .value({"--seed"}, [&o](const std::string& flag,
+                              const std::string& v) { o.seed = parse_uint_flag(flag, v); })
+      .value({"--arrival-rate-scale"},
              [&o](const std::string& flag, const std::string& v) {
-               try {
-                 o.epp_weights = parse_scorer_weights(v);
-               } catch (const std::invalid_argument& e) {
-                 throw UsageError(flag + ": " + e.what());
-               }
+               o.arrival_rate_scale = parse_double_above_flag(flag, v, 0);
              })
-      .nonempty({"--served-model-name"}, o.served_model_name, "name")
+      .value({"--load-scaling"},
+             [&o](const std::string& flag, const std::string& v) {
+               parse_choice_flag(flag, v, {"stretch", "sample"});
+               o.load_scaling = parse_load_scaling_mode(v);
+             })
+      .value({"--loop-to"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.loop_to_ns = parse_positive_duration_flag(flag, v);
+             })
+      .value({"--start"},
+             [&o](const std::string& flag, const std::string& v) {
+               const auto ns = v == "0" ? std::optional<int64_t>(0) : parse_duration_ns(v);
+               if (!ns) {
+                 throw UsageError(flag + ": expected a duration such as 0, 1h, 30m or 90s, got '" +
+                                  v + "'");
+               }
+               o.window_start_ns = *ns;
+             })
+      .value({"--end"},
+             [&o](const std::string& flag, const std::string& v) {
+               o.window_end_ns = parse_positive_duration_flag(flag, v);
+             })
+      .boolean({"--sort-arrivals"}, o.sort_arrivals)
+      .boolean({"--no-api-server"}, o.api_server, false);
+}
+
+// The files a replay writes and the series' clock.
+void add_replay_output_flags(FlagSet& flags, ReplayOptions& o) {
+  flags.nonempty({"--served-model-name"}, o.served_model_name, "name")
+      .nonempty({"--output-dir"}, o.output_dir)
       .nonempty({"--metrics-out"}, o.metrics_out)
       .nonempty({"--promtool-series"}, o.promtool_series)
       .nonempty({"--metrics-snapshot"}, o.metrics_snapshot)
@@ -211,61 +253,25 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
                }
                o.scrape_interval_ns = *ns;
              })
-      .value({"--start-time"},
-             [&o](const std::string& flag, const std::string& v) {
-               const auto ns = parse_rfc3339_ns(v);
-               if (!ns) {
-                 throw UsageError(
-                     flag + ": expected an RFC 3339 time such as 2026-01-01T00:00:00Z, got '" + v +
-                     "'");
-               }
-               o.start_time_unix_ns = *ns;
-             })
-      .value({"--seed"}, [&o](const std::string& flag,
-                              const std::string& v) { o.seed = parse_uint_flag(flag, v); })
-      .value({"--arrival-rate-scale"},
-             [&o](const std::string& flag, const std::string& v) {
-               o.arrival_rate_scale = parse_double_above_flag(flag, v, 0);
-             })
-      .value({"--load-scaling"},
-             [&o](const std::string& flag, const std::string& v) {
-               parse_choice_flag(flag, v, {"stretch", "sample"});
-               o.load_scaling = parse_load_scaling_mode(v);
-             })
-      .value({"--loop-to"},
-             [&o](const std::string& flag, const std::string& v) {
-               const auto ns = parse_duration_ns(v);
-               if (!ns || *ns <= 0) {
-                 throw UsageError(flag + ": expected a duration such as 1h, 30m or 90s, got '" + v +
-                                  "'");
-               }
-               o.loop_to_ns = *ns;
-             })
-      .value({"--start"},
-             [&o](const std::string& flag, const std::string& v) {
-               const auto ns = v == "0" ? std::optional<int64_t>(0) : parse_duration_ns(v);
-               if (!ns) {
-                 throw UsageError(flag + ": expected a duration such as 0, 1h, 30m or 90s, got '" +
-                                  v + "'");
-               }
-               o.window_start_ns = *ns;
-             })
-      .value({"--end"},
-             [&o](const std::string& flag, const std::string& v) {
-               const auto ns = parse_duration_ns(v);
-               if (!ns || *ns <= 0) {
-                 throw UsageError(flag + ": expected a duration such as 1h, 30m or 90s, got '" + v +
-                                  "'");
-               }
-               o.window_end_ns = *ns;
-             })
-      .boolean({"--sort-arrivals"}, o.sort_arrivals)
+      .value({"--start-time"}, [&o](const std::string& flag, const std::string& v) {
+        const auto ns = parse_rfc3339_ns(v);
+        if (!ns) {
+          throw UsageError(
+              flag + ": expected an RFC 3339 time such as 2026-01-01T00:00:00Z, got '" + v + "'");
+        }
+        o.start_time_unix_ns = *ns;
+      });
+}
+
+// What is printed and checked: SLOs, percentiles, faults, the summary and the progress bar.
+void add_replay_summary_flags(FlagSet& flags, ReplayOptions& o) {
+  flags
       .value({"--metric-percentiles"},
              [&o](const std::string& flag, const std::string& v) {
                o.metric_percentiles = parse_metric_percentiles(flag, v);
              })
-      .nonempty({"--output-dir"}, o.output_dir)
       .value({"--slo"}, [&o](const std::string&, const std::string& v) { o.slo = parse_slo(v); })
+      .boolean({"--fail-on-slo"}, o.fail_on_slo)
       .value({"--fault"},
              [&o](const std::string& flag, const std::string& v) {
                try {
@@ -274,17 +280,12 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
                  throw UsageError(flag + " " + v + ": " + e.what());
                }
              })
-      .boolean({"--fail-on-slo"}, o.fail_on_slo)
-      .boolean({"--no-api-server"}, o.api_server, false)
       .boolean({"--quiet"}, o.quiet)
-      .boolean({"--no-progress"}, o.progress, false)
-      .positional([&](const std::string& arg) {
-        if (have_trace) throw UsageError("unexpected argument '" + arg + "' (one TRACE only)");
-        o.trace_path = arg;
-        have_trace = true;
-      });
-  flags.parse(args);
-  if (!have_trace) throw UsageError("missing TRACE (a trace file or synthetic:...)");
+      .boolean({"--no-progress"}, o.progress, false);
+}
+
+// The checks across flags, after every flag was read.
+void check_replay_flags(const ReplayOptions& o) {
   if (o.window_end_ns >= 0 && o.window_end_ns <= o.window_start_ns) {
     throw UsageError("--end: must be after --start");
   }
@@ -293,6 +294,28 @@ ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
   if (o.detailed_traces && o.otlp_out.empty()) {
     throw UsageError("--collect-detailed-traces: needs --otlp-out FILE");
   }
+}
+
+}  // namespace
+
+ReplayOptions parse_replay_args(const std::vector<std::string>& args) {
+  ReplayOptions o;
+  bool have_trace = false;
+  EngineFlagParser engine;
+  FlagSet flags("llmsim replay");
+  engine.add_to(flags);
+  add_replay_routing_flags(flags, o);
+  add_replay_load_flags(flags, o);
+  add_replay_output_flags(flags, o);
+  add_replay_summary_flags(flags, o);
+  flags.positional([&](const std::string& arg) {
+    if (have_trace) throw UsageError("unexpected argument '" + arg + "' (one TRACE only)");
+    o.trace_path = arg;
+    have_trace = true;
+  });
+  flags.parse(args);
+  if (!have_trace) throw UsageError("missing TRACE (a trace file or synthetic:...)");
+  check_replay_flags(o);
   o.engine = engine.args();
   o.command_line = shell_command_line("llmsim replay", args);
   return o;

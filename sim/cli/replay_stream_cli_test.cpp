@@ -2,10 +2,7 @@
 // out-of-order traces refused naming the line or sorted with --sort-arrivals, synthetic-week;
 // each gives the same requests.jsonl as the plain equivalent, byte for byte.
 #include <gtest/gtest.h>
-#include <zlib.h>
 
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -13,22 +10,15 @@
 #include <vector>
 
 #include "sim/cli/replay_command.h"
+#include "sim/trace/testing/trace_files.h"
 
 namespace llm {
 namespace {
-
-namespace fs = std::filesystem;
 
 const std::string kMooncake = std::string(LLM_SOURCE_DIR) + "/traces/mooncake-sample.jsonl";
 
 class ReplayStreamCli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char templ[] = "/tmp/replay-stream-cli-XXXXXX";
-    dir_ = mkdtemp(templ);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   int run(std::vector<std::string> args, std::string* out, std::string* err) {
     args.push_back("--no-progress");
     std::ostringstream o, e;
@@ -39,7 +29,7 @@ class ReplayStreamCli : public ::testing::Test {
   }
   // requests.jsonl of a replay with these arguments ("" and the error when it fails).
   std::string requests_of(std::vector<std::string> args, const std::string& name) {
-    const std::string out_dir = dir_ + "/" + name;
+    const std::string out_dir = tmp_.dir() + "/" + name;
     args.insert(args.end(), {"--quiet", "--output-dir", out_dir});
     std::string out, err;
     if (run(args, &out, &err) != 0) {
@@ -50,21 +40,13 @@ class ReplayStreamCli : public ::testing::Test {
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
   std::string write(const std::string& name, const std::string& text, bool gzip) {
-    const std::string path = dir_ + "/" + name;
-    if (gzip) {
-      gzFile f = gzopen(path.c_str(), "wb");
-      gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-      gzclose(f);
-    } else {
-      std::ofstream(path, std::ios::binary) << text;
-    }
-    return path;
+    return tmp_.write(name, text, gzip);
   }
   std::string mooncake_text() {
     std::ifstream in(kMooncake);
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
-  std::string dir_;
+  testing::TraceTempDir tmp_{"replay-stream-cli"};
 };
 
 TEST_F(ReplayStreamCli, GzipAndStandardInputGiveTheSameRequests) {

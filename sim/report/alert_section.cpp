@@ -70,15 +70,23 @@ std::vector<std::string> wrap_label(const std::string& label, size_t max_chars) 
   return lines;
 }
 
-std::string render_alert_timeline(const std::vector<AlertWindow>& windows, double trace_end_s,
-                                  const std::vector<FaultBar>& faults) {
+namespace {
+
+// The chart's time span: the trace's end or the last alert time, whichever is later (1 when both
+// are 0).
+double timeline_end(const std::vector<AlertWindow>& windows, double trace_end_s) {
   double end = std::max(trace_end_s, 0.0);
   for (const AlertWindow& w : windows) {
     for (const auto& t : {w.pending_s, w.fired_s, w.resolved_s}) {
       if (t) end = std::max(end, *t);
     }
   }
-  if (end <= 0) end = 1;
+  return end <= 0 ? 1 : end;
+}
+
+// One row per fault, then one per alert instance, each with its label wrapped into lines.
+std::vector<Row> timeline_rows(const std::vector<AlertWindow>& windows,
+                               const std::vector<FaultBar>& faults, double end) {
   std::vector<Row> rows;
   for (const FaultBar& f : faults) {
     Row row;
@@ -98,18 +106,20 @@ std::string render_alert_timeline(const std::vector<AlertWindow>& windows, doubl
     }
     rows.push_back(std::move(row));
   }
-  double rows_height = 0;
-  for (Row& row : rows) {
-    row.lines = wrap_label(row.label, kLabelChars);
-    rows_height += row_height(row);
-  }
-  if (rows.empty()) rows_height = kLabelLine + kBar + kRowGap;
-  const double height = kTimelineTop + rows_height + 44;
-  const std::string h = coordinate_text(height);
-  auto px = [&](double t) { return kTimelineLeft + t / end * (kTimelineRight - kTimelineLeft); };
-  const double axis_y = height - 40;
+  for (Row& row : rows) row.lines = wrap_label(row.label, kLabelChars);
+  return rows;
+}
 
-  size_t bars = 0;
+// Maps trace time to the chart's x.
+struct AlertTimeScale {
+  double end = 1;
+  double x(double t) const { return kTimelineLeft + t / end * (kTimelineRight - kTimelineLeft); }
+};
+
+// The rows' labels and bars from the top of the chart; `alert_bars` counts the bars that are not
+// faults.
+std::string render_alert_rows(const std::vector<Row>& rows, const AlertTimeScale& scale,
+                              size_t& alert_bars) {
   std::string body;
   double y = kTimelineTop;
   for (const Row& row : rows) {
@@ -119,35 +129,30 @@ std::string render_alert_timeline(const std::vector<AlertWindow>& windows, doubl
               "\" font-size=\"11\">" + xml_escape(line) + "</text>";
     }
     std::string row_bars;
-    size_t alert_bars = 0;
+    size_t row_alert_bars = 0;
     for (const Row::Bar& b : row.bars) {
-      row_bars += "<rect class=\"" + std::string(b.kind) + "\" x=\"" + coordinate_text(px(b.from)) +
+      const double from = scale.x(b.from);
+      row_bars += "<rect class=\"" + std::string(b.kind) + "\" x=\"" + coordinate_text(from) +
                   "\" y=\"" + coordinate_text(y + 1) + "\" width=\"" +
-                  coordinate_text(std::max(px(b.to) - px(b.from), 1.5)) + "\" height=\"" +
+                  coordinate_text(std::max(scale.x(b.to) - from, 1.5)) + "\" height=\"" +
                   coordinate_text(kBar - 2) + "\" fill=\"" + b.color + "\"><title>" +
                   xml_escape(std::string(b.kind) + " " + short_number_text(b.from) + " s to " +
                              short_number_text(b.to) + " s") +
                   "</title></rect>";
-      if (std::string(b.kind) != "fault") ++alert_bars;
+      if (std::string(b.kind) != "fault") ++row_alert_bars;
     }
-    bars += alert_bars;
-    body += "<g class=\"" + std::string(row.bars.size() == alert_bars ? "series" : "faults") +
+    alert_bars += row_alert_bars;
+    body += "<g class=\"" + std::string(row.bars.size() == row_alert_bars ? "series" : "faults") +
             "\" data-series=\"" + xml_escape(row.label) + "\" data-points=\"" +
             std::to_string(row.bars.size()) + "\">" + row_bars + "</g>";
     y += kBar + kRowGap;
   }
+  return body;
+}
 
-  std::string svg =
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" data-plot=\"alerts\" "
-      "data-points=\"" +
-      std::to_string(bars) + "\" width=\"1000\" height=\"" + h + "\" viewBox=\"0 0 1000 " + h +
-      "\" role=\"img\">";
-  svg += "<title>Alert firing windows</title>";
-  svg +=
-      "<text class=\"plot-title\" x=\"20\" y=\"20\" font-size=\"14\" font-weight=\"bold\">"
-      "Alert firing windows</text>";
-  // Legend.
-  svg += "<g class=\"legend\">";
+// The colour keys above the rows (fault's only when there are faults).
+std::string render_timeline_legend(bool with_faults) {
+  std::string svg = "<g class=\"legend\">";
   double legend_x = kTimelineLeft;
   auto legend = [&](const char* color, const char* text) {
     svg += "<rect x=\"" + coordinate_text(legend_x) +
@@ -157,20 +162,17 @@ std::string render_alert_timeline(const std::vector<AlertWindow>& windows, doubl
   };
   legend(kPendingColor, "pending");
   legend(kFiringColor, "firing");
-  if (!faults.empty()) legend(kFaultColor, "fault");
-  svg += "</g>";
-  svg += body;
-  if (rows.empty()) {
-    svg += "<text x=\"" + coordinate_text((kTimelineLeft + kTimelineRight) / 2) + "\" y=\"" +
-           coordinate_text(kTimelineTop + 15) +
-           "\" font-size=\"13\" text-anchor=\"middle\" fill=\"#888\">no alert went pending</text>";
-  }
-  // Time axis.
-  svg += "<path d=\"M" + coordinate_text(kTimelineLeft) + " " + coordinate_text(axis_y) + "H" +
-         coordinate_text(kTimelineRight) + "\" stroke=\"#333\"/>";
-  for (double t : nice_ticks(0, end, 8)) {
-    if (t > end + 1e-9) continue;
-    const std::string x = coordinate_text(px(t));
+  if (with_faults) legend(kFaultColor, "fault");
+  return svg + "</g>";
+}
+
+// The time axis at `axis_y`: its line, grid lines from the top, tick labels and the title.
+std::string render_alert_time_axis(const AlertTimeScale& scale, double axis_y) {
+  std::string svg = "<path d=\"M" + coordinate_text(kTimelineLeft) + " " + coordinate_text(axis_y) +
+                    "H" + coordinate_text(kTimelineRight) + "\" stroke=\"#333\"/>";
+  for (double t : nice_ticks(0, scale.end, 8)) {
+    if (t > scale.end + 1e-9) continue;
+    const std::string x = coordinate_text(scale.x(t));
     svg += "<line x1=\"" + x + "\" x2=\"" + x + "\" y1=\"" + coordinate_text(kTimelineTop) +
            "\" y2=\"" + coordinate_text(axis_y + 5) + "\" stroke=\"#e5e5e5\"/>";
     svg += "<text x=\"" + x + "\" y=\"" + coordinate_text(axis_y + 18) +
@@ -179,6 +181,40 @@ std::string render_alert_timeline(const std::vector<AlertWindow>& windows, doubl
   svg += "<text class=\"x-label\" x=\"" + coordinate_text((kTimelineLeft + kTimelineRight) / 2) +
          "\" y=\"" + coordinate_text(axis_y + 34) + "\" font-size=\"12\" text-anchor=\"middle\">" +
          "trace time (s)</text>";
+  return svg;
+}
+
+}  // namespace
+
+std::string render_alert_timeline(const std::vector<AlertWindow>& windows, double trace_end_s,
+                                  const std::vector<FaultBar>& faults) {
+  const AlertTimeScale scale{timeline_end(windows, trace_end_s)};
+  const std::vector<Row> rows = timeline_rows(windows, faults, scale.end);
+  double rows_height = 0;
+  for (const Row& row : rows) rows_height += row_height(row);
+  if (rows.empty()) rows_height = kLabelLine + kBar + kRowGap;
+  const double height = kTimelineTop + rows_height + 44;
+  const std::string h = coordinate_text(height);
+  size_t alert_bars = 0;
+  const std::string body = render_alert_rows(rows, scale, alert_bars);
+
+  std::string svg =
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"plot\" data-plot=\"alerts\" "
+      "data-points=\"" +
+      std::to_string(alert_bars) + "\" width=\"1000\" height=\"" + h + "\" viewBox=\"0 0 1000 " +
+      h + "\" role=\"img\">";
+  svg += "<title>Alert firing windows</title>";
+  svg +=
+      "<text class=\"plot-title\" x=\"20\" y=\"20\" font-size=\"14\" font-weight=\"bold\">"
+      "Alert firing windows</text>";
+  svg += render_timeline_legend(!faults.empty());
+  svg += body;
+  if (rows.empty()) {
+    svg += "<text x=\"" + coordinate_text((kTimelineLeft + kTimelineRight) / 2) + "\" y=\"" +
+           coordinate_text(kTimelineTop + 15) +
+           "\" font-size=\"13\" text-anchor=\"middle\" fill=\"#888\">no alert went pending</text>";
+  }
+  svg += render_alert_time_axis(scale, height - 40);
   svg += "</svg>";
   return svg;
 }

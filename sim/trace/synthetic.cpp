@@ -106,36 +106,6 @@ int64_t sample_length(Rng& rng, const LengthSpec& s) {
   return 1;
 }
 
-// Hands out prefix hash ids: ids [0, K*blocks) name the shared system prompts, then fresh ids.
-class PrefixIds {
- public:
-  explicit PrefixIds(const SyntheticSpec& spec)
-      : spec_(spec),
-        shared_blocks_(spec.shared_prefix_len / spec.hash_block_size),
-        next_unique_(static_cast<uint64_t>(spec.num_shared_prefixes) *
-                     static_cast<uint64_t>(shared_blocks_)) {}
-
-  // Sets the ids of r (prompt_len already includes a shared prefix when shared >= 0).
-  void assign(TraceRequest& r, int64_t shared) {
-    const int64_t blocks = ceil_div(r.prompt_len, spec_.hash_block_size);
-    r.prefix_hash_ids.reserve(static_cast<size_t>(blocks));
-    int64_t first_unique = 0;
-    if (shared >= 0) {
-      for (int64_t j = 0; j < shared_blocks_; ++j) {
-        r.prefix_hash_ids.push_back(static_cast<uint64_t>(shared * shared_blocks_ + j));
-      }
-      first_unique = shared_blocks_;
-    }
-    for (int64_t j = first_unique; j < blocks; ++j) r.prefix_hash_ids.push_back(next_unique_++);
-    r.hash_block_size = spec_.hash_block_size;
-  }
-
- private:
-  const SyntheticSpec& spec_;
-  int64_t shared_blocks_;
-  uint64_t next_unique_;
-};
-
 }  // namespace
 
 void validate_synthetic_spec(const SyntheticSpec& spec) {
@@ -170,6 +140,39 @@ void validate_synthetic_spec(const SyntheticSpec& spec) {
 // The generator's state: independent streams, so that changing e.g. the lengths does not move
 // the arrivals.
 struct SyntheticStream::State {
+  // (PrefixIds is a member, not a type of this file's anonymous namespace: State has external
+  // linkage, and gcc warns (-Wsubobject-linkage) when such a type holds one with internal
+  // linkage, as in a unity batch.)
+  // Hands out prefix hash ids: ids [0, K*blocks) name the shared system prompts, then fresh ids.
+  class PrefixIds {
+   public:
+    explicit PrefixIds(const SyntheticSpec& spec)
+        : spec_(spec),
+          shared_blocks_(spec.shared_prefix_len / spec.hash_block_size),
+          next_unique_(static_cast<uint64_t>(spec.num_shared_prefixes) *
+                       static_cast<uint64_t>(shared_blocks_)) {}
+
+    // Sets the ids of r (prompt_len already includes a shared prefix when shared >= 0).
+    void assign(TraceRequest& r, int64_t shared) {
+      const int64_t blocks = ceil_div(r.prompt_len, spec_.hash_block_size);
+      r.prefix_hash_ids.reserve(static_cast<size_t>(blocks));
+      int64_t first_unique = 0;
+      if (shared >= 0) {
+        for (int64_t j = 0; j < shared_blocks_; ++j) {
+          r.prefix_hash_ids.push_back(static_cast<uint64_t>(shared * shared_blocks_ + j));
+        }
+        first_unique = shared_blocks_;
+      }
+      for (int64_t j = first_unique; j < blocks; ++j) r.prefix_hash_ids.push_back(next_unique_++);
+      r.hash_block_size = spec_.hash_block_size;
+    }
+
+   private:
+    const SyntheticSpec& spec_;
+    int64_t shared_blocks_;
+    uint64_t next_unique_;
+  };
+
   explicit State(const SyntheticSpec& s)
       : spec(s),
         arrivals(hash_combine(s.seed, 1)),

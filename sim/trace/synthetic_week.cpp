@@ -18,7 +18,7 @@ constexpr double kWeekDayS = 86400;
 constexpr int32_t kWeekBlock = 16;
 constexpr int64_t kWeekSystemLen = 512;
 constexpr int64_t kWeekSystemPrompts = 8;
-constexpr size_t kWeekConversations = 4096;
+constexpr size_t kConversations = 4096;
 constexpr int64_t kWeekMaxPrompt = 8192;
 constexpr uint64_t kWeekFirstUniqueId = 1ULL << 40;
 
@@ -39,11 +39,6 @@ int64_t week_lognormal(Rng& rng, double median, double sigma, int64_t lo, int64_
   const double x = median * std::exp(sigma * rng.normal());
   return std::llround(std::clamp(x, static_cast<double>(lo), static_cast<double>(hi)));
 }
-
-struct WeekConversation {
-  int64_t context = 0;  // prompt + answer tokens so far
-  std::vector<uint64_t> ids;
-};
 
 }  // namespace
 
@@ -114,13 +109,21 @@ std::string format_week_spec(const WeekSpec& s) {
 }
 
 struct WeekStream::State {
+  // A conversation that later requests may continue. (A member, not a type of this file's
+  // anonymous namespace: State has external linkage, and gcc warns (-Wsubobject-linkage) when
+  // such a type holds one with internal linkage, as in a unity batch.)
+  struct Conversation {
+    int64_t context = 0;  // prompt + answer tokens so far
+    std::vector<uint64_t> ids;
+  };
+
   explicit State(const WeekSpec& s)
       : spec(s),
         arrivals(hash_combine(s.seed, 11)),
         bursts(hash_combine(s.seed, 12)),
         kinds(hash_combine(s.seed, 13)),
         lengths(hash_combine(s.seed, 14)),
-        conversations(kWeekConversations) {
+        conversations(kConversations) {
     // Weekdays weigh 1 and weekend days `weekend`; the week's mean is rate_per_s.
     norm = 7.0 / (5.0 + 2.0 * s.weekend);
     max_rate = s.rate_per_s * norm * std::max(1.0, s.weekend) * (1 + s.diurnal) * s.burst_factor;
@@ -167,11 +170,11 @@ struct WeekStream::State {
     } else {
       const int64_t message = week_lognormal(lengths, 220, 1.0, 4, 4096);
       r.output_len = week_lognormal(lengths, 200, 1.0, 1, 2048);
-      WeekConversation* c = nullptr;
+      Conversation* c = nullptr;
       if (kinds.uniform() < spec.followup && started > 0) {
         const size_t k =
-            static_cast<size_t>(kinds.below(std::min<uint64_t>(started, kWeekConversations)));
-        WeekConversation& prev = conversations[k];
+            static_cast<size_t>(kinds.below(std::min<uint64_t>(started, kConversations)));
+        Conversation& prev = conversations[k];
         if (prev.context + message <= kWeekMaxPrompt) c = &prev;
       }
       if (c) {
@@ -180,7 +183,7 @@ struct WeekStream::State {
         c->ids.resize(std::min(c->ids.size(), shared));
         r.prefix_hash_ids = c->ids;
       } else {
-        c = &conversations[started % kWeekConversations];
+        c = &conversations[started % kConversations];
         ++started;
         c->ids.clear();
         r.prompt_len = message;
@@ -198,7 +201,7 @@ struct WeekStream::State {
 
   WeekSpec spec;
   Rng arrivals, bursts, kinds, lengths;
-  std::vector<WeekConversation> conversations;
+  std::vector<Conversation> conversations;
   uint64_t started = 0;  // conversations begun
   uint64_t next_id = kWeekFirstUniqueId;
   double norm = 1, max_rate = 1, end_s = 0;

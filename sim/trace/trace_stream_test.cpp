@@ -5,10 +5,7 @@
 #include "sim/trace/trace_stream.h"
 
 #include <gtest/gtest.h>
-#include <zlib.h>
 
-#include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,12 +13,11 @@
 
 #include "sim/trace/load_scaling.h"
 #include "sim/trace/synthetic.h"
+#include "sim/trace/testing/trace_files.h"
 #include "sim/trace/trace_io.h"
 
 namespace llm {
 namespace {
-
-namespace fs = std::filesystem;
 
 const std::string kStreamCsv =
     "TIMESTAMP,ContextTokens,GeneratedTokens\n"
@@ -32,29 +28,7 @@ const std::string kStreamJsonl =
     "{\"timestamp\": 0, \"input_length\": 600, \"output_length\": 5, \"hash_ids\": [1, 2]}\n"
     "{\"timestamp\": 1000, \"input_length\": 100, \"output_length\": 6, \"hash_ids\": [3]}\n";
 
-class StreamTempDir {
- public:
-  StreamTempDir() {
-    char templ[] = "/tmp/trace-stream-test-XXXXXX";
-    dir_ = mkdtemp(templ);
-  }
-  ~StreamTempDir() { fs::remove_all(dir_); }
-  std::string write(const std::string& name, const std::string& text, bool gzip = false) {
-    const std::string path = dir_ + "/" + name;
-    if (gzip) {
-      gzFile f = gzopen(path.c_str(), "wb");
-      gzwrite(f, text.data(), static_cast<unsigned>(text.size()));
-      gzclose(f);
-    } else {
-      std::ofstream(path, std::ios::binary) << text;
-    }
-    return path;
-  }
-  const std::string& dir() const { return dir_; }
-
- private:
-  std::string dir_;
-};
+using testing::TraceTempDir;
 
 std::vector<TraceRequest> stream_all(RequestStream& s) { return collect_stream(s).requests; }
 
@@ -81,7 +55,7 @@ void expect_same_stream(const std::vector<TraceRequest>& a, const std::vector<Tr
 }
 
 TEST(TraceStream, GzipAndPlainFilesGiveTheSameRequests) {
-  StreamTempDir tmp;
+  TraceTempDir tmp("trace-stream-test");
   struct Case {
     std::string name, text;
   };
@@ -101,7 +75,7 @@ TEST(TraceStream, GzipAndPlainFilesGiveTheSameRequests) {
 }
 
 TEST(TraceStream, ACorruptGzipFileIsNamed) {
-  StreamTempDir tmp;
+  TraceTempDir tmp("trace-stream-test");
   const std::string gz = tmp.write("t.csv.gz", kStreamCsv, true);
   std::string bytes;
   {
@@ -125,7 +99,7 @@ TEST(TraceStream, OutOfOrderRowsAreRefusedWithTheirLine) {
   struct Case {
     std::string text, ext, want;
   };
-  StreamTempDir tmp;
+  TraceTempDir tmp("trace-stream-test");
   for (const Case& c :
        {Case{csv, ".csv",
              ":4: TIMESTAMP: out of time order: earlier than the previous row "
@@ -140,7 +114,7 @@ TEST(TraceStream, OutOfOrderRowsAreRefusedWithTheirLine) {
 }
 
 TEST(TraceStream, TheFormatOfAnInputIsFoundFromItsFirstLine) {
-  StreamTempDir tmp;
+  TraceTempDir tmp("trace-stream-test");
   struct Case {
     std::string text, want;
     bool gzip;
@@ -157,7 +131,7 @@ TEST(TraceStream, TheFormatOfAnInputIsFoundFromItsFirstLine) {
 }
 
 TEST(TraceStream, StandardInputIsSpooledToAFile) {
-  StreamTempDir tmp;
+  TraceTempDir tmp("trace-stream-test");
   std::istringstream in(kStreamCsv);
   const std::string path = spool_to_file(in, tmp.dir());
   auto s = open_trace_stream(path, true, sniff_trace_format(path, "stdin"), "stdin");
