@@ -42,7 +42,9 @@ TEST(EngineTraceRecorder, OnePrefillChunkPerStepTimedByTheStep) {
   EXPECT_EQ(ev.prefill_chunks[2].tokens, 2);
   for (size_t i = 0; i < 3; ++i) {
     EXPECT_EQ(ev.prefill_chunks[i].end - ev.prefill_chunks[i].start, 10) << i;
-    if (i) EXPECT_EQ(ev.prefill_chunks[i].start, ev.prefill_chunks[i - 1].end) << i;
+    if (i) {
+      EXPECT_EQ(ev.prefill_chunks[i].start, ev.prefill_chunks[i - 1].end) << i;
+    }
   }
   EXPECT_TRUE(ev.preemptions.empty());
 }

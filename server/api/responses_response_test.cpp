@@ -46,7 +46,8 @@ CompletionRequest request_with(std::optional<int64_t> max_tokens) {
 TEST(ResponsesResponse, BodyHasOpenAisShapeUsageAndMetricsKey) {
   const CompletionRequest req = request_with(std::nullopt);
   const ResponsesHead head{"resp_1", "msg_1", 42, "m", &req};
-  const json j = json::parse(build_responses_body(head, {"Hello.", false, 9, 4, 3}, std::nullopt));
+  const json j = json::parse(
+      build_responses_body(head, {"Hello.", false, 9, 4, 3, std::nullopt}, std::nullopt));
   EXPECT_EQ(j["id"], "resp_1");
   EXPECT_EQ(j["object"], "response");
   EXPECT_EQ(j["created_at"], 42);
@@ -75,7 +76,7 @@ TEST(ResponsesResponse, BodyHasOpenAisShapeUsageAndMetricsKey) {
 TEST(ResponsesResponse, CacheWriteTokensAppearOnlyWhenPromptTokensDetailsAreOn) {
   const CompletionRequest req = request_with(std::nullopt);
   const ResponsesHead head{"resp_1", "msg_1", 42, "m", &req};
-  ResponsesOutcome outcome{"Hi.", false, 40, 16, 2};
+  ResponsesOutcome outcome{"Hi.", false, 40, 16, 2, std::nullopt};
   EXPECT_FALSE(json::parse(build_responses_body(head, outcome,
                                                 std::nullopt))["usage"]["input_tokens_details"]
                    .contains("cache_write_tokens"));
@@ -88,7 +89,8 @@ TEST(ResponsesResponse, CacheWriteTokensAppearOnlyWhenPromptTokensDetailsAreOn) 
 TEST(ResponsesResponse, TheLengthLimitMakesItIncomplete) {
   const CompletionRequest req = request_with(5);
   const ResponsesHead head{"resp_1", "msg_1", 42, "m", &req};
-  const json j = json::parse(build_responses_body(head, {"a b", true, 3, 0, 5}, std::nullopt));
+  const json j =
+      json::parse(build_responses_body(head, {"a b", true, 3, 0, 5, std::nullopt}, std::nullopt));
   EXPECT_EQ(j["status"], "incomplete");
   EXPECT_EQ(j["incomplete_details"], json::parse(R"({"reason":"max_output_tokens"})"));
   EXPECT_EQ(j["output"][0]["status"], "incomplete");
@@ -105,7 +107,7 @@ TEST(ResponsesResponse, StreamIsTheTypedEventSequenceWithSequenceNumbers) {
   PerRequestMetrics m;
   m.time_to_first_token_ms = 1.5;  // the other fields null: dropped in the stream
   const std::optional<PerRequestMetrics> metrics = m;
-  w.append_finish(out, {"Hello \"x\"", false, 9, 0, 2}, &metrics);
+  w.append_finish(out, {"Hello \"x\"", false, 9, 0, 2, std::nullopt}, &metrics);
   const std::vector<Event> e = events(out);
   const std::vector<std::string> expected = {
       "response.created",           "response.in_progress",
@@ -143,7 +145,7 @@ TEST(ResponsesResponse, StreamEndsWithIncompleteOrAnErrorEvent) {
   ResponsesEventWriter w({"resp_1", "msg_1", 42, "m", &req});
   std::string out;
   w.append_start(out);
-  w.append_finish(out, {"a b", true, 3, 0, 2}, nullptr);
+  w.append_finish(out, {"a b", true, 3, 0, 2, std::nullopt}, nullptr);
   const std::vector<Event> e = events(out);
   EXPECT_EQ(e.back().name, "response.incomplete");
   EXPECT_EQ(e.back().data["response"]["incomplete_details"]["reason"], "max_output_tokens");
