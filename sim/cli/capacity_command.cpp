@@ -268,6 +268,8 @@ CapacityResult compute_capacity(const CapacityOptions& o, const Trace& trace) {
 
 }  // namespace
 
+namespace {
+
 // --report: the SLO figures of every engine count replayed for the chosen candidate, against the
 // targets, in the HTML report of sim/report/.
 void write_capacity_report(const CapacityOptions& o, const std::vector<std::string>& args,
@@ -322,6 +324,19 @@ void write_capacity_report(const CapacityOptions& o, const std::vector<std::stri
   file.commit();
 }
 
+}  // namespace
+
+void write_capacity_outputs(const CapacityOptions& o, const std::vector<std::string>& args,
+                            const CapacityResult& result, std::ostream& out) {
+  out << format_capacity(result);
+  if (!o.report.empty()) write_capacity_report(o, args, result);
+  if (!o.result_json.empty()) {
+    PendingFile file("--result-json", o.result_json);
+    file.stream() << capacity_json(result).dump(2) << "\n";
+    file.commit();
+  }
+}
+
 // The arrival-rate search stretches time (under --load-scaling stretch, the default): say so
 // when the trace's requests arrive in bursts, as llmsim replay does for --arrival-rate-scale.
 // A shard runs only the engine search, which scales nothing unless --arrival-rate-scale is given.
@@ -350,13 +365,7 @@ int run_capacity_command(const std::vector<std::string>& args, std::ostream& out
     warn_if_stretching_bursts(o, trace, "llmsim capacity", err);
     if (o.sharded) return run_capacity_shard(o, args, trace, out);
     const CapacityResult result = compute_capacity(o, trace);
-    out << format_capacity(result);
-    if (!o.report.empty()) write_capacity_report(o, args, result);
-    if (!o.result_json.empty()) {
-      PendingFile file("--result-json", o.result_json);
-      file.stream() << capacity_json(result).dump(2) << "\n";
-      file.commit();
-    }
+    write_capacity_outputs(o, args, result, out);
     return 0;
   } catch (const TraceError& e) {
     return report_usage_error(err, "llmsim capacity", e);

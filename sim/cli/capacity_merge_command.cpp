@@ -252,14 +252,8 @@ int run_capacity_merge_command(const std::vector<std::string>& args, std::ostrea
     }
     r.candidates[shown].engines = search_engines(trace, o, candidates[shown]);
     finish_capacity(o, trace, candidates, r);
-    out << format_capacity(r);
     // The unsharded run's command line, for the report: without --jobs only if it had none.
-    if (!o.report.empty()) write_capacity_report(o, command, r);
-    if (!o.result_json.empty()) {
-      PendingFile file("--result-json", o.result_json);
-      file.stream() << capacity_json(r).dump(2) << "\n";
-      file.commit();
-    }
+    write_capacity_outputs(o, command, r, out);
     return 0;
   } catch (const TraceError& e) {
     err << "llmsim capacity-merge: " << e.what() << "\n";

@@ -68,9 +68,10 @@ CapacitySearch search_engines(const Trace& trace, const CapacityOptions& o, cons
 void finish_capacity(const CapacityOptions& o, const Trace& trace,
                      const std::vector<Candidate>& candidates, CapacityResult& r);
 
-// --report: the SLO figures of every engine count replayed for the chosen candidate.
-void write_capacity_report(const CapacityOptions& o, const std::vector<std::string>& args,
-                           const CapacityResult& result);
+// The answer as text on `out`, then --report (the SLO figures of every engine count replayed for
+// the chosen candidate; `args` is the command line it names) and --result-json when asked for.
+void write_capacity_outputs(const CapacityOptions& o, const std::vector<std::string>& args,
+                            const CapacityResult& result, std::ostream& out);
 
 // The warning that stretching time keeps a bursty trace's bursts (as llmsim replay's).
 void warn_if_stretching_bursts(const CapacityOptions& o, const Trace& trace,
