@@ -122,9 +122,11 @@ void HttpMetrics::record(const Exchange& e) {
     counts_[(e.handler * kNumMethods + e.method) * kNumStatusClasses + status_class]->Increment();
   }
   durations_[e.handler * kNumMethods + e.method]->Observe(e.seconds);
-  highr_->Observe(e.seconds);
   request_sizes_[e.handler]->Observe(static_cast<double>(e.request_bytes));
   response_sizes_[e.handler]->Observe(static_cast<double>(e.response_bytes));
+  // Last: a reader that sees the exchange counted here sees all of it in its next scrape (a
+  // scrape reads family after family, so one scrape can still be torn).
+  highr_->Observe(e.seconds);
 }
 
 }  // namespace llm
