@@ -142,6 +142,7 @@ def main():
     runs_fit = has_runs_fit(a.llmsim)
     ingest = fit.rtx_ingest(a.truth)
     families = sorted({model_family(r["model"]) for r in base["runs"]})
+    layers = {r["run"]: fit.model_layers(r["model_config"]) for r in base["runs"]}
     results = {}
     for fam in families:
         held = [r["run"] for r in base["runs"] if model_family(r["model"]) == fam]
@@ -173,9 +174,12 @@ def main():
         if a.no_api_server:
             args = ["--no-api-server"]
         else:
-            gaps = [g for card, run, g in fit.low_load_gaps(engine_only)
-                    if run in {r["run"] for r in train}]
-            costs = fit.costs_from(statistics.median(gaps), ingest) if gaps else None
+            gaps = [row for row in fit.low_load_gaps(engine_only)
+                    if row[1] in {r["run"] for r in train}]
+            costs = None
+            if gaps:
+                total, per_layer = fit.gap_line(gaps, layers)
+                costs = fit.costs_from(total, ingest, per_layer)
             args = []
             if costs:
                 (fold / "api.json").write_text(json.dumps(costs))

@@ -13,10 +13,12 @@ What each figure comes from (docs/api-server.md):
   needed beyond the wire);
 - the total the client sees at low load (request + tokenization + hop + one token's detokenize
   and SSE + the response's way back), per host, from the H100 runs (vLLM 0.15.1, inference-perf
-  at the client): the median over runs of the first (lowest-rate) stage's measured TTFT mean less
-  llmsim's engine-only prediction of it (fidelity --recorded --no-api-server); hop_ns is that total less the parts above
-  and less response_ns and per_output_token_ns, which the data cannot separate from it (their
-  values are stated, not fitted: see the docs).
+  at the client): each run's first (lowest-rate) stage's measured TTFT mean less
+  llmsim's engine-only prediction of it (fidelity --recorded --no-api-server), against the
+  model's layers (Theil-Sen: the runs' totals grow with the layers, docs/api-server.md, "The hop
+  per layer"): hop_per_layer_ns is the line's slope, hop_ns its value at no layers less the parts
+  above and less response_ns and per_output_token_ns, which the data cannot separate from it
+  (their values are stated, not fitted: see the docs).
 """
 import argparse
 import csv
@@ -58,6 +60,31 @@ def rtx_ingest(truth):
             "median_ns": statistics.median(ys), "p90_ns": sorted(ys)[int(0.9 * len(ys))]}
 
 
+def model_layers(config_path):
+    """The layers of a run's model from its config.json (Llama 4 nests them in text_config)."""
+    config = json.loads(pathlib.Path(config_path).read_text())
+    return config.get("text_config", config)["num_hidden_layers"]
+
+
+def theil_sen(points):
+    """(intercept, slope) of the median line through (x, y) points: the median of the pairwise
+    slopes, then the median intercept (robust: a third of the points may be off the line)."""
+    slopes = [(y2 - y1) / (x2 - x1) for i, (x1, y1) in enumerate(points)
+              for x2, y2 in points[i + 1:] if x2 != x1]
+    slope = statistics.median(slopes) if slopes else 0.0
+    return statistics.median(y - slope * x for x, y in points), slope
+
+
+def gap_line(rows, layers):
+    """The low-load total against the model's layers: (total at no layers, per layer) over the
+    runs `rows` (card, run, gap) with `layers` (run -> layers), the per-layer part at least 0."""
+    points = [(layers[run], gap) for _, run, gap in rows]
+    intercept, slope = theil_sen(points)
+    if slope < 0:
+        return statistics.median(g for _, g in points), 0.0
+    return intercept, slope
+
+
 def low_load_gaps(result):
     """(card, run, ns): each client-measured run's first-stage TTFT mean, measured less llmsim's
     engine-only prediction, from a `fidelity --recorded --no-api-server --result-json` result."""
@@ -74,14 +101,18 @@ def low_load_gaps(result):
     return rows
 
 
-def costs_from(total_ns, ingest):
-    """The five figures: the reads from the RTX run, the hop what is left of the low-load total."""
+def costs_from(total_ns, ingest, per_layer_ns=0.0):
+    """The figures: the reads from the RTX run, the hop what is left of the low-load total (at no
+    layers when per_layer_ns, the total's growth per layer of the model, is given)."""
     request = max(0.0, ingest["intercept_ns"] + ingest["min_residual_ns"])
     per_token = max(0.0, ingest["slope_ns_per_token"])
     hop = max(0.0, total_ns - request - per_token * 550 - PER_OUTPUT_TOKEN_NS - RESPONSE_NS)
-    return {"request_ns": round(request, -3), "per_prompt_token_ns": round(per_token, 1),
-            "hop_ns": round(hop, -3), "per_output_token_ns": PER_OUTPUT_TOKEN_NS,
-            "response_ns": RESPONSE_NS}
+    costs = {"request_ns": round(request, -3), "per_prompt_token_ns": round(per_token, 1),
+             "hop_ns": round(hop, -3), "per_output_token_ns": PER_OUTPUT_TOKEN_NS,
+             "response_ns": RESPONSE_NS}
+    if per_layer_ns > 0:
+        costs["hop_per_layer_ns"] = round(per_layer_ns, -1)
+    return costs
 
 
 def no_api_result(llmsim, truth, extra=()):
@@ -110,17 +141,22 @@ def main():
     rows, refused = low_load_gaps(result), result["not_predicted"]
     for nr in refused:
         print(f"not predicted: {nr['run']}: {nr['reason']}")
+    layers = {r["run"]: model_layers(r["model_config"]) for r in result["runs"]}
     by_card = {}
     for card, run, gap in rows:
-        by_card.setdefault(card, []).append(gap)
-        print(f"  {run} ({card}): measured TTFT mean - llmsim's engine-only = {gap / 1e6:+.3f} ms")
-    for card, gaps in sorted(by_card.items()):
-        total = statistics.median(gaps)
-        q = statistics.quantiles(gaps, n=4) if len(gaps) > 1 else [total, total, total]
-        print(f"{card}: the client's total at low load, median over {len(gaps)} runs "
-              f"{total / 1e6:.3f} ms (quartiles {q[0] / 1e6:.3f} / {q[2] / 1e6:.3f} ms)")
-        print(f"  -> {json.dumps(costs_from(total, ingest))} (hop = total - request - 550 "
-              f"prompt tokens - one output token - response)")
+        by_card.setdefault(card, []).append((card, run, gap))
+        print(f"  {run} ({card}, {layers[run]} layers): measured TTFT mean - llmsim's engine-only "
+              f"= {gap / 1e6:+.3f} ms")
+    for card, card_rows in sorted(by_card.items()):
+        gaps = [g for _, _, g in card_rows]
+        intercept, per_layer = gap_line(card_rows, layers)
+        residuals = sorted(abs(g - intercept - per_layer * layers[run]) for _, run, g in card_rows)
+        print(f"{card}: the client's total at low load over {len(gaps)} runs: median "
+              f"{statistics.median(gaps) / 1e6:.3f} ms; against the layers (Theil-Sen) "
+              f"{intercept / 1e6:.3f} ms + {per_layer / 1e3:.1f} us per layer, |residual| median "
+              f"{statistics.median(residuals) / 1e6:.2f} ms, max {residuals[-1] / 1e6:.2f} ms")
+        print(f"  -> {json.dumps(costs_from(intercept, ingest, per_layer))} (hop = total at no "
+              f"layers - request - 550 prompt tokens - one output token - response)")
     return 0
 
 

@@ -1,5 +1,6 @@
 #include "backends/sim/api_server_costs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -16,6 +17,7 @@ constexpr CostField kCostFields[] = {
     {"request_ns", &ApiServerCosts::request_ns},
     {"per_prompt_token_ns", &ApiServerCosts::per_prompt_token_ns},
     {"hop_ns", &ApiServerCosts::hop_ns},
+    {"hop_per_layer_ns", &ApiServerCosts::hop_per_layer_ns},
     {"per_output_token_ns", &ApiServerCosts::per_output_token_ns},
     {"response_ns", &ApiServerCosts::response_ns},
 };
@@ -36,7 +38,9 @@ std::string api_server_costs_problem(const ApiServerCosts& c) {
 ApiServerCosts read_api_server_costs(const nlohmann::json& object, const std::string& label) {
   sim_json::FieldReader r(object, label);
   ApiServerCosts c;
-  for (const CostField& f : kCostFields) r.read(f.name, c.*f.member, true);
+  for (const CostField& f : kCostFields) {
+    r.read(f.name, c.*f.member, f.member != &ApiServerCosts::hop_per_layer_ns);
+  }
   r.read("source", c.source, false);
   r.reject_unknown();
   if (const std::string problem = api_server_costs_problem(c); !problem.empty()) {
@@ -48,9 +52,18 @@ ApiServerCosts read_api_server_costs(const nlohmann::json& object, const std::st
 
 nlohmann::ordered_json api_server_costs_json(const ApiServerCosts& c) {
   nlohmann::ordered_json j;
-  for (const CostField& f : kCostFields) j[f.name] = c.*f.member;
+  for (const CostField& f : kCostFields) {
+    if (f.member == &ApiServerCosts::hop_per_layer_ns && c.hop_per_layer_ns == 0) continue;
+    j[f.name] = c.*f.member;
+  }
   if (!c.source.empty()) j["source"] = c.source;
   return j;
+}
+
+ApiServerCosts api_server_costs_for_model(ApiServerCosts costs, int64_t layers) {
+  costs.hop_ns += costs.hop_per_layer_ns * static_cast<double>(std::max<int64_t>(layers, 0));
+  costs.hop_per_layer_ns = 0;
+  return costs;
 }
 
 }  // namespace llm

@@ -26,6 +26,50 @@ TEST(ApiServerCosts, ReadsAndWritesTheSameFigures) {
   EXPECT_EQ(read_api_server_costs(back, "again"), c);
 }
 
+// hop_per_layer_ns is optional (0 when absent, and then not written) and round-trips when set.
+TEST(ApiServerCosts, HopPerLayerIsOptionalAndRoundTrips) {
+  EXPECT_EQ(read_api_server_costs(good(), "p.json").hop_per_layer_ns, 0);
+  EXPECT_FALSE(
+      api_server_costs_json(read_api_server_costs(good(), "p.json")).contains("hop_per_layer_ns"));
+  nlohmann::json j = good();
+  j["hop_per_layer_ns"] = 75e3;
+  const ApiServerCosts c = read_api_server_costs(j, "p.json");
+  EXPECT_EQ(c.hop_per_layer_ns, 75e3);
+  const nlohmann::json back = nlohmann::json::parse(api_server_costs_json(c).dump());
+  EXPECT_EQ(back.at("hop_per_layer_ns"), 75e3);
+  EXPECT_EQ(read_api_server_costs(back, "again"), c);
+}
+
+// In front of a model, the hop is hop_ns + hop_per_layer_ns * layers, the rest unchanged.
+TEST(ApiServerCosts, ForAModelTheHopGrowsWithItsLayers) {
+  struct Row {
+    double hop_ns, per_layer_ns;
+    int64_t layers;
+    double expected_hop_ns;
+  };
+  const std::vector<Row> rows = {
+      {2e6, 0, 80, 2e6},           // no per-layer term: as before
+      {2e6, 100e3, 0, 2e6},        // a profile's engine (no layers known)
+      {2e6, 100e3, 32, 5.2e6},     // Llama-2-7B
+      {2e6, 100e3, 80, 10e6},      // Llama-3.1-70B
+      {4.5e6, 62.5e3, 48, 7.5e6},  // Llama-4-Scout's text layers
+      {2e6, 100e3, -1, 2e6},       // nonsense layers add nothing
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.layers);
+    ApiServerCosts c = read_api_server_costs(good(), "p.json");
+    c.hop_ns = row.hop_ns;
+    c.hop_per_layer_ns = row.per_layer_ns;
+    const ApiServerCosts m = api_server_costs_for_model(c, row.layers);
+    EXPECT_DOUBLE_EQ(m.hop_ns, row.expected_hop_ns);
+    EXPECT_EQ(m.hop_per_layer_ns, 0);
+    EXPECT_EQ(m.request_ns, c.request_ns);
+    EXPECT_EQ(m.per_prompt_token_ns, c.per_prompt_token_ns);
+    EXPECT_EQ(m.per_output_token_ns, c.per_output_token_ns);
+    EXPECT_EQ(m.response_ns, c.response_ns);
+  }
+}
+
 // Each bad object is refused naming the field.
 TEST(ApiServerCosts, RefusesBadFieldsNamingThem) {
   struct Row {
@@ -36,6 +80,8 @@ TEST(ApiServerCosts, RefusesBadFieldsNamingThem) {
   const std::vector<Row> rows = {
       {"hop_ns", nullptr, "missing required field 'hop_ns'"},
       {"hop_ns", -1, "field 'hop_ns': must be a finite number >= 0"},
+      {"hop_per_layer_ns", -1, "field 'hop_per_layer_ns': must be a finite number >= 0"},
+      {"hop_per_layer_ns", "1us", "field 'hop_per_layer_ns': expected a number"},
       {"request_ns", "1ms", "field 'request_ns': expected a number"},
       {"per_output_token_ns", 1e12, "field 'per_output_token_ns': over a minute"},
       {"tokens_ns", 1, "unknown field 'tokens_ns'"},

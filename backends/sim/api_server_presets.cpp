@@ -21,13 +21,17 @@ constexpr double kPerPromptTokenNs = 79;
 // Not separable from the rest in these runs; stated, not fitted (docs/api-server.md).
 constexpr double kPerOutputTokenNs = 40e3;
 constexpr double kResponseNs = 0.5e6;
-// Of the H100 runs (vLLM 0.15.1): the median over 17 runs of the first stage's measured client
-// TTFT mean less llmsim's engine-only prediction of it (the calibrated H100-SXM preset), 10.41 ms
-// (quartiles 6.16 / 13.86), less the parts above for a 550-token prompt.
-constexpr double kH100HopNs = 8.040e6;
+// Of the H100 runs (vLLM 0.15.1): the first stage's measured client TTFT mean less llmsim's
+// engine-only prediction of it (the calibrated H100-SXM preset), over 17 runs, against the
+// model's layers (Theil-Sen): 5.44 ms + 68.2 us per layer (|residual| median 2.4 ms; the median
+// alone, 10.41 ms, left 3.4 ms), less the parts above for a 550-token prompt.
+constexpr double kH100HopNs = 3.063e6;
+constexpr double kH100HopPerLayerNs = 68.16e3;
 
 ApiServerCosts host_costs(double hop_ns, const char* source) {
-  return {kRequestNs, kPerPromptTokenNs, hop_ns, kPerOutputTokenNs, kResponseNs, source};
+  ApiServerCosts c{kRequestNs, kPerPromptTokenNs, hop_ns, kPerOutputTokenNs, kResponseNs, source};
+  c.hop_per_layer_ns = kH100HopPerLayerNs;
+  return c;
 }
 
 struct HostRow {

@@ -156,7 +156,9 @@ Replayer::Replayer(RequestStream& trace, const ReplayConfig& config,
   std::stable_sort(aborts_.begin(), aborts_.end(),
                    [](const ClientAbort& a, const ClientAbort& b) { return a.time < b.time; });
   if (config.api_server) {
-    frontend_ = std::make_unique<ApiFrontend>(*config.api_server, observers, hooks.on_client_times);
+    frontend_ = std::make_unique<ApiFrontend>(
+        api_server_costs_for_model(*config.api_server, config.deployment.model.layers), observers,
+        hooks.on_client_times);
   }
   for (size_t i = 0; i < slots_.size(); ++i) {
     make_engine(i, frontend_ ? frontend_->observer(i) : observers[i]);
