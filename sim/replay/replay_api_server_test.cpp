@@ -8,19 +8,17 @@
 
 #include "backends/sim/presets.h"
 #include "sim/replay/replay.h"
+#include "sim/replay/replay_options.h"
 
 namespace llm {
 namespace {
 
+// The engine as `llmsim replay --gpu H100-SXM --model MODEL` configures it.
 ReplayConfig one_engine(const char* model) {
-  ReplayConfig c;
-  c.scheduler.block_size = 16;
-  c.scheduler.max_model_len = 4096;
-  c.scheduler.num_gpu_blocks = 4000;
-  c.scheduler.max_num_batched_tokens = 2048;
-  c.deployment.gpu = *find_gpu_preset("H100-SXM");
-  c.deployment.model = *find_model_preset(model);
-  return c;
+  ReplayOptions o;
+  o.engine.gpu = "H100-SXM";
+  o.engine.model = model;
+  return make_replay_config(o);
 }
 
 // Each request's client first-token time, by id, for a replay with these API-server costs.
@@ -56,6 +54,9 @@ TEST(ReplayApiServer, TheHopPerLayerIsPaidForTheModelsLayers) {
   for (const Row& row : {Row{"Llama-3.2-1B", 16}, Row{"Llama-3.1-8B", 32}}) {
     SCOPED_TRACE(row.model);
     ASSERT_EQ(find_model_preset(row.model)->layers, row.layers);
+    // The H100 host's preset carries a per-layer hop into the replay's configuration.
+    ASSERT_TRUE(one_engine(row.model).api_server.has_value());
+    EXPECT_GT(one_engine(row.model).api_server->hop_per_layer_ns, 0);
     const auto flat = first_tokens(row.model, 3e6, 0);
     const auto per_layer = first_tokens(row.model, 3e6, 100e3);
     const auto folded = first_tokens(row.model, 3e6 + 100e3 * static_cast<double>(row.layers), 0);
