@@ -18,11 +18,11 @@ void BlockHashMap::insert(uint64_t key, int32_t value) {
   for (size_t i = home(key);; i = (i + 1) & mask_) {
     Slot& s = slots_[i];
     if (s.value == kAbsent) {
-      s = {key, value};
+      s = {static_cast<uint32_t>(key), value};
       ++size_;
       return;
     }
-    if (s.key == key) {  // joins the circle between the newest and the oldest
+    if (holds(s, key)) {  // joins the circle between the newest and the oldest
       const int32_t oldest = s.value;
       const int32_t newest = holders_[oldest].prev;
       h.next = oldest;
@@ -54,7 +54,7 @@ void BlockHashMap::erase_slot(size_t i) {
   for (size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
     Slot& s = slots_[j];
     if (s.value == kAbsent) break;
-    const size_t h = home(s.key);
+    const size_t h = home(s.low);
     const bool movable = hole <= j ? (h <= hole || h > j) : (h <= hole && h > j);
     if (movable) {
       slots_[hole] = s;

@@ -7,12 +7,15 @@
 // to the oldest block holding it, and per block a circular list of the other blocks holding the
 // same hash, in insertion order. Both are sized once for the pool (values are block ids below
 // max_values), so find, insert and erase allocate nothing and take O(1) steps (the table touches
-// one or two cache lines).
+// one or two cache lines). A table slot is 8 bytes, the hash's low 32 bits (which hold its home
+// slot) and the oldest holder; the whole hash is in that holder's record, so a slot whose low
+// bits match is confirmed there.
 // Thread-safety: none; owned by a BlockPool.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "core/prefetch.h"
@@ -27,6 +30,7 @@ class BlockHashMap {
   explicit BlockHashMap(size_t max_values) : holders_(max_values) {
     size_t capacity = 16;
     while (capacity < 2 * max_values) capacity *= 2;
+    if (capacity > (size_t{1} << 32)) throw std::invalid_argument("BlockHashMap: too many values");
     slots_.resize(capacity);
     mask_ = capacity - 1;
   }
@@ -58,8 +62,8 @@ class BlockHashMap {
   static constexpr size_t kNoSlot = SIZE_MAX;
 
   struct Slot {
-    uint64_t key = 0;
-    int32_t value = kAbsent;  // the oldest holder
+    uint32_t low = 0;         // the key's low 32 bits (home(key) is among them)
+    int32_t value = kAbsent;  // the oldest holder; its Holder has the whole key
   };
   // One per value: the hash it holds and its neighbours among that hash's holders.
   struct Holder {
@@ -70,6 +74,9 @@ class BlockHashMap {
   };
 
   size_t home(uint64_t key) const { return static_cast<size_t>(key) & mask_; }
+  bool holds(const Slot& s, uint64_t key) const {
+    return s.low == static_cast<uint32_t>(key) && holders_[static_cast<size_t>(s.value)].key == key;
+  }
 
   Holder& holder(int32_t value);  // throws std::logic_error when out of range
 
@@ -77,7 +84,7 @@ class BlockHashMap {
     for (size_t i = home(key);; i = (i + 1) & mask_) {
       const Slot& s = slots_[i];
       if (s.value == kAbsent) return kNoSlot;
-      if (s.key == key) return i;
+      if (holds(s, key)) return i;
     }
   }
 

@@ -9,6 +9,10 @@ BlockPool::BlockPool(int32_t num_blocks)
   if (num_blocks < 2)
     throw std::invalid_argument("BlockPool needs at least 2 blocks (one is null)");
   blocks_.resize(num_blocks);
+  size_t capacity = 16;  // at least twice the blocks: packing is then at most every other push
+  while (capacity < 2 * static_cast<size_t>(num_blocks)) capacity *= 2;
+  ring_.resize(capacity);
+  ring_mask_ = capacity - 1;
   for (int32_t b = 1; b < num_blocks; ++b) push_tail(b);
 }
 
@@ -33,7 +37,9 @@ bool BlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
   // The n blocks are the free queue's first n: walk them first, asking for the hash-table lines
   // their evictions read, so that those loads overlap instead of missing one after another.
   const size_t first = out.size();
-  for (int32_t i = 0, b = head_; i < n; ++i, b = blocks_[b].next) {
+  for (uint64_t pos = head_; out.size() - first < static_cast<size_t>(n); ++pos) {
+    if (!live(pos)) continue;
+    const int32_t b = ring_[pos & ring_mask_];
     if (blocks_[b].hashed) by_hash_.prefetch(blocks_[b].hash, b);
     out.push_back(b);
   }
@@ -50,7 +56,9 @@ bool BlockPool::allocate(int32_t n, std::vector<int32_t>& out) {
 }
 
 void BlockPool::prefetch_head() const {
-  if (head_ != kNone && blocks_[head_].hashed) by_hash_.prefetch(blocks_[head_].hash, head_);
+  if (num_free_ == 0) return;
+  const int32_t head = ring_[head_ & ring_mask_];
+  if (blocks_[head].hashed) by_hash_.prefetch(blocks_[head].hash, head);
 }
 
 void BlockPool::release(std::span<const int32_t> blocks) {
@@ -87,48 +95,57 @@ bool BlockPool::reset_prefix_cache() {
 
 std::vector<int32_t> BlockPool::free_queue() const {
   std::vector<int32_t> order;
-  for (int32_t b = head_; b != kNone; b = blocks_[b].next) order.push_back(b);
+  for (uint64_t pos = head_; pos != tail_; ++pos) {
+    if (live(pos)) order.push_back(ring_[pos & ring_mask_]);
+  }
   return order;
 }
 
 void BlockPool::unlink(int32_t b) {
   Block& block = blocks_[b];
   if (!block.in_free_queue) throw std::logic_error("BlockPool: block not in the free queue");
-  if (block.prev != kNone) {
-    blocks_[block.prev].next = block.next;
-  } else {
-    head_ = block.next;
-  }
-  if (block.next != kNone) {
-    blocks_[block.next].prev = block.prev;
-  } else {
-    tail_ = block.prev;
-  }
-  block.prev = block.next = kNone;
   block.in_free_queue = false;
   --num_free_;
+  if (num_free_ == 0) {
+    head_ = tail_ = 0;  // nothing live: every entry is stale
+    return;
+  }
+  while (!live(head_)) ++head_;  // the head stays live (this ends: num_free_ > 0)
 }
 
 void BlockPool::push_head(int32_t b) {
-  Block& block = blocks_[b];
-  block.prev = kNone;
-  block.next = head_;
-  if (head_ != kNone) blocks_[head_].prev = b;
-  head_ = b;
-  if (tail_ == kNone) tail_ = b;
-  block.in_free_queue = true;
+  make_room();
+  --head_;
+  ring_[head_ & ring_mask_] = b;
+  blocks_[b].queue_pos = head_;
+  blocks_[b].in_free_queue = true;
   ++num_free_;
 }
 
 void BlockPool::push_tail(int32_t b) {
-  Block& block = blocks_[b];
-  block.next = kNone;
-  block.prev = tail_;
-  if (tail_ != kNone) blocks_[tail_].next = b;
-  tail_ = b;
-  if (head_ == kNone) head_ = b;
-  block.in_free_queue = true;
+  make_room();
+  ring_[tail_ & ring_mask_] = b;
+  blocks_[b].queue_pos = tail_;
+  blocks_[b].in_free_queue = true;
+  ++tail_;
   ++num_free_;
+}
+
+void BlockPool::make_room() {
+  if (tail_ - head_ < ring_.size()) return;
+  // Full of entries, at most half of them live (ring_ holds twice the blocks): pack the live
+  // ones, in order, from position 0.
+  std::vector<int32_t> packed;
+  packed.reserve(static_cast<size_t>(num_free_));
+  for (uint64_t pos = head_; pos != tail_; ++pos) {
+    if (live(pos)) packed.push_back(ring_[pos & ring_mask_]);
+  }
+  head_ = 0;
+  tail_ = 0;
+  for (const int32_t b : packed) {
+    ring_[tail_] = b;
+    blocks_[b].queue_pos = tail_++;
+  }
 }
 
 void BlockPool::evict_hash(int32_t b) {

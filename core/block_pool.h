@@ -8,6 +8,11 @@
 // head of the free queue. Freed blocks with a hash go to the tail (evicted last), blocks without
 // one to the head (reused first).
 //
+// The free queue is an array ring of block ids, not a linked list: allocating walks it in memory
+// order (a linked list in LRU order costs one dependent cache miss per block). A block that leaves
+// the queue from the middle (a cache hit) leaves a stale entry behind, skipped when the head
+// reaches it; when the ring fills up, its live entries are packed to the front in order.
+//
 // With an event sink set, every hash evicted is appended to it as a KvBlockRemoved (one per
 // block, as vLLM does) and a prefix-cache reset as KvAllBlocksCleared (core/kv_events.h).
 // Thread-safety: none; owned by one engine.
@@ -76,24 +81,34 @@ class BlockPool {
  private:
   struct Block {
     uint64_t hash = 0;
+    uint64_t queue_pos = 0;  // its entry in ring_ (while in the free queue)
     int32_t ref_count = 0;
-    int32_t prev = kNone;  // free-queue links
-    int32_t next = kNone;
     bool hashed = false;
     bool in_free_queue = false;
   };
 
+  // Whether ring_'s entry at position pos is a block still in the free queue (else stale).
+  bool live(uint64_t pos) const {
+    const Block& b = blocks_[ring_[pos & ring_mask_]];
+    return b.in_free_queue && b.queue_pos == pos;
+  }
   void unlink(int32_t block);
   void push_head(int32_t block);
   void push_tail(int32_t block);
+  void make_room();                 // packs the live entries when the ring is full
   void evict_hash(int32_t block);   // reports the eviction to the event sink
   void prefetch_head() const;       // brings in what evicting the head's hash will read
   uint64_t unindex(int32_t block);  // forgets a hashed block's hash; returns it
 
   std::vector<Block> blocks_;
   BlockHashMap by_hash_;
-  int32_t head_ = kNone;
-  int32_t tail_ = kNone;
+  // The free queue: positions [head_, tail_) of ring_ (index pos & ring_mask_), from the next
+  // block to reuse to the last; stale entries among them are skipped. Positions wrap modulo
+  // 2^64; the entry at head_ is live whenever the queue is not empty.
+  std::vector<int32_t> ring_;
+  uint64_t ring_mask_ = 0;
+  uint64_t head_ = 0;
+  uint64_t tail_ = 0;
   int32_t num_free_ = 0;
   std::vector<KvEvent>* events_ = nullptr;  // not owned
   KvBlockResidency* residency_ = nullptr;   // not owned

@@ -1,7 +1,12 @@
 #include "core/block_pool.h"
 
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
+#include <algorithm>
+#include <list>
+#include <map>
+#include <set>
 #include <variant>
 #include <vector>
 
@@ -125,6 +130,63 @@ TEST(BlockPool, AllocatingSeveralAppendsTheHeadsAndEvictsTheirHashesInQueueOrder
 TEST(BlockPool, ReleasingAnUnreferencedBlockIsALogicError) {
   BlockPool pool(3);
   EXPECT_THROW(pool.release(std::vector<int32_t>{1}), std::logic_error);
+}
+
+// The free queue against a linked list in LRU order (the representation before the ring): random
+// allocations, releases, cache registrations and hits on free cached blocks, many more than the
+// ring's size, so that stale entries pile up and the ring is packed again and again.
+RC_GTEST_PROP(BlockPool, FreeQueueMatchesALinkedListModel, ()) {
+  const int32_t num_blocks = *rc::gen::inRange(2, 40);
+  BlockPool pool(num_blocks);
+  std::list<int32_t> queue;  // the model: head first
+  for (int32_t b = 1; b < num_blocks; ++b) queue.push_back(b);
+  std::map<int32_t, int32_t> refs;         // referenced blocks
+  std::set<int32_t> hashed;                // blocks with a hash (the model's view)
+  std::vector<std::vector<int32_t>> held;  // allocations still referenced
+  const int ops = *rc::gen::inRange(1, 600);
+  for (int op = 0; op < ops; ++op) {
+    const int kind = *rc::gen::inRange(0, 4);
+    if (kind == 0) {  // allocate n
+      const int32_t n = *rc::gen::inRange(0, num_blocks + 1);
+      std::vector<int32_t> got;
+      const bool ok = pool.allocate(n, got);
+      RC_ASSERT(ok == (n <= static_cast<int32_t>(queue.size())));
+      if (!ok) continue;
+      std::vector<int32_t> want(queue.begin(), std::next(queue.begin(), n));
+      RC_ASSERT(got == want);
+      queue.erase(queue.begin(), std::next(queue.begin(), n));
+      for (int32_t b : got) {
+        hashed.erase(b);
+        ++refs[b];
+      }
+      if (!got.empty()) held.push_back(got);
+    } else if (kind == 1 && !held.empty()) {  // release one allocation
+      const size_t i = *rc::gen::inRange<size_t>(0, held.size());
+      pool.release(held[i]);
+      for (auto it = held[i].rbegin(); it != held[i].rend(); ++it) {
+        if (--refs[*it] > 0) continue;
+        refs.erase(*it);
+        if (hashed.contains(*it)) {
+          queue.push_back(*it);
+        } else {
+          queue.push_front(*it);
+        }
+      }
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+    } else if (kind == 2 && !refs.empty()) {  // cache a referenced block
+      auto it = std::next(refs.begin(), *rc::gen::inRange<size_t>(0, refs.size()));
+      pool.cache(it->first, 1000 + static_cast<uint64_t>(it->first));
+      hashed.insert(it->first);
+    } else if (kind == 3 && !queue.empty()) {  // a cache hit on a free block, anywhere in queue
+      const int32_t b = *std::next(queue.begin(), *rc::gen::inRange<size_t>(0, queue.size()));
+      pool.take(std::vector<int32_t>{b});
+      queue.remove(b);
+      ++refs[b];
+      held.push_back({b});
+    }
+    RC_ASSERT(pool.free_queue() == std::vector<int32_t>(queue.begin(), queue.end()));
+    RC_ASSERT(pool.num_free() == static_cast<int32_t>(queue.size()));
+  }
 }
 
 }  // namespace

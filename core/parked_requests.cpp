@@ -10,7 +10,7 @@ namespace {
 
 // A field added to Request must be added to the record (or to parkable's checks): this fails to
 // compile until someone looks. (x86-64 with libstdc++.)
-static_assert(sizeof(void*) != 8 || sizeof(Request) == 672,
+static_assert(sizeof(void*) != 8 || sizeof(Request) == 648,
               "Request changed: update ParkedRequests' record (core/parked_requests.cpp)");
 
 // Presence bits, one per field that may differ from a default Request.

@@ -25,9 +25,6 @@ const char* finish_reason_name(FinishReason reason);  // "stop", "length", "abor
 // vLLM's controls of the draw beyond temperature, top-k and top-p, as a request sets them; the
 // cpu sampler applies them all (the cuda one none yet). Each defaults to its neutral value.
 struct SamplingControls {
-  // vLLM's min_tokens: neither EOS nor a stop token id ends the sequence (nor may be sampled)
-  // among its first min_tokens output tokens.
-  int64_t min_tokens = 0;
   double min_p = 0;  // drop tokens less probable than min_p times the likeliest (after temperature)
   // vLLM's penalties, on the logits before temperature: a token seen in the prompt or the output
   // has its logit divided by repetition_penalty (multiplied when negative); then each output
@@ -40,84 +37,95 @@ struct SamplingControls {
   std::vector<std::pair<int32_t, float>> logit_bias;
   // vLLM's allowed_token_ids: only these may be drawn (sorted, unique); empty: any.
   std::vector<int32_t> allowed_token_ids;
+  // vLLM's min_tokens: neither EOS nor a stop token id ends the sequence (nor may be sampled)
+  // among its first min_tokens output tokens. (Last: next to SamplingParams' fields that every
+  // step reads, see Request.)
+  int64_t min_tokens = 0;
 
   // The request field of the first control set to other than its neutral value, or nullptr.
   const char* first_set() const;
 };
 
+// The fields every engine step reads come first (after SamplingControls' min_tokens).
 struct SamplingParams : SamplingControls {
   int64_t max_tokens = -1;  // -1: not set by the client (the engine uses the context's room)
-  int32_t n = 1;
-  std::vector<int32_t> stop_token_ids;
-  bool ignore_eos = false;
   uint64_t seed = 0;
-  double temperature = 1.0;
-  double top_p = 1.0;
-  int32_t top_k = 0;  // 0 or -1: no top-k cut
+  std::vector<int32_t> stop_token_ids;
   // Log-probabilities to return (core/logprobs.h): -1 none, else the number of most likely tokens
   // to list beside the chosen one, for each sampled token / each prompt token from position 1.
   int32_t logprobs = -1;
   int32_t prompt_logprobs = -1;
+  bool ignore_eos = false;
+  int32_t n = 1;
+  int32_t top_k = 0;  // 0 or -1: no top-k cut
+  double temperature = 1.0;
+  double top_p = 1.0;
 };
 
 // Engine timestamps in integer nanoseconds of the engine's Clock; kNoTime until they happen.
 struct Timeline {
-  Nanos arrival = kNoTime;      // the frontend had the whole request
-  Nanos queued = kNoTime;       // entered the waiting queue (set once)
-  Nanos scheduled = kNoTime;    // first picked from waiting (not reset by preemption)
   Nanos first_token = kNoTime;  // the step that produced the first output token completed
   Nanos last_token = kNoTime;   // the step that produced the latest output token completed
-  Nanos finished = kNoTime;     // left the engine
   int32_t num_preemptions = 0;
+  Nanos arrival = kNoTime;    // the frontend had the whole request
+  Nanos queued = kNoTime;     // entered the waiting queue (set once)
+  Nanos scheduled = kNoTime;  // first picked from waiting (not reset by preemption)
+  Nanos finished = kNoTime;   // left the engine
 };
 
+// The members are in an order for the cache, not for reading: a decode step reads, of each running
+// sequence, the end of params (min_tokens to ignore_eos) and everything from id to the timeline's
+// first fields, which therefore sit together (a few cache lines instead of ten); the rest, read
+// at admission, at a block boundary or at the end, comes first.
 struct Request {
-  uint64_t id = 0;          // engine-unique, assigned by EngineCore::add_request
   std::string external_id;  // the client's id ("<i>_<parent>" for a child of n > 1)
   std::string parent_id;    // the client request this sequence belongs to
-  int32_t child_index = 0;  // i in 0..n-1
 
   // Prompt: real token ids, or (simulated) only a length plus optional prefix identity.
-  int64_t prompt_len = 0;
   std::vector<int32_t> prompt_tokens;
   std::vector<uint64_t> prefix_hash_ids;  // see TraceRequest: ids of hash_block_size-token blocks
   int32_t hash_block_size = 0;
-  uint64_t prompt_salt = 0;  // identity of prompt content not covered by tokens or hash ids
+  int32_t priority = 0;
   // vLLM's extra block-hash keys: requests that differ only here share no KV blocks. cache_salt
   // (a request field) keys the first block; lora_name keys every block ("" for the base model).
   std::string cache_salt;
   std::string lora_name;
 
-  SamplingParams params;
-  int32_t priority = 0;
-  int64_t scripted_output_len = -1;  // simulated backends: the model stops after this many tokens
-  bool keep_output_tokens = false;  // store output ids (needed to hash their blocks, to detokenize)
-
-  // Mutable engine state.
-  RequestState state = RequestState::kWaiting;
-  FinishReason finish_reason = FinishReason::kNone;
-  int32_t stop_token = -1;  // the stop token id that ended it, if any
-  int64_t num_computed_tokens = 0;
-  int64_t num_output_tokens = 0;
-  int32_t last_output_token = -1;
-  uint64_t output_digest = 0xcbf29ce484222325ULL;  // FNV-1a over output ids: cheap identity
-  std::vector<int32_t> output_tokens;              // only with keep_output_tokens
-  int64_t num_cached_tokens = -1;                  // prefix-cache hit at first admission
-  // Of timeline.num_preemptions, those already reported with an output (EngineCore).
-  int32_t num_preemptions_reported = 0;
-  // Async scheduling: it finished on a sampled stop token after the next step was already
-  // scheduled with it, so it holds its seat (budget, KV slot) through that one step and leaves
-  // the running set after it. Set by EngineCore, cleared by the scheduler once it is scheduled.
-  bool holds_seat = false;
-  std::vector<int32_t> block_ids;        // KV blocks in sequence order
-  std::vector<uint64_t> block_hashes;    // chained hashes of full blocks, grown lazily
-  int64_t num_hashed_blocks_cached = 0;  // leading blocks registered in the prefix cache
+  std::vector<int32_t> output_tokens;  // only with keep_output_tokens
+  int64_t num_cached_tokens = -1;      // prefix-cache hit at first admission
   // Log-probabilities, only when params ask (set by EngineCore from the backend's StepLogprobs):
   // of prompt positions 1, 2, ... as far as the prefill has scored them (a recomputed prompt is
   // not scored twice), and of the latest output token.
   std::vector<PositionLogprobs> prompt_logprobs;
   std::optional<PositionLogprobs> last_logprobs;
-  Timeline timeline;
+
+  SamplingParams params;  // its last fields are the ones a step reads
+
+  uint64_t id = 0;  // engine-unique, assigned by EngineCore::add_request
+  int64_t prompt_len = 0;
+  uint64_t prompt_salt = 0;          // identity of prompt content not covered by tokens or hash ids
+  int64_t scripted_output_len = -1;  // simulated backends: the model stops after this many tokens
+
+  // Mutable engine state.
+  int64_t num_computed_tokens = 0;
+  int64_t num_output_tokens = 0;
+  uint64_t output_digest = 0xcbf29ce484222325ULL;  // FNV-1a over output ids: cheap identity
+  int64_t num_hashed_blocks_cached = 0;            // leading blocks registered in the prefix cache
+  std::vector<int32_t> block_ids;                  // KV blocks in sequence order
+  std::vector<uint64_t> block_hashes;              // chained hashes of full blocks, grown lazily
+  int32_t child_index = 0;                         // i in 0..n-1
+  int32_t last_output_token = -1;
+  int32_t stop_token = -1;  // the stop token id that ended it, if any
+  // Of timeline.num_preemptions, those already reported with an output (EngineCore).
+  int32_t num_preemptions_reported = 0;
+  RequestState state = RequestState::kWaiting;
+  FinishReason finish_reason = FinishReason::kNone;
+  bool keep_output_tokens = false;  // store output ids (needed to hash their blocks, to detokenize)
+  // Async scheduling: it finished on a sampled stop token after the next step was already
+  // scheduled with it, so it holds its seat (budget, KV slot) through that one step and leaves
+  // the running set after it. Set by EngineCore, cleared by the scheduler once it is scheduled.
+  bool holds_seat = false;
+  Timeline timeline;  // its first fields are the ones a step reads
 
   int64_t num_tokens() const { return prompt_len + num_output_tokens; }
   bool is_finished() const { return state == RequestState::kFinished; }

@@ -14,6 +14,7 @@ SimBackend::SimBackend(const Deployment& deployment, uint64_t seed, uint64_t eng
     : deployment_(deployment),
       seed_(seed),
       eos_(static_cast<int32_t>(std::max<int64_t>(deployment.model.vocab, 2) - 1)),
+      mod_eos_(static_cast<uint64_t>(eos_)),
       noise_seed_(engine == 0 ? seed : hash_combine(seed, engine)) {}
 
 uint64_t SimBackend::identity(const Request& r) const {
@@ -24,7 +25,7 @@ uint64_t SimBackend::identity(const Request& r) const {
 
 int32_t SimBackend::token_for(const Request& r, int64_t index) const {
   const uint64_t h = hash_combine(identity(r), static_cast<uint64_t>(index));
-  return static_cast<int32_t>(h % static_cast<uint64_t>(eos_));  // ids 0 .. eos-1
+  return static_cast<int32_t>(mod_eos_(h));  // h % eos: ids 0 .. eos-1
 }
 
 int64_t SimBackend::natural_output_len(const Request& r) const {

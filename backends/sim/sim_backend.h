@@ -12,6 +12,7 @@
 #include "backends/sim/cost_model.h"
 #include "backends/sim/step_pricer.h"
 #include "core/backend.h"
+#include "core/fast_mod.h"
 #include "core/logprobs.h"
 
 namespace llm {
@@ -44,6 +45,7 @@ class SimBackend final : public Backend {
   StepPricer pricer_{deployment_};  // prices deployment_'s steps (declared after it)
   uint64_t seed_;
   int32_t eos_;
+  FastMod mod_eos_;           // % eos_, for token ids
   StepLogprobs logprobs_;     // the latest execute()'s; empty unless a request asks
   uint64_t noise_seed_;       // the seed for engine 0, a hash of it and the engine's index else
   uint64_t steps_drawn_ = 0;  // step-noise draws so far
