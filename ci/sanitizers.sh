@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The ASan+UBSan build: configures build-asan with clang (LLM_BUILD_FUZZERS on, so all code also
-# carries libFuzzer's coverage instrumentation and the fuzz targets are built; tests and
+# The ASan+UBSan build: configures build-asan with clang (LLM_BUILD_FUZZERS on, so the fuzz targets
+# are built and the libraries they link carry libFuzzer's coverage instrumentation; tests on and
 # benchmarks off; a unity build unless LLM_UNITY_BUILD=OFF, see below), builds it and runs its ctest.
 # Fails on a build error, a failing test, or any sanitizer report, including one from a server or
 # CLI process a test started and whose exit status it ignores (every report is also written under
