@@ -55,7 +55,10 @@ void Scheduler::schedule(Nanos now, SchedulerOutput& out, Nanos admit_queued_unt
   kv_.set_time(now);
   int64_t budget = config_.max_num_batched_tokens;
   schedule_running(out, budget);
-  if (out.preempted.empty()) schedule_waiting(now, admit_queued_until, out, budget);
+  // vLLM: the waiting queue is served only in a step that preempted nothing, and not while paused.
+  if (out.preempted.empty() && !admission_paused_) {
+    schedule_waiting(now, admit_queued_until, out, budget);
+  }
   for (ScheduledSeq& s : out.seqs) {
     s.request->num_computed_tokens = s.num_computed_before + s.num_new_tokens;
     s.samples = s.request->num_computed_tokens >= s.request->num_tokens();

@@ -224,6 +224,10 @@ void EngineService::abort_all() {
   wake_.notify_one();
 }
 
+void EngineService::set_admission_paused(bool paused) {
+  run_on_engine_thread([this, paused] { engine_->set_admission_paused(paused); });
+}
+
 void EngineService::finish_sequence(const std::string& request_id, int32_t child_index,
                                     FinishReason reason) {
   std::lock_guard<std::mutex> lock(mutex_);
