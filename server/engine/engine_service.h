@@ -146,6 +146,8 @@ class EngineService {
   void publish_waiting(int64_t applied);
   // The publish hook, then the queued sink updates (engine thread).
   void publish();
+  // The engine's state (running, waiting, KV blocks) to the observers without a step.
+  void publish_state();
   // After a failure: fails every in-flight request; later commands are answered or dropped.
   void fail_all(const char* what);
   void apply_failed(Command& command);
