@@ -73,6 +73,8 @@ class EngineCore {
   bool step();
 
   const Scheduler& scheduler() const { return scheduler_; }
+  // Scheduler::set_admission_paused (vLLM's PAUSED_NEW, for sleep mode). Between steps only.
+  void set_admission_paused(bool paused) { scheduler_.set_admission_paused(paused); }
   const SchedulerOutput& last_batch() const { return batch_; }
   uint64_t num_steps() const { return num_steps_; }
   // Whether the latest begun step's backend threw StepFailed.

@@ -243,5 +243,30 @@ TEST(FlagValues, ParsersNameTheFlagAndTheirBounds) {
   EXPECT_THROW(parse_int_flag("--n", "x", 0), std::invalid_argument);
 }
 
+// --collect-detailed-traces, one check for llmserve and llmsim replay: a comma list of modules.
+TEST(FlagValues, DetailedTracesIsACommaListOfModules) {
+  for (const char* good : {"model", "worker", "all", "engine", "model,worker", "all,engine,all"}) {
+    EXPECT_NO_THROW(check_detailed_traces_flag("--collect-detailed-traces", good)) << good;
+  }
+  const struct {
+    const char* text;
+    const char* error;
+  } bad[] = {
+      {"gpu", "--collect-detailed-traces: expected model, worker, all or engine, got 'gpu'"},
+      {"model,gpu", "--collect-detailed-traces: expected model, worker, all or engine, got 'gpu'"},
+      {"", "--collect-detailed-traces: an empty item in ''"},
+      {"model,", "--collect-detailed-traces: an empty item in 'model,'"},
+      {"Model", "--collect-detailed-traces: expected model, worker, all or engine, got 'Model'"},
+  };
+  for (const auto& row : bad) {
+    try {
+      check_detailed_traces_flag("--collect-detailed-traces", row.text);
+      ADD_FAILURE() << row.text;
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()), row.error);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace llm

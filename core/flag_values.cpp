@@ -83,6 +83,12 @@ std::string parse_choice_flag(const std::string& flag, const std::string& text,
   throw UsageError(flag + ": expected " + choice_list(choices) + ", got '" + text + "'");
 }
 
+void check_detailed_traces_flag(const std::string& flag, const std::string& text) {
+  for (const std::string& item : parse_comma_list_flag(flag, text)) {
+    parse_choice_flag(flag, item, {"model", "worker", "all", "engine"});
+  }
+}
+
 std::vector<std::string> parse_comma_list_flag(const std::string& flag, const std::string& text) {
   std::vector<std::string> items;
   size_t start = 0;

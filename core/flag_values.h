@@ -38,6 +38,10 @@ std::string parse_choice_flag(const std::string& flag, const std::string& text,
 // "a,b,c" as {"a", "b", "c"}; an empty item is "FLAG: an empty item in 'a,,c'".
 std::vector<std::string> parse_comma_list_flag(const std::string& flag, const std::string& text);
 
+// --collect-detailed-traces (llmserve and llmsim replay): a comma list of vLLM's modules "model",
+// "worker", "all", and ours, "engine", in any number and order.
+void check_detailed_traces_flag(const std::string& flag, const std::string& text);
+
 // "a", "a or b", "a, b or c".
 std::string choice_list(const std::vector<std::string>& choices);
 

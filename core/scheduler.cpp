@@ -55,7 +55,10 @@ void Scheduler::schedule(Nanos now, SchedulerOutput& out, Nanos admit_queued_unt
   kv_.set_time(now);
   int64_t budget = config_.max_num_batched_tokens;
   schedule_running(out, budget);
-  if (out.preempted.empty()) schedule_waiting(now, admit_queued_until, out, budget);
+  // vLLM: the waiting queue is served only in a step that preempted nothing, and not while paused.
+  if (out.preempted.empty() && !admission_paused_) {
+    schedule_waiting(now, admit_queued_until, out, budget);
+  }
   for (ScheduledSeq& s : out.seqs) {
     s.request->num_computed_tokens = s.num_computed_before + s.num_new_tokens;
     s.samples = s.request->num_computed_tokens >= s.request->num_tokens();
@@ -134,17 +137,23 @@ void Scheduler::schedule_waiting(Nanos now, Nanos admit_queued_until, SchedulerO
 }
 
 // vLLM: FCFS pops the running set's tail; priority takes max() over (priority, arrival), which
-// among equals is the first in running order.
+// among equals is the first in running order. Without the whole-sequence admission gate that tie
+// rule can livelock (docs/scheduler.md): the victim, the sibling furthest along, is readmitted for
+// one chunk at the back and the next one at the front is preempted in turn, so none finishes.
+// There ties go by the waiting queue's own order instead (the largest (priority, arrival, id) is
+// the victim): the smallest unfinished request is then never preempted while another runs, so it
+// finishes, and so does each one after it.
 size_t Scheduler::pick_victim() const {
   if (config_.policy == SchedulingPolicy::kFcfs) return running_.size() - 1;
+  const bool queue_order = !config_.scheduler_reserve_full_isl;
   size_t victim = 0;
   for (size_t i = 1; i < running_.size(); ++i) {
     const Request* a = running_[i];
     const Request* b = running_[victim];
-    if (std::tuple(a->priority, a->timeline.arrival) >
-        std::tuple(b->priority, b->timeline.arrival)) {
-      victim = i;
-    }
+    const bool later = queue_order ? priority_order_less(*b, *a)
+                                   : std::tuple(a->priority, a->timeline.arrival) >
+                                         std::tuple(b->priority, b->timeline.arrival);
+    if (later) victim = i;
   }
   return victim;
 }

@@ -84,6 +84,10 @@ class Scheduler {
   size_t num_waiting() const { return waiting_.size(); }
   bool has_unfinished() const { return !running_.empty() || !waiting_.empty(); }
   int64_t num_preemptions() const { return num_preemptions_; }
+  // vLLM's PauseState.PAUSED_NEW (a sleeping engine): running requests go on, waiting ones (new
+  // or preempted) stay in the queue until the pause ends.
+  void set_admission_paused(bool paused) { admission_paused_ = paused; }
+  bool admission_paused() const { return admission_paused_; }
 
  private:
   void schedule_running(SchedulerOutput& out, int64_t& budget);
@@ -98,6 +102,7 @@ class Scheduler {
   std::vector<Request*> running_;  // admission order
   WaitingQueue waiting_;
   int64_t num_preemptions_ = 0;
+  bool admission_paused_ = false;
   std::vector<int32_t> hit_blocks_;  // scratch
 };
 

@@ -188,24 +188,32 @@ TEST(SchedulerTable, NothingIsAdmittedInAStepThatPreempted) {
 }
 
 // vLLM's victim: FCFS pops the running set's tail; priority takes max() over (priority, arrival),
-// which among equals is the first in running order, here the requester's predecessor A.
-TEST(SchedulerTable, AmongEqualPriorityAndArrivalThePriorityVictimIsTheFirstInRunningOrder) {
+// which among equals is the first in running order, here the requester's predecessor A. Without
+// the whole-sequence gate, ties go by the waiting queue's order (the largest request id), as that
+// rule livelocks there (docs/scheduler.md): B, the requester itself, is the victim.
+TEST(SchedulerTable, PriorityVictimTiesGoByRunningOrderWithTheGateAndByQueueOrderWithout) {
   struct Case {
+    const char* name;
     SchedulingPolicy policy;
+    bool reserve_full_isl;
     StepRow second_step;
     const char* preempted;
   };
   const std::vector<Case> cases = {
       // A takes the last block; B cannot grow and is the tail: B is preempted.
-      {SchedulingPolicy::kFcfs, {"A:1", "A", "B"}, "B"},
+      {"fcfs", SchedulingPolicy::kFcfs, true, {"A:1", "A", "B"}, "B"},
       // A takes the last block; B cannot grow; A and B tie on (5, 0), so A, first in running
       // order, is the victim. It gives back its token and blocks, and B grows into them.
-      {SchedulingPolicy::kPriority, {"B:1", "B", "A"}, "A"},
+      {"priority", SchedulingPolicy::kPriority, true, {"B:1", "B", "A"}, "A"},
+      // The same without the gate: B, last in the queue's (priority, arrival, id) order, is the
+      // victim; it preempts itself and A keeps its token.
+      {"priority, no gate", SchedulingPolicy::kPriority, false, {"A:1", "A", "B"}, "B"},
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(c.policy == SchedulingPolicy::kFcfs ? "fcfs" : "priority");
+    SCOPED_TRACE(c.name);
     SchedulerConfig config = three_usable_blocks();
     config.policy = c.policy;
+    config.scheduler_reserve_full_isl = c.reserve_full_isl;
     TableEngine t(config);
     t.engine.add_request(make("A", 4, 4, 1, /*priority=*/5));
     t.engine.add_request(make("B", 4, 4, 2, /*priority=*/5));

@@ -7,9 +7,13 @@ namespace llm {
 
 // vLLM's Request.__lt__: priority, arrival, then the request-id string; the engine id (unique)
 // makes the order total.
+bool priority_order_less(const Request& a, const Request& b) {
+  return std::tie(a.priority, a.timeline.arrival, a.external_id, a.id) <
+         std::tie(b.priority, b.timeline.arrival, b.external_id, b.id);
+}
+
 bool WaitingQueue::PriorityOrder::operator()(const Request* a, const Request* b) const {
-  return std::tie(a->priority, a->timeline.arrival, a->external_id, a->id) <
-         std::tie(b->priority, b->timeline.arrival, b->external_id, b->id);
+  return priority_order_less(*a, *b);
 }
 
 Request* WaitingQueue::front() const {

@@ -20,6 +20,10 @@
 
 namespace llm {
 
+// The priority policy's total order, vLLM's Request.__lt__: (priority, arrival, request-id string),
+// then the engine id. The waiting queue serves the smallest first.
+bool priority_order_less(const Request& a, const Request& b);
+
 class WaitingQueue {
  public:
   explicit WaitingQueue(SchedulingPolicy policy) : policy_(policy) {}

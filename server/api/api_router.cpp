@@ -21,11 +21,6 @@
 namespace llm {
 namespace {
 
-bool under(std::string_view path, std::string_view prefix) {
-  return path == prefix || (path.size() > prefix.size() &&
-                            path.substr(0, prefix.size()) == prefix && path[prefix.size()] == '/');
-}
-
 HttpResponse error_response(int status, std::string message, std::string param = "") {
   HttpResponse r;
   r.status = status;
@@ -92,17 +87,26 @@ HttpResponse unauthorized() {
 }  // namespace
 
 bool bearer_matches(std::string_view authorization, std::string_view key) {
-  constexpr std::string_view kPrefix = "Bearer ";
-  // Compare every byte of the longer of the two so the time does not depend on where they differ.
-  const std::string expected = std::string(kPrefix) + std::string(key);
-  unsigned char diff = authorization.size() == expected.size() ? 0 : 1;
-  const size_t n = std::max(authorization.size(), expected.size());
+  // vLLM: the scheme is what precedes the first space, compared without case; the rest must be the
+  // key exactly. The key's bytes are all compared, so the time does not depend on where they
+  // differ.
+  const size_t space = authorization.find(' ');
+  if (space == std::string_view::npos) return false;
+  const std::string_view scheme = authorization.substr(0, space);
+  constexpr std::string_view kBearer = "bearer";
+  bool scheme_ok = scheme.size() == kBearer.size();
+  for (size_t i = 0; scheme_ok && i < kBearer.size(); ++i) {
+    scheme_ok = std::tolower(static_cast<unsigned char>(scheme[i])) == kBearer[i];
+  }
+  const std::string_view given = authorization.substr(space + 1);
+  unsigned char diff = given.size() == key.size() ? 0 : 1;
+  const size_t n = std::max(given.size(), key.size());
   for (size_t i = 0; i < n; ++i) {
-    const unsigned char a = i < authorization.size() ? authorization[i] : 0;
-    const unsigned char b = i < expected.size() ? expected[i] : 0;
+    const unsigned char a = i < given.size() ? given[i] : 0;
+    const unsigned char b = i < key.size() ? key[i] : 0;
     diff |= a ^ b;
   }
-  return diff == 0;
+  return scheme_ok && diff == 0;
 }
 
 std::string random_request_id() {
@@ -203,9 +207,6 @@ RouteResult generate_route(ApiContext& context, ApiCall& call, Endpoint endpoint
     return respond(error_response(
         503, "The engine has failed and accepts no new requests (see the server log)."));
   }
-  if (std::optional<HttpResponse> asleep = sleeping_refusal(context)) {
-    return respond(std::move(*asleep));
-  }
   // Admission control: a cheap look first, so that under overload most refusals cost no parsing
   // or tokenization (as if n were 1); then, knowing n and the prompts, a reservation of all their
   // sequences.
@@ -279,12 +280,16 @@ const Route* find_route(std::string_view path) {
   return nullptr;
 }
 
-// vLLM's guarded prefixes, plus its root-level tokenizer routes (recent vLLM guards every route
-// that is not public: /health, /version, /metrics stay open); /metrics with its own key.
+// vLLM's AuthenticationMiddleware (vllm/entrypoints/serve/utils/server_utils.py): --api-key
+// guards the paths that start with GUARDED_PREFIX ("/v1", "/v2", "/inference", "/cohere"; a plain
+// string prefix, so "/v1x" too) and nothing else: /health, /version, /metrics, /tokenize,
+// /detokenize and the sleep routes answer without it, as in vLLM. /metrics has its own key.
 bool authorized(const ApiOptions& o, const HttpRequest& req) {
   const std::string& path = req.path;
-  const bool api_path = under(path, "/v1") || under(path, "/v2") || under(path, "/inference") ||
-                        under(path, "/cohere") || path == "/tokenize" || path == "/detokenize";
+  bool api_path = false;
+  for (std::string_view prefix : {"/v1", "/v2", "/inference", "/cohere"}) {
+    api_path = api_path || path.starts_with(prefix);
+  }
   const bool metrics_path = path == "/metrics" || path == "/v1/metrics";
   if (!o.api_key.empty() && api_path && !bearer_matches(req.authorization, o.api_key)) {
     return false;

@@ -40,7 +40,8 @@ class ApiRouter final : public HttpHandler {
   ApiContext& context_;
 };
 
-// Constant-time comparison of an Authorization header against "Bearer KEY".
+// Whether an Authorization header is "Bearer KEY" as vLLM reads it: the scheme before the first
+// space in any case, then exactly the key, compared in constant time.
 bool bearer_matches(std::string_view authorization, std::string_view key);
 // A random 32-hex-digit id (uuid4 without dashes).
 std::string random_request_id();

@@ -1,6 +1,7 @@
 #include "server/api/sleep_api.h"
 
 #include <charconv>
+#include <mutex>
 
 #include "server/api/api_error.h"
 
@@ -28,6 +29,12 @@ std::string decode(std::string_view s) {
     }
   }
   return out;
+}
+
+// Sleeps and wake-ups one at a time, so that the engines' pause follows the last of them.
+std::mutex& transitions() {
+  static std::mutex m;
+  return m;
 }
 
 HttpResponse empty_ok() {
@@ -66,32 +73,28 @@ HttpResponse sleep_response(ApiContext& context, std::string_view query) {
   if (mode != "abort" && mode != "wait" && mode != "keep") {
     throw_bad_request("mode", "'mode' must be \"abort\", \"wait\" or \"keep\", got '" + mode + "'");
   }
-  context.sleep->sleep(level);
+  {
+    std::lock_guard<std::mutex> lock(transitions());
+    context.sleep->sleep(level);
+    // vLLM's EngineCore.sleep pauses the scheduler (PAUSED_NEW): new requests are queued, not run.
+    context.engines.set_admission_paused(true);
+  }
   // vLLM's default: what runs is aborted (its clients see finish_reason "abort").
   if (mode == "abort") context.engines.abort_all();
   return empty_ok();
 }
 
 HttpResponse wake_up_response(ApiContext& context, std::string_view query) {
+  std::lock_guard<std::mutex> lock(transitions());
   context.sleep->wake_up(query_values(query, "tags"));
+  // vLLM resumes the scheduler only once every part is awake: what waited is served now.
+  if (!context.sleep->sleeping()) context.engines.set_admission_paused(false);
   return empty_ok();
 }
 
 HttpResponse is_sleeping_response(const ApiContext& context) {
   HttpResponse r;
   r.body = context.sleep->sleeping() ? R"({"is_sleeping":true})" : R"({"is_sleeping":false})";
-  return r;
-}
-
-std::optional<HttpResponse> sleeping_refusal(const ApiContext& context) {
-  if (!context.sleep || !context.sleep->sleeping()) return std::nullopt;
-  HttpResponse r;
-  r.status = 503;
-  r.body = error_body(ApiError{503,
-                               "The model is sleeping (sleep level " +
-                                   std::to_string(context.sleep->level()) +
-                                   "); POST /wake_up to serve requests again.",
-                               "", ""});
   return r;
 }
 

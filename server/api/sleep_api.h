@@ -4,12 +4,12 @@
 //                                "wait" and "keep" let it finish. 200 with an empty body.
 //   POST /wake_up?tags=T...      wakes the tags named ("weights", "kv_cache"), all when none.
 //   GET  /is_sleeping            {"is_sleeping": bool}
-// While the model sleeps, generation requests are refused with 503 (sleeping_refusal); the
-// tokenizer, render, models, health and metrics routes keep answering.
+// While the model sleeps, generation requests are accepted and wait in the engines' queues until
+// a wake-up leaves nothing asleep, as in vLLM (EngineCore.sleep pauses the scheduler, "all pause
+// modes queue new adds"); the tokenizer, render, models, health and metrics routes keep answering.
 // Thread-safety: as ApiContext (SleepState locks).
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,8 +23,6 @@ namespace llm {
 HttpResponse sleep_response(ApiContext& context, std::string_view query);
 HttpResponse wake_up_response(ApiContext& context, std::string_view query);
 HttpResponse is_sleeping_response(const ApiContext& context);
-// The 503 a generation request gets while the model sleeps, or nullopt when it is awake.
-std::optional<HttpResponse> sleeping_refusal(const ApiContext& context);
 
 // The values of `key` in a query string, in order, '+' and %XX decoded.
 std::vector<std::string> query_values(std::string_view query, std::string_view key);

@@ -1,4 +1,4 @@
-// API keys and request ids over loopback: --api-key guards the API paths only, --metrics-api-key
+// API keys and request ids over loopback: --api-key guards vLLM's prefixes only, --metrics-api-key
 // /metrics, the Bearer comparison, and X-Request-Id given or made (--enable-request-id-headers).
 #include <gtest/gtest.h>
 
@@ -31,10 +31,18 @@ TEST(ApiServer, ApiKeyProtectsApiPathsOnly) {
             200);
   EXPECT_EQ(request(port, "POST", "/v1/completions", R"({"prompt":"a","max_tokens":1})").status,
             401);
-  EXPECT_EQ(request(port, "GET", "/v2/anything").status, 401);
+  // vLLM's GUARDED_PREFIX, matched as a plain string prefix (vllm/entrypoints/serve/utils/
+  // server_utils.py): what starts with one needs the key even where no route exists.
+  for (const char* path : {"/v2/anything", "/inference/v1/generate", "/cohere/v2/chat", "/v1x"}) {
+    EXPECT_EQ(request(port, "GET", path).status, 401) << path;
+  }
+  // Everything else is open, as in vLLM: health, version, metrics, the tokenizer routes.
   EXPECT_EQ(request(port, "GET", "/metrics").status, 200);
   EXPECT_EQ(request(port, "GET", "/health").status, 200);
   EXPECT_EQ(request(port, "GET", "/version").status, 200);
+  EXPECT_EQ(request(port, "POST", "/tokenize", R"({"prompt":"a"})").status, 200);
+  EXPECT_EQ(request(port, "POST", "/detokenize", R"({"tokens":[1]})").status, 200);
+  EXPECT_EQ(request(port, "GET", "/nope").status, 404);
 }
 
 TEST(ApiServer, MetricsApiKeyProtectsMetrics) {
@@ -50,11 +58,19 @@ TEST(ApiServer, MetricsApiKeyProtectsMetrics) {
   EXPECT_EQ(request(server->port(), "GET", "/v1/models").status, 200);
 }
 
+// vLLM's verify_token: the scheme (before the first space) compared without case, the rest
+// exactly the key.
 TEST(ApiServer, BearerComparison) {
   EXPECT_TRUE(bearer_matches("Bearer k", "k"));
+  EXPECT_TRUE(bearer_matches("bearer k", "k"));
+  EXPECT_TRUE(bearer_matches("BEARER k", "k"));
   EXPECT_FALSE(bearer_matches("Bearer k ", "k"));
+  EXPECT_FALSE(bearer_matches("Bearer  k", "k"));
   EXPECT_FALSE(bearer_matches("Bearer ", "k"));
-  EXPECT_FALSE(bearer_matches("bearer k", "k"));
+  EXPECT_FALSE(bearer_matches("Bearer", "k"));
+  EXPECT_FALSE(bearer_matches("Bearerk", "k"));
+  EXPECT_FALSE(bearer_matches("Basic k", "k"));
+  EXPECT_FALSE(bearer_matches("Bearer kk", "k"));
   EXPECT_FALSE(bearer_matches("", "k"));
 }
 

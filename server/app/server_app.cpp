@@ -130,6 +130,7 @@ LlmServer::LlmServer(const ServerOptions& options, const BackendWrapper& wrap) {
     faults.enable_admin_api = options.enable_admin_api;
     faults.enable_fault_headers = options.enable_fault_headers;
     faults.api_key = options.api_key;
+    faults.enable_request_id_headers = options.enable_request_id_headers;
     faults.model = setup.served_model_name;
     fault_state_ = std::make_unique<FaultState>(std::move(faults));
   }

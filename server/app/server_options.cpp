@@ -111,16 +111,6 @@ Test double (docs/test-double.md; off by default):
 
 namespace {
 
-// "model,worker": each item one of model, worker, all, engine.
-void check_detailed_traces(const std::string& flag, const std::string& v) {
-  size_t start = 0;
-  while (start <= v.size()) {
-    const size_t comma = std::min(v.find(',', start), v.size());
-    parse_choice_flag(flag, v.substr(start, comma - start), {"model", "worker", "all", "engine"});
-    start = comma + 1;
-  }
-}
-
 // The usage's "Server" group (vLLM's names), the engine flags aside. --served-model-name's names
 // go to `served_names`.
 void add_server_flags(FlagSet& flags, ServerOptions& o, std::vector<std::string>& served_names) {
@@ -194,7 +184,7 @@ void add_tracing_flags(FlagSet& flags, ServerOptions& o) {
   flags.nonempty({"--otlp-traces-endpoint"}, o.otlp_traces_endpoint)
       .value({"--collect-detailed-traces"},
              [&o](const std::string& flag, const std::string& v) {
-               check_detailed_traces(flag, v);
+               check_detailed_traces_flag(flag, v);
                o.collect_detailed_traces = v;
              })
       .boolean({"--otlp-traces-include-content"}, o.otlp_traces_include_content);

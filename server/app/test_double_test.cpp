@@ -296,6 +296,52 @@ TEST(TestDouble, TheAdminApiNeedsTheApiKey) {
   server->shutdown();
 }
 
+// vLLM's X-Request-Id middleware wraps every response: the double's own answers (an injected
+// failure, X-Return-Error, a bad fault header, /health while not ready, the admin API) carry the
+// header as the served ones do, the client's id when it sent one.
+TEST(TestDouble, InjectedAnswersCarryTheRequestIdHeader) {
+  ServerOptions o = test_options();
+  o.enable_request_id_headers = true;
+  o.enable_fault_headers = true;
+  o.enable_admin_api = true;
+  o.faults.failure_rate = 1;
+  o.faults.failure_types = parse_failure_types("--failure-types", "server_error");
+  o.faults.startup_delay_ms = 60000;
+  auto server = start_server(o);
+  const uint16_t port = server->port();
+  const std::pair<std::string, std::string> given = {"X-Request-Id", "given-id"};
+  const struct {
+    const char* what;
+    testing::Response r;
+    int status;
+  } rows[] = {
+      {"failure", request(port, "POST", "/v1/chat/completions", kDoubleChat, {given}), 500},
+      {"X-Return-Error",
+       request(port, "POST", "/v1/chat/completions", kDoubleChat,
+               {given, {"X-Return-Error", "429"}}),
+       429},
+      {"bad header",
+       request(port, "POST", "/v1/chat/completions", kDoubleChat, {given, {"X-Fault-TTFT", "x"}}),
+       400},
+      {"health", request(port, "GET", "/health", "", {given}), 503},
+      {"admin", request(port, "GET", "/admin/faults", "", {given}), 200},
+  };
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.r.status, row.status) << row.what;
+    EXPECT_EQ(row.r.header("x-request-id"), "given-id") << row.what;
+  }
+  // Without one: a fresh id, as the router makes.
+  const auto fresh = request(port, "POST", "/v1/chat/completions", kDoubleChat);
+  EXPECT_EQ(fresh.status, 500);
+  EXPECT_EQ(fresh.header("x-request-id").size(), 32u) << fresh.header("x-request-id");
+  server->shutdown();
+  // Off by default, as vLLM's --enable-request-id-headers.
+  o.enable_request_id_headers = false;
+  auto quiet = start_server(o);
+  EXPECT_EQ(request(quiet->port(), "GET", "/health", "", {given}).header("x-request-id"), "");
+  quiet->shutdown();
+}
+
 TEST(TestDouble, SeparatePortsShareOneFaultState) {
   ServerOptions o = test_options();
   o.data_parallel_size = 2;

@@ -224,6 +224,10 @@ void EngineService::abort_all() {
   wake_.notify_one();
 }
 
+void EngineService::set_admission_paused(bool paused) {
+  run_on_engine_thread([this, paused] { engine_->set_admission_paused(paused); });
+}
+
 void EngineService::finish_sequence(const std::string& request_id, int32_t child_index,
                                     FinishReason reason) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -398,6 +402,18 @@ void EngineService::apply_failed(Command& c) {
   }
 }
 
+void EngineService::publish_state() {
+  StepStats state;
+  state.start = state.end = clock_.now();
+  const Scheduler& s = engine_->scheduler();
+  state.num_running = static_cast<int64_t>(s.num_unfinished_running());
+  state.num_waiting = static_cast<int64_t>(s.num_waiting());
+  state.free_blocks = s.kv().pool().num_free();
+  state.usable_blocks = s.kv().pool().num_usable();
+  state.kv_usage = s.kv().usage();
+  tee_.on_state(state);
+}
+
 void EngineService::loop() {
   std::vector<Command> commands;
   bool blocked = false;  // unfinished requests, none schedulable: only new commands can help
@@ -439,18 +455,8 @@ void EngineService::loop() {
       }
       commands.clear();
       publish_waiting(std::exchange(taken, 0));
-      if (aborted) {
-        // Without a following step nothing else would refresh the gauges (running, KV usage).
-        StepStats state;
-        state.start = state.end = clock_.now();
-        const Scheduler& s = engine_->scheduler();
-        state.num_running = static_cast<int64_t>(s.num_unfinished_running());
-        state.num_waiting = static_cast<int64_t>(s.num_waiting());
-        state.free_blocks = s.kv().pool().num_free();
-        state.usable_blocks = s.kv().pool().num_usable();
-        state.kv_usage = s.kv().usage();
-        tee_.on_state(state);
-      }
+      // Without a following step nothing else would refresh the gauges (running, KV usage).
+      if (aborted) publish_state();
       publish();
       if (stopping) {
         Command all{Command::kAbortAll, {}, {}, {}, {}, nullptr};
@@ -468,6 +474,9 @@ void EngineService::loop() {
         return;
       }
       blocked = engine_->has_unfinished() && !engine_->step();
+      // Nothing could run (admission paused while asleep, or nothing fits): the requests just
+      // queued are waiting all the same, as vLLM's gauges say after its empty step.
+      if (blocked) publish_state();
       if (kv_event_sink_) {
         std::vector<KvEvent> events = engine_->take_kv_events();
         if (!events.empty()) kv_event_sink_(std::move(events));

@@ -94,6 +94,9 @@ class EngineService {
   void abort(const std::string& request_id);
   // Aborts everything still running or waiting (used when a drain times out).
   void abort_all();
+  // Holds the waiting requests (new ones included) in the queue while paused (sleep mode; vLLM's
+  // PAUSED_NEW); returns once the engine thread has applied it.
+  void set_admission_paused(bool paused);
   // Ends one sequence (child `child_index`) of a request with `reason`, between steps: the API
   // layer calls it with kStop when the sequence's text matched a stop string.
   void finish_sequence(const std::string& request_id, int32_t child_index, FinishReason reason);
@@ -143,6 +146,8 @@ class EngineService {
   void publish_waiting(int64_t applied);
   // The publish hook, then the queued sink updates (engine thread).
   void publish();
+  // The engine's state (running, waiting, KV blocks) to the observers without a step.
+  void publish_state();
   // After a failure: fails every in-flight request; later commands are answered or dropped.
   void fail_all(const char* what);
   void apply_failed(Command& command);

@@ -134,6 +134,10 @@ void EngineSet::abort_all() {
   for (EngineService* e : engines_) e->abort_all();
 }
 
+void EngineSet::set_admission_paused(bool paused) {
+  for (EngineService* e : engines_) e->set_admission_paused(paused);
+}
+
 void EngineSet::stop() {
   for (EngineService* e : engines_) e->stop();
 }

@@ -86,6 +86,7 @@ class EngineSet {
   };
   Admission admit(int64_t sequences, const AdmissionCaps& caps, int64_t waiting_limit);
   void abort_all();
+  void set_admission_paused(bool paused);  // EngineService::set_admission_paused on each
   void stop();
   // The registry's families for a /metrics scrape: each engine publishes its metrics after every
   // step on its own thread (MetricsPublication), so this never waits for a step or an engine.

@@ -97,14 +97,22 @@ std::string FaultState::status_json() const {
   return j.dump();
 }
 
+RouteResult FaultHandler::own(const HttpRequest& req, RouteResult answer) const {
+  if (state_.settings().enable_request_id_headers) {
+    answer.response.headers.emplace_back(
+        "X-Request-Id", req.request_id.empty() ? random_request_id() : req.request_id);
+  }
+  return answer;
+}
+
 RouteResult FaultHandler::route(const HttpRequest& req) {
   if (req.path == "/health" && req.method == "GET" && !state_.health_ready()) {
     RouteResult r = answer(503, "");
     r.response.content_type.clear();
-    return r;
+    return own(req, std::move(r));
   }
   const FaultSettings& s = state_.settings();
-  if (s.enable_admin_api && req.path == "/admin/faults") return admin(req);
+  if (s.enable_admin_api && req.path == "/admin/faults") return own(req, admin(req));
   if (!is_generation(req)) return inner_.route(req);
   // A request without the API key gets the router's 401, not a fault.
   if (!s.api_key.empty() && !bearer_matches(req.authorization, s.api_key)) {
@@ -113,7 +121,7 @@ RouteResult FaultHandler::route(const HttpRequest& req) {
   try {
     return generation(req);
   } catch (const ApiException& e) {
-    return api_error_answer(e.error());
+    return own(req, api_error_answer(e.error()));
   }
 }
 
@@ -135,10 +143,11 @@ RouteResult FaultHandler::generation(const HttpRequest& req) {
       }
       state_.count_failure("X-Return-Error");
       const int code = static_cast<int>(status);
-      return api_error_answer(ApiError{
-          code,
-          "Injected error: the request's X-Return-Error asked for " + std::to_string(code) + ".",
-          "", error_type_for_status(code)});
+      return own(
+          req, api_error_answer(ApiError{code,
+                                         "Injected error: the request's X-Return-Error asked for " +
+                                             std::to_string(code) + ".",
+                                         "", error_type_for_status(code)}));
     }
     for (const LatencyHeader& h : kLatencyHeaders) {
       const std::string_view value = req.header(h.name);
@@ -154,7 +163,7 @@ RouteResult FaultHandler::generation(const HttpRequest& req) {
   if (const auto failure =
           draw_failure(config.seed, n, config.failure_rate, config.failure_types)) {
     state_.count_failure(failure_type_name(*failure));
-    return api_error_answer(failure_error(*failure, s.model));
+    return own(req, api_error_answer(failure_error(*failure, s.model)));
   }
   RouteResult result = inner_.route(req);
   if (result.job && plan.any()) {

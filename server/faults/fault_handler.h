@@ -5,7 +5,9 @@
 // the jobs in FaultyJob to add latency, stall or cut streams; it answers /health 503 during the
 // startup delay and the unready half of each flap period; with the admin API it serves
 // GET/POST/DELETE /admin/faults (behind --api-key when set). Everything else goes to the router.
-// Its answers go out through the HTTP server, so http_requests_total counts them by status.
+// Its answers go out through the HTTP server, so http_requests_total counts them by status; with
+// --enable-request-id-headers they carry X-Request-Id as the router's do (vLLM's middleware sets
+// it on every response).
 // FaultState is what the front ends of one server share: the configuration, the request counter
 // and the timer.
 // Thread-safety: FaultState is guarded by its mutex; the handler's methods may be called from any
@@ -28,10 +30,11 @@ namespace llm {
 
 struct FaultSettings {
   FaultConfig config;
-  bool enable_admin_api = false;      // GET/POST/DELETE /admin/faults
-  bool enable_fault_headers = false;  // X-Return-Error and X-Fault-* on each request
-  std::string api_key;                // --api-key: the admin API requires it too
-  std::string model;                  // the served model name, for the failure messages
+  bool enable_admin_api = false;           // GET/POST/DELETE /admin/faults
+  bool enable_fault_headers = false;       // X-Return-Error and X-Fault-* on each request
+  std::string api_key;                     // --api-key: the admin API requires it too
+  bool enable_request_id_headers = false;  // X-Request-Id on the handler's own answers too
+  std::string model;                       // the served model name, for the failure messages
 };
 
 class FaultState {
@@ -74,6 +77,8 @@ class FaultHandler final : public HttpHandler {
  private:
   RouteResult admin(const HttpRequest& request);
   RouteResult generation(const HttpRequest& request);
+  // The handler's own answer to `request` (not the router's), with X-Request-Id when enabled.
+  RouteResult own(const HttpRequest& request, RouteResult answer) const;
   HttpHandler& inner_;
   FaultState& state_;
 };

@@ -235,13 +235,7 @@ void add_replay_output_flags(FlagSet& flags, ReplayOptions& o) {
       .nonempty({"--otlp-out"}, o.otlp_out)
       .value({"--collect-detailed-traces"},
              [&o](const std::string& flag, const std::string& v) {
-               size_t start = 0;
-               while (start <= v.size()) {
-                 const size_t comma = std::min(v.find(',', start), v.size());
-                 parse_choice_flag(flag, v.substr(start, comma - start),
-                                   {"model", "worker", "all", "engine"});
-                 start = comma + 1;
-               }
+               check_detailed_traces_flag(flag, v);
                o.detailed_traces = true;
              })
       .value({"--scrape-interval"},

@@ -1,5 +1,6 @@
 // llmsim dst's cases and runs, and the invariant checker itself: seeds name their cases, the
-// first seeds keep every invariant while every fault fires, and the checker catches planted
+// first seeds keep every invariant while every fault fires, the seeds that once livelocked
+// finish, and the checker catches planted
 // violations (an abort nobody asked for, a sequence finished twice, an idle engine with work, a
 // token outside a step, a request never queued that nobody had to refuse).
 #include <gtest/gtest.h>
@@ -46,6 +47,20 @@ TEST(DstRun, TheFirstSeedsKeepEveryInvariantWhileEveryFaultFires) {
   EXPECT_GT(preemptions, 0);
   for (size_t i = 0; i < kNumAbortStates; ++i) {
     EXPECT_GT(seen.aborts[i], 0) << abort_state_name(static_cast<AbortState>(i));
+  }
+}
+
+// The seeds that found the priority livelock (docs/scheduler.md): priority policy, no
+// whole-sequence admission gate, n > 1 siblings cycling through preemption. Each ran past the
+// LIVENESS limit (2,000,000 steps) before the victim rule broke ties in the waiting queue's order.
+TEST(DstRun, PrioritySeedsWithoutTheAdmissionGateThatOnceLivelockedFinish) {
+  for (uint64_t seed : {1046u, 1156u, 1307u, 1744u}) {
+    const DstCase c = make_dst_case(seed);
+    ASSERT_EQ(c.config.scheduler.policy, SchedulingPolicy::kPriority) << seed;
+    ASSERT_FALSE(c.config.scheduler.scheduler_reserve_full_isl) << seed;
+    const DstOutcome o = run_dst_seed(seed);
+    EXPECT_TRUE(o.ok) << "seed " << seed << ": " << o.invariant << ": " << o.detail;
+    EXPECT_GT(o.totals.sum().num_preemptions, 0) << seed;
   }
 }
 
