@@ -14,10 +14,7 @@ constexpr int kBuckets = 32300;
 }  // namespace
 
 double sorted_quantile(const std::vector<double>& sorted, double q) {
-  const double rank = q * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - static_cast<double>(lo));
+  return sorted_quantile_of(sorted, q);
 }
 
 double quantile(std::vector<double> values, double q) {

@@ -5,6 +5,8 @@
 // Thread-safety: none.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -25,6 +27,18 @@ struct Distribution {
 // The q-quantile (0 <= q <= 1) of `sorted` (ascending, not empty), interpolated linearly between
 // the closest ranks as numpy's default does.
 double sorted_quantile(const std::vector<double>& sorted, double q);
+
+// The same of any ascending sequence with size() and operator[] (e.g. samples kept on disk,
+// sim/replay/sorted_samples.h): the same arithmetic, so the same double.
+template <typename Sorted>
+double sorted_quantile_of(const Sorted& sorted, double q) {
+  const double rank = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(rank));
+  const size_t hi = std::min<size_t>(lo + 1, sorted.size() - 1);
+  const double at_lo = sorted[lo];
+  const double at_hi = sorted[hi];
+  return at_lo + (at_hi - at_lo) * (rank - static_cast<double>(lo));
+}
 
 // The same of values in any order; 0 when there are none.
 double quantile(std::vector<double> values, double q);
