@@ -15,15 +15,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 shards=${SHARDS:-2}
 cpus=${CPUS:-3}
 
-tmp=$(mktemp -d /tmp/slurm_sweep_time.XXXXXX)
-chmod 755 "$tmp"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+source "$src/tests/cluster/slurm_cluster.sh"
+slurm_cluster_folder slurm_sweep_time
 fail() {
   echo "FAIL: $*" >&2
   exit 1
@@ -31,7 +24,6 @@ fail() {
 now() { date +%s.%N; }
 seconds() { python3 -c "print(f'{$2 - $1:.1f}')"; }
 
-source "$src/tests/cluster/slurm_cluster.sh"
 start_slurm_cluster "$cpus"
 
 mkdir -p "$tmp/local" "$tmp/slurm"

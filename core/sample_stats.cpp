@@ -24,20 +24,10 @@ double quantile(std::vector<double> values, double q) {
 }
 
 Distribution ExactSamples::summarize() {
-  Distribution d;
-  d.count = static_cast<int64_t>(values_.size());
-  if (values_.empty()) return d;
   std::sort(values_.begin(), values_.end());
   double sum = 0;
   for (double v : values_) sum += v;
-  d.mean = sum / static_cast<double>(values_.size());
-  d.p50 = sorted_quantile(values_, 0.50);
-  d.p90 = sorted_quantile(values_, 0.90);
-  d.p95 = sorted_quantile(values_, 0.95);
-  d.p99 = sorted_quantile(values_, 0.99);
-  d.p999 = sorted_quantile(values_, 0.999);
-  d.max = values_.back();
-  return d;
+  return summarize_sorted(values_, sum);
 }
 
 LogSketch::LogSketch() : buckets_(kBuckets, 0) {}

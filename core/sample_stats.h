@@ -43,6 +43,23 @@ double sorted_quantile_of(const Sorted& sorted, double q) {
 // The same of values in any order; 0 when there are none.
 double quantile(std::vector<double> values, double q);
 
+// The count, mean (`sum`, added in ascending order, over the count), percentiles and maximum of
+// `sorted`, any ascending sequence with size(), operator[] and back().
+template <typename Sorted>
+Distribution summarize_sorted(const Sorted& sorted, double sum) {
+  Distribution d;
+  d.count = static_cast<int64_t>(sorted.size());
+  if (sorted.size() == 0) return d;
+  d.mean = sum / static_cast<double>(sorted.size());
+  d.p50 = sorted_quantile_of(sorted, 0.50);
+  d.p90 = sorted_quantile_of(sorted, 0.90);
+  d.p95 = sorted_quantile_of(sorted, 0.95);
+  d.p99 = sorted_quantile_of(sorted, 0.99);
+  d.p999 = sorted_quantile_of(sorted, 0.999);
+  d.max = sorted.back();
+  return d;
+}
+
 class ExactSamples {
  public:
   void add(double value) { values_.push_back(value); }

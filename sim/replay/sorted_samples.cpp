@@ -43,20 +43,6 @@ class RunReader {
   size_t at_ = 0;
 };
 
-Distribution summarize(const SortedSamples& sorted, double sum) {
-  Distribution d;
-  d.count = static_cast<int64_t>(sorted.size());
-  if (sorted.empty()) return d;
-  d.mean = sum / static_cast<double>(sorted.size());
-  d.p50 = sorted_quantile(sorted, 0.50);
-  d.p90 = sorted_quantile(sorted, 0.90);
-  d.p95 = sorted_quantile(sorted, 0.95);
-  d.p99 = sorted_quantile(sorted, 0.99);
-  d.p999 = sorted_quantile(sorted, 0.999);
-  d.max = sorted.back();
-  return d;
-}
-
 }  // namespace
 
 double SortedSamples::operator[](size_t i) const {
@@ -122,7 +108,7 @@ SortedSamples SampleCollector::finish(Distribution* summary) {
     for (double v : values_) sum += v;
     SortedSamples sorted(std::move(values_));
     values_ = {};
-    *summary = summarize(sorted, sum);
+    *summary = summarize_sorted(sorted, sum);
     return sorted;
   }
   spill();
@@ -131,7 +117,7 @@ SortedSamples SampleCollector::finish(Distribution* summary) {
   SortedSamples sorted(area_->shared_file(), at, spilled_);
   runs_.clear();
   spilled_ = 0;
-  *summary = summarize(sorted, sum);
+  *summary = summarize_sorted(sorted, sum);
   return sorted;
 }
 

@@ -1,9 +1,23 @@
 # Starts a one-node Slurm cluster for tests and benchmarks (tests/cluster/slurm_sweep_test.sh,
 # bench/slurm_sweep_time.sh): munged, slurmctld and slurmd as root, from a slurm.conf generated in
-# the folder $tmp (SLURM_CONF points at it, exported; nothing under /etc is touched). Source it, then
-# call `start_slurm_cluster CPUS`: it appends the daemons' process ids to the caller's `pids` array
-# (the caller kills them) and calls the caller's `fail MESSAGE` when the node does not come up idle.
+# a temporary folder (SLURM_CONF points at it, exported; nothing under /etc is touched). Source it,
+# call `slurm_cluster_folder PREFIX` (sets $tmp, /tmp/PREFIX.XXXXXX, and the `pids` array; on exit
+# the daemons are killed and the folder removed), then `start_slurm_cluster CPUS`, which calls the
+# caller's `fail MESSAGE` when the node does not come up idle.
 # Needs root and Debian's slurm-wlm and munge (ci/install-deps.sh).
+
+slurm_cluster_folder() {
+  tmp=$(mktemp -d "/tmp/$1.XXXXXX")
+  chmod 755 "$tmp"
+  pids=()
+  trap slurm_cluster_cleanup EXIT
+}
+
+slurm_cluster_cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
+  rm -rf "$tmp"
+}
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'

@@ -24,15 +24,8 @@ for tool in munged slurmctld slurmd sbatch sinfo python3; do
   fi
 done
 
-tmp=$(mktemp -d /tmp/slurm_sweep.XXXXXX)
-chmod 755 "$tmp"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+source "$src/tests/cluster/slurm_cluster.sh"
+slurm_cluster_folder slurm_sweep
 fail() {
   echo "FAIL: $*"
   [[ -n ${KEEP_LOGS:-} ]] && cp -r "$tmp"/*.out "$tmp/work" "$KEEP_LOGS"/
@@ -42,7 +35,6 @@ fail() {
   exit 1
 }
 
-source "$src/tests/cluster/slurm_cluster.sh"
 start_slurm_cluster 4
 
 # The sweep, unsharded in work/local and emitted for Slurm in work/slurm: the same relative
