@@ -16,14 +16,14 @@
 namespace llm {
 namespace {
 
-const std::string kAzureSample = std::string(LLM_SOURCE_DIR) + "/traces/azure-conv-sample.json";
+const std::string kSpillTrace = std::string(LLM_SOURCE_DIR) + "/traces/azure-conv-sample.json";
 
-std::string read_file(const std::string& path) {
+std::string read_output(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-int run(std::vector<std::string> args, std::string* out, std::string* err) {
+int run_spill_replay(std::vector<std::string> args, std::string* out, std::string* err) {
   args.push_back("--no-progress");
   std::ostringstream o, e;
   const int code = run_replay_command(args, o, e);
@@ -36,7 +36,7 @@ TEST(ReplaySpill, SpilledSamplesGiveTheSameOutputsByteForByte) {
   testing::TraceTempDir tmp("replay-spill");
   // Two engines (each with its own report), goodput targets (the outcomes), the client view (the
   // API server), any percentile, the report's CDFs: everything read from the samples.
-  const std::vector<std::string> common = {kAzureSample,
+  const std::vector<std::string> common = {kSpillTrace,
                                            "--data-parallel-size",
                                            "2",
                                            "--arrival-rate-scale",
@@ -49,18 +49,18 @@ TEST(ReplaySpill, SpilledSamplesGiveTheSameOutputsByteForByte) {
   std::vector<std::string> in_memory = common;
   in_memory.insert(in_memory.end(),
                    {"--output-dir", tmp.dir() + "/mem", "--report", tmp.dir() + "/mem.html"});
-  ASSERT_EQ(run(in_memory, &out_mem, &err), 0) << err;
+  ASSERT_EQ(run_spill_replay(in_memory, &out_mem, &err), 0) << err;
   std::vector<std::string> spilled = common;
   spilled.insert(spilled.end(), {"--output-dir", tmp.dir() + "/disk", "--report",
                                  tmp.dir() + "/disk.html", "--samples-in-memory", "3"});
-  ASSERT_EQ(run(spilled, &out_disk, &err), 0) << err;
+  ASSERT_EQ(run_spill_replay(spilled, &out_disk, &err), 0) << err;
   EXPECT_NE(out_mem.find("Goodput"), std::string::npos) << out_mem;
   EXPECT_EQ(out_disk, out_mem);
   for (const char* file : {"summary.json", "requests.jsonl"}) {
     SCOPED_TRACE(file);
-    const std::string mem = read_file(tmp.dir() + "/mem/" + file);
+    const std::string mem = read_output(tmp.dir() + "/mem/" + file);
     ASSERT_FALSE(mem.empty());
-    EXPECT_EQ(read_file(tmp.dir() + "/disk/" + file), mem);
+    EXPECT_EQ(read_output(tmp.dir() + "/disk/" + file), mem);
   }
   // The report's header shows the command line, which differs by the flag and the paths.
   auto without_command = [](std::string html, const std::string& flags) {
@@ -68,9 +68,9 @@ TEST(ReplaySpill, SpilledSamplesGiveTheSameOutputsByteForByte) {
     return html;
   };
   const std::string mem_html =
-      without_command(read_file(tmp.dir() + "/mem.html"), tmp.dir() + "/mem");
+      without_command(read_output(tmp.dir() + "/mem.html"), tmp.dir() + "/mem");
   const std::string disk_html = without_command(
-      without_command(read_file(tmp.dir() + "/disk.html"), " --samples-in-memory 3"),
+      without_command(read_output(tmp.dir() + "/disk.html"), " --samples-in-memory 3"),
       tmp.dir() + "/disk");
   ASSERT_FALSE(mem_html.empty());
   EXPECT_TRUE(disk_html == mem_html) << "the HTML reports differ";
@@ -78,7 +78,7 @@ TEST(ReplaySpill, SpilledSamplesGiveTheSameOutputsByteForByte) {
 
 TEST(ReplaySpill, ABoundBelowOneIsNamed) {
   std::string out, err;
-  EXPECT_EQ(run({kAzureSample, "--samples-in-memory", "0"}, &out, &err), 2);
+  EXPECT_EQ(run_spill_replay({kSpillTrace, "--samples-in-memory", "0"}, &out, &err), 2);
   EXPECT_NE(err.find("--samples-in-memory"), std::string::npos) << err;
 }
 
@@ -87,7 +87,8 @@ TEST(ReplaySpill, AScratchFolderThatCannotBeWrittenIsAClearError) {
   const std::string saved = old ? old : "";
   setenv("TMPDIR", "/nonexistent-llmsim-tmp", 1);
   std::string out, err;
-  const int code = run({kAzureSample, "--quiet", "--samples-in-memory", "2"}, &out, &err);
+  const int code =
+      run_spill_replay({kSpillTrace, "--quiet", "--samples-in-memory", "2"}, &out, &err);
   if (old) {
     setenv("TMPDIR", saved.c_str(), 1);
   } else {
