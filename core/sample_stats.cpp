@@ -14,10 +14,7 @@ constexpr int kBuckets = 32300;
 }  // namespace
 
 double sorted_quantile(const std::vector<double>& sorted, double q) {
-  const double rank = q * static_cast<double>(sorted.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(rank));
-  const size_t hi = std::min(lo + 1, sorted.size() - 1);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - static_cast<double>(lo));
+  return sorted_quantile_of(sorted, q);
 }
 
 double quantile(std::vector<double> values, double q) {
@@ -27,20 +24,10 @@ double quantile(std::vector<double> values, double q) {
 }
 
 Distribution ExactSamples::summarize() {
-  Distribution d;
-  d.count = static_cast<int64_t>(values_.size());
-  if (values_.empty()) return d;
   std::sort(values_.begin(), values_.end());
   double sum = 0;
   for (double v : values_) sum += v;
-  d.mean = sum / static_cast<double>(values_.size());
-  d.p50 = sorted_quantile(values_, 0.50);
-  d.p90 = sorted_quantile(values_, 0.90);
-  d.p95 = sorted_quantile(values_, 0.95);
-  d.p99 = sorted_quantile(values_, 0.99);
-  d.p999 = sorted_quantile(values_, 0.999);
-  d.max = values_.back();
-  return d;
+  return summarize_sorted(values_, sum);
 }
 
 LogSketch::LogSketch() : buckets_(kBuckets, 0) {}

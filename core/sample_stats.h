@@ -5,6 +5,8 @@
 // Thread-safety: none.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -26,8 +28,37 @@ struct Distribution {
 // the closest ranks as numpy's default does.
 double sorted_quantile(const std::vector<double>& sorted, double q);
 
+// The same of any ascending sequence with size() and operator[] (e.g. samples kept on disk,
+// sim/replay/sorted_samples.h): the same arithmetic, so the same double.
+template <typename Sorted>
+double sorted_quantile_of(const Sorted& sorted, double q) {
+  const double rank = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(rank));
+  const size_t hi = std::min<size_t>(lo + 1, sorted.size() - 1);
+  const double at_lo = sorted[lo];
+  const double at_hi = sorted[hi];
+  return at_lo + (at_hi - at_lo) * (rank - static_cast<double>(lo));
+}
+
 // The same of values in any order; 0 when there are none.
 double quantile(std::vector<double> values, double q);
+
+// The count, mean (`sum`, added in ascending order, over the count), percentiles and maximum of
+// `sorted`, any ascending sequence with size(), operator[] and back().
+template <typename Sorted>
+Distribution summarize_sorted(const Sorted& sorted, double sum) {
+  Distribution d;
+  d.count = static_cast<int64_t>(sorted.size());
+  if (sorted.size() == 0) return d;
+  d.mean = sum / static_cast<double>(sorted.size());
+  d.p50 = sorted_quantile_of(sorted, 0.50);
+  d.p90 = sorted_quantile_of(sorted, 0.90);
+  d.p95 = sorted_quantile_of(sorted, 0.95);
+  d.p99 = sorted_quantile_of(sorted, 0.99);
+  d.p999 = sorted_quantile_of(sorted, 0.999);
+  d.max = sorted.back();
+  return d;
+}
 
 class ExactSamples {
  public:

@@ -30,7 +30,7 @@ double latency_percentile(const LatencySamples& s, std::string_view name, double
   }
   const auto it = s.sorted.find(name);
   if (it == s.sorted.end()) return std::nan("");
-  const std::vector<double>& v = it->second;
+  const SortedSamples& v = it->second;
   return with_infinities(static_cast<int64_t>(v.size()), count_failed ? s.failed : 0, q,
                          [&v](double x) { return sorted_quantile(v, x); });
 }
@@ -44,9 +44,9 @@ int64_t latency_count(const LatencySamples& s, std::string_view name, bool count
 
 int64_t good_sequences(const LatencySamples& s, const GoodputTargets& targets) {
   int64_t good = 0;
-  for (const SequenceOutcome& o : s.outcomes) {
+  s.outcomes.for_each([&](const SequenceOutcome& o) {
     if (o.completed && meets_goodput(targets, o.ttft_s, o.tpot_s, o.e2e_s)) ++good;
-  }
+  });
   return good;
 }
 

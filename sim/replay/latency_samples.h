@@ -9,6 +9,8 @@
 //    before it failed stay in; for ITL a failed sequence counts as the gaps it would have made
 //    (its scripted output length - 1, at least one).
 // And the per-sequence outcomes that goodput and attainment (sim/replay/goodput.h) are read from.
+// Memory: what the samples hold in memory is bounded when they were collected with a SpillArea
+// (ReplayReport): the rest is on disk.
 // Thread-safety: immutable once built; shared between copies of a summary.
 #pragma once
 
@@ -20,24 +22,20 @@
 
 #include "core/sample_stats.h"
 #include "sim/replay/goodput.h"
+#include "sim/replay/sequence_outcomes.h"
+#include "sim/replay/sorted_samples.h"
 
 namespace llm {
 
-struct SequenceOutcome {
-  bool completed = false;  // finished by stop or length (not refused, errored or aborted)
-  double ttft_s = 0;       // arrival to first token
-  double tpot_s = 0;       // 0 with one output token or none (vLLM's goodput rule)
-  double e2e_s = 0;        // arrival to finish
-};
-
 struct LatencySamples {
   // Ascending samples of each per-request distribution, by the summary's name (ttft,
-  // request_ttft, queue, prefill, decode, e2e, tpot).
-  std::map<std::string, std::vector<double>, std::less<>> sorted;
-  LogSketch itl;                          // every inter-token gap
-  std::vector<SequenceOutcome> outcomes;  // one per finished sequence, refused ones included
-  int64_t failed = 0;                     // refused (rejected) or errored sequences
-  int64_t failed_gaps = 0;                // the inter-token gaps those would have made
+  // request_ttft, queue, prefill, decode, e2e, tpot; client_ttft, client_e2e with the API
+  // server), in memory or on disk (sim/replay/sorted_samples.h).
+  std::map<std::string, SortedSamples, std::less<>> sorted;
+  LogSketch itl;              // every inter-token gap
+  SequenceOutcomes outcomes;  // one per finished sequence, refused ones included
+  int64_t failed = 0;         // refused (rejected) or errored sequences
+  int64_t failed_gaps = 0;    // the inter-token gaps those would have made
 };
 
 // The `level`-th percentile (0-100) of distribution `name` ("itl" or a key of `sorted`), served

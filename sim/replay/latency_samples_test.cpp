@@ -72,8 +72,14 @@ TEST(LatencySamples, ItlCountsTheGapsAFailedSequenceWouldHaveMade) {
 TEST(LatencySamples, AttainmentIsTheShareOfSequencesMeetingEveryTargetFailuresIncluded) {
   LatencySamples s;
   // ttft, tpot, e2e; the last two did not complete (a refusal, an abort).
-  s.outcomes = {{true, 0.5, 0.05, 10}, {true, 1.5, 0.05, 10}, {true, 0.5, 0.2, 10},
-                {true, 0.5, 0.0, 40},  {false, 0, 0, 0},      {false, 0.1, 0.01, 1}};
+  for (const SequenceOutcome& o : {SequenceOutcome{true, 0.5, 0.05, 10},
+                                   {true, 1.5, 0.05, 10},
+                                   {true, 0.5, 0.2, 10},
+                                   {true, 0.5, 0.0, 40},
+                                   {false, 0, 0, 0},
+                                   {false, 0.1, 0.01, 1}}) {
+    s.outcomes.push_back(o);
+  }
   struct Row {
     const char* name;
     GoodputTargets targets;

@@ -60,6 +60,9 @@ struct ReplayOptions {
   std::vector<double> metric_percentiles;  // --metric-percentiles (0-100; empty: the default)
   bool fail_on_slo = false;                // exit 1 when an SLO is missed
   std::vector<FaultWindow> faults;  // --fault, in the order given (sim/faults/fault_window.h)
+  // --samples-in-memory: the per-sequence samples each report holds before it spills them to
+  // disk in sorted runs (sim/replay/replay_report.h).
+  int64_t samples_in_memory = static_cast<int64_t>(kDefaultSamplesInMemory);
 };
 
 // Resolves presets and defaults into an engine configuration, the faults included. Throws

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <optional>
 #include <ostream>
+#include <tuple>
 #include <utility>
 
 #include "core/request_metrics.h"
@@ -37,7 +38,7 @@ void append_escaped(std::string& s, const std::string& text) {
   }
 }
 
-void add_if(ExactSamples& samples, const std::optional<double>& v) {
+void add_if(SampleCollector& samples, const std::optional<double>& v) {
   if (v) samples.add(*v);
 }
 
@@ -68,7 +69,19 @@ std::string json_number(double value) {
   return s;
 }
 
-ReplayReport::ReplayReport(std::ostream* requests_out) : out_(requests_out) {
+ReplayReport::ReplayReport(std::ostream* requests_out, size_t samples_in_memory)
+    : out_(requests_out),
+      area_(std::make_shared<SpillArea>(samples_in_memory)),
+      outcomes_(area_),
+      ttft_(area_),
+      request_ttft_(area_),
+      queue_(area_),
+      prefill_(area_),
+      decode_(area_),
+      e2e_(area_),
+      tpot_(area_),
+      client_ttft_(area_),
+      client_e2e_(area_) {
   for (const char* reason : {"stop", "length", "abort", "error", "rejected"})
     summary_.finish_reasons[reason] = 0;
 }
@@ -207,7 +220,7 @@ void ReplayReport::write_line(const Request& r, const ClientTimes* client, const
 
 void ReplayReport::reserve(int64_t sequences) {
   const auto n = static_cast<size_t>(std::max<int64_t>(sequences, 0));
-  for (ExactSamples* s : {&ttft_, &request_ttft_, &queue_, &prefill_, &decode_, &e2e_, &tpot_}) {
+  for (SampleCollector* s : {&ttft_, &request_ttft_, &queue_, &prefill_, &decode_, &e2e_, &tpot_}) {
     s->reserve(n);
   }
   outcomes_.reserve(n);
@@ -223,16 +236,25 @@ ReplaySummary ReplayReport::finish(Nanos end_time, const EngineTotals& totals,
     s.input_tokens_per_s = static_cast<double>(s.prompt_tokens) / s.duration_s;
     s.output_tokens_per_s = static_cast<double>(s.completion_tokens) / s.duration_s;
   }
-  s.ttft = ttft_.summarize();
-  s.request_ttft = request_ttft_.summarize();
-  s.queue = queue_.summarize();
-  s.prefill = prefill_.summarize();
-  s.decode = decode_.summarize();
-  s.e2e = e2e_.summarize();
+  auto samples = std::make_shared<LatencySamples>();
+  // Sorted (merged on disk when they spilled) once, for the figures and for later percentiles.
+  const std::tuple<const char*, SampleCollector*, Distribution*> sorted[] = {
+      {"ttft", &ttft_, &s.ttft},       {"request_ttft", &request_ttft_, &s.request_ttft},
+      {"queue", &queue_, &s.queue},    {"prefill", &prefill_, &s.prefill},
+      {"decode", &decode_, &s.decode}, {"e2e", &e2e_, &s.e2e},
+      {"tpot", &tpot_, &s.tpot}};
+  for (const auto& [name, values, figures] : sorted) {
+    samples->sorted[name] = values->finish(figures);
+  }
+  // The API server's client view, for any percentile of its rows.
+  const bool client_view = !client_e2e_.empty();
+  SortedSamples client_ttft = client_ttft_.finish(&s.client_ttft);
+  SortedSamples client_e2e = client_e2e_.finish(&s.client_e2e);
+  if (client_view) {
+    samples->sorted["client_ttft"] = std::move(client_ttft);
+    samples->sorted["client_e2e"] = std::move(client_e2e);
+  }
   s.itl = itl_.summarize();
-  s.tpot = tpot_.summarize();
-  s.client_ttft = client_ttft_.summarize();
-  s.client_e2e = client_e2e_.summarize();
   s.preemptions = totals.num_preemptions;
   s.prefix_queries = totals.prefix_queries;
   s.prefix_hits = totals.prefix_hits;
@@ -242,22 +264,9 @@ ReplaySummary ReplayReport::finish(Nanos end_time, const EngineTotals& totals,
   s.peak_waiting = totals.peak_waiting;
   s.steps = totals.num_steps;
   s.num_gpu_blocks = totals.num_gpu_blocks;
-  auto samples = std::make_shared<LatencySamples>();
-  // Moved, not copied: a long replay's samples are most of its memory.
-  const std::pair<const char*, ExactSamples*> sorted[] = {
-      {"ttft", &ttft_},     {"request_ttft", &request_ttft_},
-      {"queue", &queue_},   {"prefill", &prefill_},
-      {"decode", &decode_}, {"e2e", &e2e_},
-      {"tpot", &tpot_}};
-  for (const auto& [name, values] : sorted) samples->sorted[name] = values->take();
-  if (!client_e2e_.values()
-           .empty()) {  // the API server's client view, for any percentile of its rows
-    samples->sorted["client_ttft"] = client_ttft_.take();
-    samples->sorted["client_e2e"] = client_e2e_.take();
-  }
   samples->itl = itl_;
   samples->outcomes = std::move(outcomes_);
-  outcomes_.clear();
+  outcomes_ = SequenceOutcomes(area_);
   samples_ = samples;
   samples->failed = failed_;
   samples->failed_gaps = failed_gaps_;

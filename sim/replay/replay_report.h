@@ -1,6 +1,8 @@
 // Turns a replay's engine events into llmsim's outputs: one JSON line per finished request
 // (streamed, so memory does not grow with per-token history) and the summary figures printed as a
-// table and written as summary.json.
+// table and written as summary.json. The per-sequence samples behind exact percentiles are held in
+// memory up to a bound and spilled to a scratch file beyond it (sim/replay/sorted_samples.h), so
+// its memory does not grow with the trace either.
 // Thread-safety: none; it observes one replay.
 #pragma once
 
@@ -70,10 +72,16 @@ int64_t failed_sequences(const ReplaySummary& summary);
 // Their share of all sequences (0 without any).
 double error_rate(const ReplaySummary& summary);
 
+// The per-sequence values a report holds in memory for each distribution (and outcomes) before it
+// spills them to disk in sorted runs (sim/replay/sorted_samples.h): 104 bytes each for the 7
+// latencies, the outcome and the 2 client figures: 13.6 MB.
+constexpr size_t kDefaultSamplesInMemory = 131072;
+
 class ReplayReport final : public EngineObserver {
  public:
-  // requests_out may be null (no per-request file).
-  explicit ReplayReport(std::ostream* requests_out);
+  // requests_out may be null (no per-request file). `samples_in_memory`: the bound above.
+  explicit ReplayReport(std::ostream* requests_out,
+                        size_t samples_in_memory = kDefaultSamplesInMemory);
 
   void on_token(const Request& request, Nanos time, Nanos itl_ns) override;
   void on_preempted(const Request& request) override;
@@ -85,7 +93,8 @@ class ReplayReport final : public EngineObserver {
   void on_failed_request(const TraceRequest& entry, size_t index, Nanos time);
 
   int64_t num_finished() const { return num_finished_; }
-  // Room for this many sequences' samples up front (a long replay grows no vector twice its need).
+  // Room for this many sequences' samples up front, at most the bound (a long replay grows no
+  // vector twice its need).
   void reserve(int64_t sequences);
 
   // What the client saw of `request`, told just before its on_finished (ReplayHooks::
@@ -97,9 +106,9 @@ class ReplayReport final : public EngineObserver {
 
   // The samples behind the figures, for plots, once finish() ran: per-request values (sorted)
   // and the inter-token latency sketch.
-  const std::vector<double>& ttft_samples() const { return samples_->sorted.at("ttft"); }
-  const std::vector<double>& tpot_samples() const { return samples_->sorted.at("tpot"); }
-  const std::vector<double>& e2e_samples() const { return samples_->sorted.at("e2e"); }
+  const SortedSamples& ttft_samples() const { return samples_->sorted.at("ttft"); }
+  const SortedSamples& tpot_samples() const { return samples_->sorted.at("tpot"); }
+  const SortedSamples& e2e_samples() const { return samples_->sorted.at("e2e"); }
   const LogSketch& itl_sketch() const { return itl_; }
 
  private:
@@ -111,10 +120,11 @@ class ReplayReport final : public EngineObserver {
   int64_t failed_sequences_ = 0;  // of requests that reached no engine
   std::string line_;
   ReplaySummary summary_;
-  std::vector<SequenceOutcome> outcomes_;
+  std::shared_ptr<SpillArea> area_;  // where the samples below spill
+  SequenceOutcomes outcomes_;
   int64_t failed_ = 0, failed_gaps_ = 0;
-  ExactSamples ttft_, request_ttft_, queue_, prefill_, decode_, e2e_, tpot_;
-  ExactSamples client_ttft_, client_e2e_;
+  SampleCollector ttft_, request_ttft_, queue_, prefill_, decode_, e2e_, tpot_;
+  SampleCollector client_ttft_, client_e2e_;
   const Request* client_of_ = nullptr;  // the request client_ belongs to
   ClientTimes client_;
   LogSketch itl_;

@@ -1,23 +1,28 @@
 #include "sim/replay/replay_reports.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace llm {
 
-ReplayReports::ReplayReports(const Trace& replayed, size_t num_engines, std::ostream* requests_out)
+ReplayReports::ReplayReports(const Trace& replayed, size_t num_engines, std::ostream* requests_out,
+                             size_t samples_in_memory)
     : ReplayReports(static_cast<int64_t>(replayed.requests.size()),
                     replayed.requests.empty() ? 0 : replayed.requests.front().arrival_ns,
                     replayed.requests.empty() ? 0 : replayed.requests.back().arrival_ns,
-                    num_engines, requests_out) {}
+                    num_engines, requests_out, samples_in_memory) {}
 
 ReplayReports::ReplayReports(int64_t trace_requests, Nanos first, Nanos last, size_t num_engines,
-                             std::ostream* requests_out)
-    : trace_requests_(trace_requests), report_(requests_out) {
+                             std::ostream* requests_out, size_t samples_in_memory)
+    : trace_requests_(trace_requests), report_(requests_out, samples_in_memory) {
   for (size_t i = 0; i < num_engines; ++i) {
     auto tee = std::make_unique<ObserverTee>();
     tee->add(&report_);
     if (num_engines > 1) {
-      engine_reports_.push_back(std::make_unique<ReplayReport>(nullptr));
+      // Each engine's report sees its share of the sequences: together they hold what the whole
+      // run's holds.
+      engine_reports_.push_back(std::make_unique<ReplayReport>(
+          nullptr, std::max<size_t>(1, samples_in_memory / num_engines)));
       tee->add(engine_reports_.back().get());
     }
     overload_.push_back(std::make_unique<OverloadObserver>(first, last));

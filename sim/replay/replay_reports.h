@@ -21,11 +21,14 @@ namespace llm {
 class ReplayReports {
  public:
   // `replayed`: the trace as the replay runs it (after load scaling). requests_out may be null.
-  ReplayReports(const Trace& replayed, size_t num_engines, std::ostream* requests_out);
+  // `samples_in_memory`: the whole run's report's bound before it spills (ReplayReport); the
+  // engines' reports share as much between them.
+  ReplayReports(const Trace& replayed, size_t num_engines, std::ostream* requests_out,
+                size_t samples_in_memory = kDefaultSamplesInMemory);
   // The same for a trace read as the replay goes (sim/trace/request_stream.h): its request count
   // and first and last arrivals, from a first pass.
   ReplayReports(int64_t trace_requests, Nanos first_arrival, Nanos last_arrival, size_t num_engines,
-                std::ostream* requests_out);
+                std::ostream* requests_out, size_t samples_in_memory = kDefaultSamplesInMemory);
 
   ReplayReport& report() { return report_; }
   ObserverTee& tee(size_t engine) { return *tees_[engine]; }

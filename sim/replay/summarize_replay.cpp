@@ -24,7 +24,8 @@ ReplaySummary summarize_scaled_replay(const ReplayOptions& options, const Trace&
   const ReplayConfig config = make_replay_config(options);
   // As execute_replay: one report over every engine, one per engine when there are several.
   const size_t num_engines = static_cast<size_t>(config.data_parallel_size);
-  ReplayReports reports(replayed, num_engines, nullptr);
+  ReplayReports reports(replayed, num_engines, nullptr,
+                        static_cast<size_t>(options.samples_in_memory));
   if (also) {
     for (size_t i = 0; i < num_engines; ++i) reports.tee(i).add(also);
   }

@@ -46,7 +46,7 @@ XySeries counter_rate(const std::vector<double>& time_s, const std::vector<doubl
   return out;
 }
 
-XySeries cdf_of_sorted(const std::vector<double>& sorted, size_t max_points) {
+XySeries cdf_of_sorted(const SortedSamples& sorted, size_t max_points) {
   XySeries out;
   const size_t n = sorted.size();
   if (n == 0) return out;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/sample_stats.h"
+#include "sim/replay/sorted_samples.h"
 
 namespace llm {
 
@@ -27,8 +28,8 @@ XySeries counter_rate(const std::vector<double>& time_s, const std::vector<doubl
 
 // The empirical CDF (x: value, y: fraction of samples <= x) of `sorted` (ascending), every sample
 // when there are at most max_points, else max_points evenly spaced quantiles (min and max
-// included).
-XySeries cdf_of_sorted(const std::vector<double>& sorted, size_t max_points);
+// included). `sorted` may be on disk (a long replay): it reads at most 2 * max_points values.
+XySeries cdf_of_sorted(const SortedSamples& sorted, size_t max_points);
 
 // The CDF of a sketch at max_points evenly spaced quantiles (1/N ... 1; 1 is the exact maximum).
 XySeries cdf_of_sketch(const LogSketch& sketch, size_t max_points);

@@ -24,15 +24,8 @@ for tool in munged slurmctld slurmd sbatch sinfo python3; do
   fi
 done
 
-tmp=$(mktemp -d /tmp/slurm_sweep.XXXXXX)
-chmod 755 "$tmp"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+source "$src/tests/cluster/slurm_cluster.sh"
+slurm_cluster_folder slurm_sweep
 fail() {
   echo "FAIL: $*"
   [[ -n ${KEEP_LOGS:-} ]] && cp -r "$tmp"/*.out "$tmp/work" "$KEEP_LOGS"/
@@ -42,73 +35,7 @@ fail() {
   exit 1
 }
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
-# munge: its own key, socket and logs in $tmp.
-mkdir -m 755 "$tmp/munge"
-dd if=/dev/urandom of="$tmp/munge/munge.key" bs=1024 count=1 status=none
-chmod 400 "$tmp/munge/munge.key"
-munged --foreground --force --key-file="$tmp/munge/munge.key" \
-  --socket="$tmp/munge/munge.socket" --pid-file="$tmp/munge/munged.pid" \
-  --log-file="$tmp/munge/munged.log" --seed-file="$tmp/munge/munged.seed" \
-  >"$tmp/munged.out" 2>&1 &
-pids+=($!)
-
-node=$(hostname -s)
-mkdir -p "$tmp/state" "$tmp/spool"
-export SLURM_CONF="$tmp/slurm.conf"
-cat >"$SLURM_CONF" <<CONF
-ClusterName=llmsimtest
-SlurmctldHost=$node(127.0.0.1)
-SlurmctldPort=$(free_port)
-SlurmdPort=$(free_port)
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$tmp/munge/munge.socket
-StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool
-SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd.pid
-SlurmctldLogFile=$tmp/slurmctld.log
-SlurmdLogFile=$tmp/slurmd.log
-LogTimeFormat=iso8601_ms
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MailProg=/bin/true
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-SchedulerType=sched/builtin
-SlurmdParameters=config_overrides
-MpiDefault=none
-ReturnToService=2
-InactiveLimit=0
-KillWait=5
-Waittime=0
-# sbatch --wait polls after 2 s, then every 8 s unless 2 s is not under MinJobAge/2.
-MinJobAge=4
-NodeName=$node NodeAddr=127.0.0.1 CPUs=4 State=UNKNOWN
-PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-CONF
-
-for _ in $(seq 50); do [[ -S $tmp/munge/munge.socket ]] && break; sleep 0.1; done
-slurmctld -D -i -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
-pids+=($!)
-slurmd -D -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
-pids+=($!)
-state=
-for _ in $(seq 100); do
-  state=$(sinfo -h -o %T 2>/dev/null | head -n 1)
-  [[ $state == idle ]] && break
-  sleep 0.2
-done
-[[ $state == idle ]] || fail "the node did not come up idle (state '$state')"
+start_slurm_cluster 4
 
 # The sweep, unsharded in work/local and emitted for Slurm in work/slurm: the same relative
 # paths, so that even the report's command line is the same.
