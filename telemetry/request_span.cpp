@@ -90,7 +90,7 @@ void add_detailed_children(const RequestSpanInput& in, const EngineTraceEvents& 
   if (t.queued != kNoTime) push("queued", t.queued, t.scheduled);
   for (const PrefillChunk& c : events.prefill_chunks) {
     push("prefill_chunk", c.start, c.end)
-        .attributes.push_back(Attribute{"llmserve.prefill.tokens", c.tokens});
+        .attributes.emplace_back("llmserve.prefill.tokens", c.tokens);  // built in place
   }
   for (const Preemption& p : events.preemptions) {
     if (p.at != kNoTime) push("preempted", p.at, p.resumed);  // untimed: left before a decision
