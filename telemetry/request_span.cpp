@@ -89,8 +89,10 @@ void add_detailed_children(const RequestSpanInput& in, const EngineTraceEvents& 
   const Timeline& t = in.timeline;
   if (t.queued != kNoTime) push("queued", t.queued, t.scheduled);
   for (const PrefillChunk& c : events.prefill_chunks) {
-    push("prefill_chunk", c.start, c.end)
-        .attributes.emplace_back("llmserve.prefill.tokens", c.tokens);  // built in place
+    // Built in place (no Attribute moved: GCC 12 warns, wrongly, on moving its variant).
+    Attribute& tokens = push("prefill_chunk", c.start, c.end).attributes.emplace_back();
+    tokens.key = "llmserve.prefill.tokens";
+    tokens.value = c.tokens;
   }
   for (const Preemption& p : events.preemptions) {
     if (p.at != kNoTime) push("preempted", p.at, p.resumed);  // untimed: left before a decision
