@@ -23,12 +23,14 @@ double quantile(std::vector<double> values, double q) {
   return sorted_quantile(values, q);
 }
 
-Distribution ExactSamples::summarize() {
-  std::sort(values_.begin(), values_.end());
+Distribution sort_and_summarize(std::vector<double>& values) {
+  std::sort(values.begin(), values.end());
   double sum = 0;
-  for (double v : values_) sum += v;
-  return summarize_sorted(values_, sum);
+  for (double v : values) sum += v;
+  return summarize_sorted(values, sum);
 }
+
+Distribution ExactSamples::summarize() { return sort_and_summarize(values_); }
 
 LogSketch::LogSketch() : buckets_(kBuckets, 0) {}
 

@@ -60,6 +60,9 @@ Distribution summarize_sorted(const Sorted& sorted, double sum) {
   return d;
 }
 
+// Sorts `values` in place and gives summarize_sorted of them, the sum taken in ascending order.
+Distribution sort_and_summarize(std::vector<double>& values);
+
 class ExactSamples {
  public:
   void add(double value) { values_.push_back(value); }
@@ -67,8 +70,6 @@ class ExactSamples {
   // The values added, in ascending order once summarize() has run.
   const std::vector<double>& values() const { return values_; }
   void reserve(size_t n) { values_.reserve(n); }
-  // Moves the values out (leaving none).
-  std::vector<double> take() { return std::move(values_); }
   // Percentiles interpolate linearly between closest ranks (numpy's default).
   Distribution summarize();
 

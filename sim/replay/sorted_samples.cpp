@@ -103,12 +103,9 @@ uint64_t SampleCollector::merge(double* sum) {
 
 SortedSamples SampleCollector::finish(Distribution* summary) {
   if (runs_.empty()) {
-    std::sort(values_.begin(), values_.end());
-    double sum = 0;
-    for (double v : values_) sum += v;
+    *summary = sort_and_summarize(values_);
     SortedSamples sorted(std::move(values_));
     values_ = {};
-    *summary = summarize_sorted(sorted, sum);
     return sorted;
   }
   spill();
