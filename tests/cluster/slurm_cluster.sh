@@ -72,6 +72,8 @@ KillWait=5
 Waittime=0
 # sbatch --wait polls after 2 s, then every 8 s unless 2 s is not under MinJobAge/2.
 MinJobAge=4
+# Schedule a batch job as soon as it is submitted (the default defers it by up to 3 s).
+SchedulerParameters=batch_sched_delay=0
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
