@@ -121,6 +121,10 @@ std::string random_request_id() {
   return id;
 }
 
+std::string request_id_of(const HttpRequest& req) {
+  return req.request_id.empty() ? random_request_id() : req.request_id;
+}
+
 namespace {
 
 // One request being routed: the HTTP request, its id (the client's X-Request-Id, or a fresh one)
@@ -329,7 +333,7 @@ HttpFailure ApiRouter::failure(const std::exception_ptr& error) const {
 }
 
 RouteResult ApiRouter::route(const HttpRequest& req) {
-  ApiCall call{req, req.request_id.empty() ? random_request_id() : req.request_id, {}};
+  ApiCall call{req, request_id_of(req), {}};
   if (context_.options.enable_request_id_headers) {
     call.headers.emplace_back("X-Request-Id", call.request_id);
   }

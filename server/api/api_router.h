@@ -45,5 +45,7 @@ class ApiRouter final : public HttpHandler {
 bool bearer_matches(std::string_view authorization, std::string_view key);
 // A random 32-hex-digit id (uuid4 without dashes).
 std::string random_request_id();
+// The id a response names in X-Request-Id: the client's header, or a fresh random one.
+std::string request_id_of(const HttpRequest& req);
 
 }  // namespace llm

@@ -99,8 +99,7 @@ std::string FaultState::status_json() const {
 
 RouteResult FaultHandler::own(const HttpRequest& req, RouteResult answer) const {
   if (state_.settings().enable_request_id_headers) {
-    answer.response.headers.emplace_back(
-        "X-Request-Id", req.request_id.empty() ? random_request_id() : req.request_id);
+    answer.response.headers.emplace_back("X-Request-Id", request_id_of(req));
   }
   return answer;
 }
