@@ -8,7 +8,8 @@
 # Covers the public traces in ../shared/traces (skipped with a note when the folder is absent),
 # the samples in traces/, a synthetic spec, and flag variants (data parallel with each routing
 # policy, fp8 KV, a squeezed KV cache with preemptions, priority scheduling, no chunked prefill,
-# an overload that parks thousands of waiting requests, and an engine failing under it).
+# an overload that parks thousands of waiting requests, and an engine failing under it, the sampled
+# load scaling, sorted arrivals; NEW_ARGS='--sort-in-memory 100' sorts those in runs on disk).
 # Exit code 0 when every file matches, 1 otherwise (each difference is named).
 # NEW_ARGS (environment) is appended to the new binary's arguments only, for a change that is
 # byte-identical behind a flag: NEW_ARGS=--no-api-server ci/replay-identical.sh OLD NEW.
@@ -32,6 +33,8 @@ runs=(
   "azure-sample-nochunk|$root/traces/azure-conv-sample.json --no-enable-chunked-prefill --no-enable-prefix-caching --max-num-seqs 64 --max-model-len 8192"
   "mooncake-sample|$root/traces/mooncake-sample.jsonl"
   "mooncake-sample-dp|$root/traces/mooncake-sample.jsonl --data-parallel-size 2 --routing-policy least-outstanding"
+  "mooncake-sample-sampled|$root/traces/mooncake-sample.jsonl --arrival-rate-scale 2.5 --load-scaling sample --seed 5 --loop-to 3m"
+  "azure-sample-thinned-sorted|$root/traces/azure-conv-sample.json --arrival-rate-scale 0.6 --load-scaling sample --sort-arrivals"
   "synthetic|synthetic:n=500,rate=20,arrival=gamma,cv=2 --kv-cache-dtype fp8"
   "synthetic-overload|synthetic:n=6000,rate=300 --max-num-seqs 64"
   "synthetic-overload-down|synthetic:n=6000,rate=300 --max-num-seqs 64 --data-parallel-size 2 --fault engine-down:1:5s:10s"
@@ -41,6 +44,7 @@ if [[ -d $shared ]]; then
     "azure-code|$shared/AzureLLMInferenceTrace_code.csv"
     "azure-conv|$shared/AzureLLMInferenceTrace_conv.csv"
     "azure-conv-fp8|$shared/AzureLLMInferenceTrace_conv.csv --kv-cache-dtype fp8 --max-num-seqs 256"
+    "azure-conv-sorted|$shared/AzureLLMInferenceTrace_conv.csv --sort-arrivals --start 10m"
     "mooncake|$shared/mooncake_conversation_trace.jsonl --model Llama-3.2-1B --kv-cache-dtype fp8"
     "mooncake-affinity|$shared/mooncake_conversation_trace.jsonl --model Llama-3.2-1B --data-parallel-size 4 --routing-policy prefix-affinity"
     "mooncake-rr|$shared/mooncake_conversation_trace.jsonl --model Llama-3.2-1B --data-parallel-size 4 --routing-policy round-robin"

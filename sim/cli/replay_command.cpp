@@ -67,9 +67,10 @@ Simulation:
   --loop-to D                      repeat the trace back to back up to D of arrivals (1h, 30m)
   --start D / --end D              replay only the requests arriving from D to D of the trace
                                    (1h, 90m), their times counted from --start
-  --sort-arrivals                  sort a trace whose rows are out of time order (it is read
-                                   whole; without this flag such a trace is refused, naming the
-                                   line)
+  --sort-arrivals                  sort a trace whose rows are out of time order (without this
+                                   flag such a trace is refused, naming the line)
+  --sort-in-memory N               requests --sort-arrivals sorts in memory; beyond, sorted runs
+                                   go to a scratch file under $TMPDIR and are merged (65536)
   --output-dir DIR                 write DIR/requests.jsonl and DIR/summary.json
   --metrics-out FILE               the replay's Prometheus metrics as OpenMetrics time series
   --promtool-series FILE           the same series as promtool test-rules input_series (YAML)
@@ -280,7 +281,8 @@ void add_replay_summary_flags(FlagSet& flags, ReplayOptions& o) {
              })
       .boolean({"--quiet"}, o.quiet)
       .boolean({"--no-progress"}, o.progress, false)
-      .integer({"--samples-in-memory"}, o.samples_in_memory, 1);
+      .integer({"--samples-in-memory"}, o.samples_in_memory, 1)
+      .integer({"--sort-in-memory"}, o.sort_in_memory, 1);
 }
 
 // The checks across flags, after every flag was read.

@@ -1,6 +1,8 @@
 // `llmsim replay` on long-trace inputs: gzipped traces, standard input ("-"), --start/--end,
-// out-of-order traces refused naming the line or sorted with --sort-arrivals, synthetic-week;
-// each gives the same requests.jsonl as the plain equivalent, byte for byte.
+// out-of-order traces refused naming the line or sorted with --sort-arrivals (in memory or in
+// sorted runs on disk: --sort-in-memory), our JSON format streamed (plain, gzipped, standard
+// input; its errors), --load-scaling sample streamed, synthetic-week; each gives the same
+// requests.jsonl as the plain equivalent, byte for byte.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -16,6 +18,7 @@ namespace llm {
 namespace {
 
 const std::string kMooncake = std::string(LLM_SOURCE_DIR) + "/traces/mooncake-sample.jsonl";
+const std::string kAzureJson = std::string(LLM_SOURCE_DIR) + "/traces/azure-conv-sample.json";
 
 class ReplayStreamCli : public ::testing::Test {
  protected:
@@ -42,8 +45,9 @@ class ReplayStreamCli : public ::testing::Test {
   std::string write(const std::string& name, const std::string& text, bool gzip) {
     return tmp_.write(name, text, gzip);
   }
-  std::string mooncake_text() {
-    std::ifstream in(kMooncake);
+  std::string mooncake_text() { return text_of(kMooncake); }
+  static std::string text_of(const std::string& path) {
+    std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
   testing::TraceTempDir tmp_{"replay-stream-cli"};
@@ -103,6 +107,74 @@ TEST_F(ReplayStreamCli, OutOfOrderTracesAreRefusedNamingTheLineOrSorted) {
     EXPECT_EQ(got.size(), want.size());
     EXPECT_EQ(std::count(got.begin(), got.end(), '\n'), 3);
   }
+}
+
+TEST_F(ReplayStreamCli, TheJsonFormatStreamsPlainGzippedAndFromStandardInput) {
+  const std::string plain = requests_of({kAzureJson}, "json");
+  ASSERT_FALSE(plain.empty());
+  EXPECT_EQ(requests_of({write("a.json.gz", text_of(kAzureJson), true)}, "jsongz"), plain);
+  std::istringstream in(text_of(kAzureJson));
+  std::streambuf* old = std::cin.rdbuf(in.rdbuf());
+  const std::string from_stdin = requests_of({"-"}, "jsonstdin");
+  std::cin.rdbuf(old);
+  EXPECT_EQ(from_stdin, plain);
+}
+
+TEST_F(ReplayStreamCli, JsonErrorsNameTheLineOrTheRequestAndExit2) {
+  const std::string ok = "{\"arrival\": 0, \"prompt_len\": 5, \"output_len\": 2}";
+  struct Case {
+    std::string text, expected;
+  };
+  const std::vector<Case> cases = {
+      {"{\"requests\": [\n" + ok + ",\n" + ok + ",,\n]}", "t.json:3: json: malformed JSON"},
+      {"{\"requests\": [" + ok + ", {\"arrival\": 1, \"prompt_len\": 5}]}",
+       "t.json: requests[1].output_len: missing field"},
+      {"{\"requests\": [" + ok +
+           ", {\"id\": \"0\", \"arrival\": 1, \"prompt_len\": 5, "
+           "\"output_len\": 1}]}",
+       "t.json: requests[1].id: duplicate id '0' (also requests[0])"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = write("t.json", c.text, false);
+    std::string out, err;
+    EXPECT_EQ(run({path, "--quiet"}, &out, &err), 2);
+    EXPECT_NE(err.find(path + c.expected.substr(6)), std::string::npos) << err;
+  }
+}
+
+TEST_F(ReplayStreamCli, SortingInRunsOnDiskGivesTheInMemorySort) {
+  // 60 rows out of order, many on the same second (ties keep the file's order).
+  std::string csv = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
+  for (int i = 0; i < 60; ++i) {
+    const int second = (i * 37) % 13;
+    csv += "2023-11-16 18:00:" + std::string(second < 10 ? "0" : "") + std::to_string(second) +
+           ".0," + std::to_string(100 + i) + "," + std::to_string(5 + i % 7) + "\n";
+  }
+  const std::string path = write("many.csv", csv, false);
+  const std::string in_memory = requests_of({path, "--sort-arrivals"}, "mem");
+  ASSERT_EQ(std::count(in_memory.begin(), in_memory.end(), '\n'), 60);
+  EXPECT_EQ(requests_of({path, "--sort-arrivals", "--sort-in-memory", "1"}, "disk1"), in_memory);
+  EXPECT_EQ(
+      requests_of({path, "--sort-arrivals", "--sort-in-memory", "7", "--start", "2s"}, "disk7"),
+      requests_of({path, "--sort-arrivals", "--start", "2s"}, "mem7"));
+  std::string out, err;
+  EXPECT_EQ(run({path, "--sort-arrivals", "--sort-in-memory", "0"}, &out, &err), 2);
+  EXPECT_NE(err.find("--sort-in-memory"), std::string::npos) << err;
+}
+
+TEST_F(ReplayStreamCli, SampledLoadIsTheSameFromEveryInput) {
+  // Streamed per copy from the file, the gzipped file and a sorted copy of it on disk.
+  const std::vector<std::string> flags = {
+      "--arrival-rate-scale", "2.5", "--load-scaling", "sample", "--seed", "3"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), flags.begin(), flags.end());
+    return args;
+  };
+  const std::string plain = requests_of(with({kMooncake}), "sample");
+  ASSERT_FALSE(plain.empty());
+  EXPECT_EQ(requests_of(with({write("m.jsonl.gz", mooncake_text(), true)}), "samplegz"), plain);
+  EXPECT_EQ(requests_of(with({kMooncake, "--sort-arrivals", "--sort-in-memory", "50"}), "samples"),
+            plain);
 }
 
 TEST_F(ReplayStreamCli, SyntheticWeekReplays) {

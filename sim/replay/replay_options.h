@@ -17,6 +17,7 @@
 #include "sim/replay/replay.h"
 #include "sim/replay/replay_report.h"
 #include "sim/replay/slo.h"
+#include "sim/replay/sorted_arrivals.h"
 #include "sim/routing/epp_scorers.h"
 #include "sim/trace/load_scaling.h"
 
@@ -36,7 +37,10 @@ struct ReplayOptions {
   // moved back by start (-1: no end).
   int64_t window_start_ns = 0;
   int64_t window_end_ns = -1;
-  bool sort_arrivals = false;  // --sort-arrivals: sort an out-of-order trace (read whole)
+  bool sort_arrivals = false;  // --sort-arrivals: sort an out-of-order trace
+  // --sort-in-memory: the requests --sort-arrivals sorts in memory before it spills sorted runs
+  // to a scratch file (sim/replay/sorted_arrivals.h).
+  int64_t sort_in_memory = static_cast<int64_t>(kDefaultSortInMemory);
   int32_t data_parallel_size = 1;
   std::string routing_policy = "round-robin";
   // The llm-d routing policies' view (sim/replay/replay.h EppView); unset: its defaults.

@@ -17,42 +17,44 @@ std::string default_folder() {
   return tmp && *tmp ? tmp : "/tmp";
 }
 
-[[noreturn]] void cannot_create(const std::string& folder, const std::string& step, int error) {
-  throw std::runtime_error("cannot make a scratch file for the replay's percentile samples in " +
-                           folder + " (" + step + "): " + std::strerror(error) +
+[[noreturn]] void cannot_create(const std::string& folder, const std::string& what,
+                                const std::string& step, int error) {
+  throw std::runtime_error("cannot make a scratch file for " + what + " in " + folder + " (" +
+                           step + "): " + std::strerror(error) +
                            "; TMPDIR names the folder, which must exist and be writable");
 }
 
 }  // namespace
 
-std::shared_ptr<SpillFile> SpillFile::create(const std::string& folder_in) {
+std::shared_ptr<SpillFile> SpillFile::create(const std::string& folder_in, const std::string& what,
+                                             const std::string& room) {
   const std::string folder = folder_in.empty() ? default_folder() : folder_in;
   std::string dir = folder + "/llmsim-samples-XXXXXX";
   std::vector<char> dir_buf(dir.begin(), dir.end());
   dir_buf.push_back('\0');
-  if (!mkdtemp(dir_buf.data())) cannot_create(folder, "mkdtemp", errno);
+  if (!mkdtemp(dir_buf.data())) cannot_create(folder, what, "mkdtemp", errno);
   dir = dir_buf.data();
   const std::string path = dir + "/samples";
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   const int open_error = errno;
   if (fd >= 0) ::unlink(path.c_str());
   ::rmdir(dir.c_str());
-  if (fd < 0) cannot_create(folder, "open", open_error);
-  return std::shared_ptr<SpillFile>(new SpillFile(fd, folder));
+  if (fd < 0) cannot_create(folder, what, "open", open_error);
+  return std::shared_ptr<SpillFile>(new SpillFile(fd, folder, what, room));
 }
 
 std::shared_ptr<SpillFile> SpillFile::adopt(int fd, std::string where) {
-  return std::shared_ptr<SpillFile>(new SpillFile(fd, std::move(where)));
+  return std::shared_ptr<SpillFile>(
+      new SpillFile(fd, std::move(where), "the replay's percentile samples",
+                    "a long replay keeps about 100 bytes per sequence there"));
 }
 
 SpillFile::~SpillFile() { ::close(fd_); }
 
 void SpillFile::fail(const char* what, int error) const {
-  throw std::runtime_error(std::string("cannot ") + what +
-                           " the scratch file of the replay's percentile samples in " + where_ +
-                           ": " + std::strerror(error) +
-                           " (a long replay keeps about 100 bytes per sequence there; set TMPDIR "
-                           "to a folder with room)");
+  throw std::runtime_error(std::string("cannot ") + what + " the scratch file of " + what_ +
+                           " in " + where_ + ": " + std::strerror(error) + " (" + room_ +
+                           "; set TMPDIR to a folder with room)");
 }
 
 uint64_t SpillFile::append(const void* data, size_t size) {

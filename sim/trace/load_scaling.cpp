@@ -24,18 +24,10 @@ struct Placed {
   size_t index;  // into the source trace
 };
 
-// The trace's period: its span plus one mean gap, so that a shifted or repeated copy keeps the
-// request rate across the seam. 0 when every request arrives at one instant.
+// The trace's period (trace_period).
 int64_t period_of(const Trace& t) {
-  if (t.requests.size() < 2) return 0;
-  const int64_t span = t.requests.back().arrival_ns - t.requests.front().arrival_ns;
-  if (span <= 0) return 0;
-  // One mean gap between arrival instants (requests that arrive together make no gap).
-  int64_t instants = 1;
-  for (size_t i = 1; i < t.requests.size(); ++i) {
-    if (t.requests[i].arrival_ns != t.requests[i - 1].arrival_ns) ++instants;
-  }
-  return span + span / (instants - 1);
+  TraceRequestStream all(t);
+  return trace_period(scan_stream(all));
 }
 
 TraceRequest renamed(const TraceRequest& r, const std::string& suffix) {
@@ -64,29 +56,14 @@ Trace assemble(const Trace& source, std::vector<Placed>& placed, const char* tag
 
 // sample: whole copies shifted within the period, then one more shifted copy thinned.
 Trace sample_copies(const Trace& t, double factor, uint64_t seed, int64_t* copies) {
-  const int64_t whole = static_cast<int64_t>(std::floor(factor));
-  const double fraction = factor - static_cast<double>(whole);
-  *copies = whole;
-  const int64_t period = period_of(t);
-  const int64_t start = t.requests.empty() ? 0 : t.requests.front().arrival_ns;
-  std::vector<Placed> placed;
-  const int64_t num_copies = whole + (fraction > 0 ? 1 : 0);
-  for (int64_t copy = 0; copy < num_copies; ++copy) {
-    int64_t offset = 0;
-    if (copy > 0 && period > 0) {
-      Rng offsets(hash_combine(seed, kOffsetStream + static_cast<uint64_t>(copy)));
-      offset = static_cast<int64_t>(offsets.below(static_cast<uint64_t>(period)));
-    }
-    const bool thinned = copy == whole;
-    Rng thin(hash_combine(seed, kThinStream + static_cast<uint64_t>(copy)));
-    for (size_t i = 0; i < t.requests.size(); ++i) {
-      if (thinned && !(thin.uniform() < fraction)) continue;
-      int64_t at = t.requests[i].arrival_ns;
-      if (offset > 0) at = start + (at - start + offset) % period;
-      placed.push_back({at, copy, i});
-    }
-  }
-  return assemble(t, placed, "c");
+  TraceRequestStream all(t);
+  SampledStream sampled([&t] { return std::make_unique<TraceRequestStream>(t); }, scan_stream(all),
+                        factor, seed);
+  Trace out = collect_stream(sampled);
+  out.source = t.source;
+  out.format = t.format;
+  *copies = sampled.copies();
+  return out;
 }
 
 // --loop-to: passes one period apart until `until_ns`, cut there.
@@ -120,6 +97,123 @@ std::string number_text(double v) {
 }
 
 }  // namespace
+
+int64_t trace_period(const StreamFacts& f) {
+  const int64_t span = f.last_arrival_ns - f.first_arrival_ns;
+  if (f.requests < 2 || span <= 0) return 0;
+  // One mean gap between arrival instants (requests that arrive together make no gap).
+  return span + span / (f.instants - 1);
+}
+
+// One copy of the trace, in (arrival, trace order): shifted by `offset` within the period, the
+// requests pushed past its end wrap around to its start and so come first (read from the first
+// that wraps to the end), then the rest (read again from the start). A thinned copy draws one
+// uniform per request in the trace's order, as scale_load did: the wrapped part's generator
+// skips the draws of the requests before it.
+class SampledStream::Copy {
+ public:
+  Copy(std::function<std::unique_ptr<RequestStream>()> open, int64_t copy, int64_t start,
+       int64_t period, int64_t offset, double keep, uint64_t thin_seed)
+      : open_(std::move(open)),
+        wrap_at_(offset > 0 ? start + period - offset : INT64_MAX),
+        period_(period),
+        offset_(offset),
+        keep_(keep),
+        thin_seed_(thin_seed),
+        suffix_(copy == 0 ? "" : "~c" + std::to_string(copy + 1)) {
+    if (offset > 0) {  // the wrapped tail first
+      pass_ = open_();
+      thin_ = Rng(thin_seed_);
+      wrapped_ = true;
+    } else {
+      start_head();
+    }
+  }
+
+  // The copy's next request, renamed and shifted; null after its last.
+  const TraceRequest* next() {
+    while (pass_) {
+      const TraceRequest* r = pass_->next();
+      if (r == nullptr || (!wrapped_ && r->arrival_ns >= wrap_at_)) {
+        if (wrapped_) {
+          start_head();
+          continue;
+        }
+        pass_.reset();
+        break;
+      }
+      const bool kept = keep_ >= 1 || thin_.uniform() < keep_;
+      if (wrapped_ && r->arrival_ns < wrap_at_) continue;  // the head: its turn comes second
+      if (!kept) continue;
+      current_ = *r;
+      current_.arrival_ns =
+          wrapped_ ? r->arrival_ns - (period_ - offset_) : r->arrival_ns + offset_;
+      if (!suffix_.empty()) {
+        current_.id += suffix_;
+        current_.cache_salt += suffix_;
+      }
+      return &current_;
+    }
+    return nullptr;
+  }
+  TraceRequest& current() { return current_; }
+
+ private:
+  void start_head() {
+    pass_ = open_();
+    thin_ = Rng(thin_seed_);
+    wrapped_ = false;
+  }
+
+  std::function<std::unique_ptr<RequestStream>()> open_;
+  int64_t wrap_at_, period_, offset_;
+  double keep_;  // the thinned copy's share; 1 for a whole copy
+  uint64_t thin_seed_;
+  std::string suffix_;
+  std::unique_ptr<RequestStream> pass_;
+  bool wrapped_ = false;
+  Rng thin_{0};
+  TraceRequest current_;
+};
+
+SampledStream::SampledStream(const std::function<std::unique_ptr<RequestStream>()>& open,
+                             const StreamFacts& facts, double factor, uint64_t seed) {
+  whole_ = static_cast<int64_t>(std::floor(factor));
+  const double fraction = factor - static_cast<double>(whole_);
+  const int64_t period = trace_period(facts);
+  const int64_t start = facts.requests == 0 ? 0 : facts.first_arrival_ns;
+  const int64_t num_copies = whole_ + (fraction > 0 ? 1 : 0);
+  for (int64_t copy = 0; copy < num_copies; ++copy) {
+    int64_t offset = 0;
+    if (copy > 0 && period > 0) {
+      Rng offsets(hash_combine(seed, kOffsetStream + static_cast<uint64_t>(copy)));
+      offset = static_cast<int64_t>(offsets.below(static_cast<uint64_t>(period)));
+    }
+    const double keep = copy == whole_ ? fraction : 1.0;
+    copies_.push_back(
+        std::make_unique<Copy>(open, copy, start, period, offset, keep,
+                               hash_combine(seed, kThinStream + static_cast<uint64_t>(copy))));
+  }
+  for (size_t i = 0; i < copies_.size(); ++i) {
+    if (const TraceRequest* r = copies_[i]->next()) heap_.emplace_back(r->arrival_ns, i);
+  }
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>());
+}
+
+SampledStream::~SampledStream() = default;
+
+const TraceRequest* SampledStream::next() {
+  if (heap_.empty()) return nullptr;
+  std::pop_heap(heap_.begin(), heap_.end(), std::greater<>());
+  const size_t i = heap_.back().second;
+  heap_.pop_back();
+  std::swap(current_, copies_[i]->current());
+  if (const TraceRequest* r = copies_[i]->next()) {
+    heap_.emplace_back(r->arrival_ns, i);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>());
+  }
+  return &current_;
+}
 
 const char* load_scaling_mode_name(LoadScalingMode mode) {
   return mode == LoadScalingMode::kSample ? "sample" : "stretch";

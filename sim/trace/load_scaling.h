@@ -15,9 +15,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "sim/trace/request_stream.h"
 #include "sim/trace/trace.h"
 
 namespace llm {
@@ -62,6 +65,30 @@ struct LoadScalingInfo {
 // and > 0, or --loop-to on a trace whose requests all arrive at one instant; std::out_of_range
 // when a time does not fit in int64 nanoseconds.
 Trace scale_load(const Trace& trace, const LoadScaling& scaling, LoadScalingInfo* info = nullptr);
+
+// The period a shifted or repeated copy of a trace with these facts keeps (its span plus one mean
+// gap between arrival instants); 0 when every request arrives at one instant.
+int64_t trace_period(const StreamFacts& facts);
+
+// --load-scaling sample streamed: the requests scale_load's sample gives, in its order (arrival,
+// then copy, then the trace's order), from floor(F) + 1 passes over the trace at once (one per
+// copy; a shifted copy reads the trace twice: its wrapped tail, then its head). `open` opens the
+// trace (in arrival order) again, `facts` are its figures. Memory: the open passes.
+class SampledStream final : public RequestStream {
+ public:
+  SampledStream(const std::function<std::unique_ptr<RequestStream>()>& open,
+                const StreamFacts& facts, double factor, uint64_t seed);
+  ~SampledStream() override;
+  const TraceRequest* next() override;
+  int64_t copies() const { return whole_; }  // whole copies (0 below 1x)
+
+ private:
+  class Copy;
+  std::vector<std::unique_ptr<Copy>> copies_;
+  std::vector<std::pair<int64_t, size_t>> heap_;  // (arrival, copy) of each copy's next request
+  int64_t whole_ = 0;
+  TraceRequest current_;
+};
 
 // "stretch 10x", "sample 2.5x (2 copies + one thinned to 50%)", "... looped 3 times to 1h".
 std::string describe_load_scaling(const LoadScalingInfo& info);

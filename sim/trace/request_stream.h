@@ -34,17 +34,6 @@ class TraceRequestStream final : public RequestStream {
   size_t i_ = 0;
 };
 
-// A stream that owns the trace it reads (the JSON format, read whole; a sorted trace).
-class OwnedTraceStream final : public RequestStream {
- public:
-  explicit OwnedTraceStream(Trace trace) : trace_(std::move(trace)), stream_(trace_) {}
-  const TraceRequest* next() override { return stream_.next(); }
-
- private:
-  Trace trace_;
-  TraceRequestStream stream_;
-};
-
 // --start/--end: the requests arriving in [start_ns, end_ns) of `inner`, their arrivals moved
 // back by start_ns (the window starts at 0). end_ns < 0: no end.
 class WindowStream final : public RequestStream {

@@ -1,22 +1,26 @@
 // Reads and writes our JSON trace format: one object with an optional "metadata" object and a
 // "requests" array (arrival, prompt_len or prompt_tokens, output_len, optional prefix hashes, n,
 // max_tokens, priority, cache_salt). The fields and the validation rules are in traces/README.md,
-// "Our JSON trace format".
+// "Our JSON trace format". The reader streams: a first pass checks the whole document's syntax and
+// top level (sim/trace/json_trace_scan.h), a second parses one request at a time; repeated ids are
+// found with a SeenIds (sim/trace/seen_ids.h), not a map of every id.
 #include <algorithm>
 #include <istream>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
-#include <unordered_map>
 
+#include "sim/trace/json_trace_scan.h"
+#include "sim/trace/seen_ids.h"
 #include "sim/trace/trace_io.h"
 #include "sim/trace/trace_io_internal.h"
+#include "sim/trace/trace_stream.h"
 
 namespace llm {
 namespace {
 
 // The helpers shared by the readers.
-using trace_internal::at_line;
 using trace_internal::check_order;
 using trace_internal::fail;
 using trace_internal::Field;
@@ -24,9 +28,13 @@ using trace_internal::get_hash_ids;
 using trace_internal::get_int;
 using trace_internal::get_time_ns;
 using trace_internal::json;
+using trace_internal::JsonArrayElements;
+using trace_internal::JsonTopLevel;
 using trace_internal::kNsPerMs;
 using trace_internal::kNsPerSecond;
+using trace_internal::OpenInput;
 using trace_internal::read_all;
+using trace_internal::scan_json_top_level;
 using trace_internal::show;
 
 // ---------------------------------------------------------------------------------------------
@@ -181,72 +189,108 @@ TraceRequest parse_request(const json& v, size_t index, const std::string& where
   return r;
 }
 
-int64_t line_at(const std::string& text, size_t pos) {
-  pos = std::min(pos, text.size());
-  return 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n');
-}
-
-// nlohmann reports overflowing numbers ("1e999") without a position: find the literal it quotes.
-std::string overflow_location(const std::string& text, const std::string& what,
-                              const std::string& name) {
-  size_t open = what.find('\'');
-  size_t close = what.rfind('\'');
-  if (open == std::string::npos || close <= open + 1) return name;
-  size_t pos = text.find(what.substr(open + 1, close - open - 1));
-  return pos == std::string::npos ? name : at_line(name, line_at(text, pos));
-}
-
-json parse_json_text(const std::string& text, const std::string& name) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail(at_line(name, line_at(text, e.byte == 0 ? 0 : e.byte - 1)), "json",
-         std::string("malformed JSON: ") + e.what());
-  } catch (const json::out_of_range& e) {
-    fail(overflow_location(text, e.what(), name), "json",
-         std::string("number out of range (non-finite): ") + e.what());
+// Our JSON format read a request at a time (see open_json_trace_stream).
+class JsonTraceStream final : public RequestStream {
+ public:
+  // Reads the top level and checks it as parsing the whole document did: the syntax first, then
+  // the top-level keys in sorted order (metadata among them), then "requests".
+  JsonTraceStream(OpenInput open, std::string name, TraceMetadata* metadata, bool check_ids)
+      : open_(std::move(open)), name_(std::move(name)), check_ids_(check_ids) {
+    const JsonTopLevel top = scan_json_top_level(open_, name_);
+    if (!top.is_object) fail(name_, "json", "top level must be an object with \"requests\"");
+    TraceMetadata meta;
+    for (const std::string& key : top.keys) {
+      if (key == "metadata") {
+        meta = parse_metadata(top.metadata, name_);
+      } else if (key != "requests") {
+        fail(name_, key, "unknown field (expected metadata, requests)");
+      }
+    }
+    if (top.requests_keys == 0) fail(name_, "requests", "missing field");
+    if (!top.requests_is_array) {
+      fail(name_, "requests", "must be an array, got " + show(top.requests_value.dump()));
+    }
+    if (top.requests_count == 0) fail(name_, "requests", "no requests");
+    unit_ns_ = time_unit_ns(meta.time_unit, {name_, "metadata.time_unit"});
+    if (metadata != nullptr) *metadata = std::move(meta);
+    input_ = open_();
+    elements_ = std::make_unique<JsonArrayElements>(*input_, top.requests_keys - 1, name_);
   }
-}
+
+  const TraceRequest* next() override {
+    if (!elements_->next(text_)) return nullptr;
+    const size_t i = index_++;
+    current_ = parse_request(json::parse(text_), i, name_, unit_ns_);  // valid: scanned
+    const std::string field = "requests[" + std::to_string(i) + "]";
+    if (i > 0) {
+      check_order(name_, field + ".arrival", current_.arrival_ns, previous_arrival_,
+                  "requests[" + std::to_string(i - 1) + "]");
+    }
+    if (check_ids_ && !ids_.insert(current_.id)) {
+      const size_t first = first_use(current_.id, i);
+      if (first < i) {
+        fail(name_, field + ".id",
+             "duplicate id " + show(current_.id) + " (also requests[" + std::to_string(first) +
+                 "])");
+      }
+    }
+    previous_arrival_ = current_.arrival_ns;
+    return &current_;
+  }
+
+ private:
+  // The first request before `end` with id `id` (`end` if none: two ids shared a fingerprint).
+  size_t first_use(const std::string& id, size_t end) const {
+    JsonTraceStream again(open_, name_, nullptr, false);
+    for (size_t j = 0; j < end; ++j) {
+      const TraceRequest* r = again.next();
+      if (r == nullptr) break;
+      if (r->id == id) return j;
+    }
+    return end;
+  }
+
+  OpenInput open_;
+  std::string name_;
+  bool check_ids_;
+  int64_t unit_ns_ = 1;
+  std::unique_ptr<std::istream> input_;
+  std::unique_ptr<JsonArrayElements> elements_;
+  std::string text_;
+  size_t index_ = 0;
+  int64_t previous_arrival_ = 0;
+  SeenIds ids_;
+  TraceRequest current_;
+};
+
+// A string read as a stream, not copied.
+class TextInput final : public std::istream {
+ public:
+  explicit TextInput(const std::string& text) : std::istream(nullptr), buf_(text) { rdbuf(&buf_); }
+
+ private:
+  struct Buf : std::streambuf {
+    explicit Buf(const std::string& text) {
+      char* p = const_cast<char*>(text.data());
+      setg(p, p, p + text.size());
+    }
+  } buf_;
+};
 
 }  // namespace
 
-Trace parse_trace_json(std::istream& in, const std::string& name, TraceMetadata* metadata) {
-  const json root = parse_json_text(read_all(in), name);
-  if (!root.is_object()) fail(name, "json", "top level must be an object with \"requests\"");
-  TraceMetadata meta;
-  for (const auto& [key, value] : root.items()) {
-    if (key == "metadata") {
-      meta = parse_metadata(value, name);
-    } else if (key != "requests") {
-      fail(name, key, "unknown field (expected metadata, requests)");
-    }
-  }
-  auto it = root.find("requests");
-  if (it == root.end()) fail(name, "requests", "missing field");
-  if (!it->is_array()) fail(name, "requests", "must be an array, got " + show(it->dump()));
-  if (it->empty()) fail(name, "requests", "no requests");
-  const int64_t unit_ns = time_unit_ns(meta.time_unit, {name, "metadata.time_unit"});
+std::unique_ptr<RequestStream> open_json_trace_stream(
+    std::function<std::unique_ptr<std::istream>()> open, const std::string& name,
+    TraceMetadata* metadata) {
+  return std::make_unique<JsonTraceStream>(std::move(open), name, metadata, true);
+}
 
-  Trace trace;
+Trace parse_trace_json(std::istream& in, const std::string& name, TraceMetadata* metadata) {
+  const std::string text = read_all(in);
+  Trace trace = collect_stream(*open_json_trace_stream(
+      [&text] { return std::make_unique<TextInput>(text); }, name, metadata));
   trace.source = name;
   trace.format = "json";
-  trace.requests.reserve(it->size());
-  std::unordered_map<std::string, size_t> ids;
-  for (size_t i = 0; i < it->size(); ++i) {
-    TraceRequest r = parse_request((*it)[i], i, name, unit_ns);
-    const std::string field = "requests[" + std::to_string(i) + "]";
-    if (i > 0) {
-      check_order(name, field + ".arrival", r.arrival_ns, trace.requests.back().arrival_ns,
-                  "requests[" + std::to_string(i - 1) + "]");
-    }
-    auto [pos, inserted] = ids.emplace(r.id, i);
-    if (!inserted) {
-      fail(name, field + ".id",
-           "duplicate id " + show(r.id) + " (also requests[" + std::to_string(pos->second) + "])");
-    }
-    trace.requests.push_back(std::move(r));
-  }
-  if (metadata != nullptr) *metadata = std::move(meta);
   return trace;
 }
 

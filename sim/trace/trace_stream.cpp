@@ -44,6 +44,18 @@ class TraceFileStream final : public RequestStream {
   Reader reader_;
 };
 
+// A file (gzipped or not) as an std::istream of its own.
+class GzStream final : public std::istream {
+ public:
+  explicit GzStream(const std::string& path) : std::istream(nullptr), input_(path) {
+    rdbuf(input_.stream().rdbuf());
+    exceptions(std::ios::badbit);  // a read error is rethrown as the TraceError
+  }
+
+ private:
+  GzInput input_;
+};
+
 }  // namespace
 
 std::unique_ptr<RequestStream> open_trace_stream(const std::string& path, bool check_order,
@@ -73,8 +85,7 @@ std::unique_ptr<RequestStream> open_trace_stream(const std::string& path, bool c
     return std::make_unique<TraceFileStream<MooncakeJsonlStream>>(path, shown, check_order);
   }
   if (ext == ".json") {
-    GzInput input(path);
-    return std::make_unique<OwnedTraceStream>(parse_trace_json(input.stream(), shown));
+    return open_json_trace_stream([path] { return std::make_unique<GzStream>(path); }, shown);
   }
   throw TraceError(shown +
                    ": unknown trace format (accepted: .json for the llmsim JSON format, .csv for "

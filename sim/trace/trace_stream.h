@@ -1,16 +1,18 @@
 // Trace readers that stream (sim/trace/request_stream.h): a replay reads a long trace one request
 // at a time instead of holding it whole. The Azure CSV and Mooncake JSONL readers stream line by
-// line (gzip-compressed too: *.csv.gz, *.jsonl.gz); our JSON format is one document and is read
-// whole; the synthetic generators stream. The rules and messages are those of trace_io.h's
-// parse_* functions, which collect these streams.
+// line (gzip-compressed too: *.csv.gz, *.jsonl.gz), our JSON format (*.json, *.json.gz) a request
+// at a time after a first pass over the document, and the synthetic generators stream. The rules
+// and messages are those of trace_io.h's parse_* functions, which collect these streams.
 // Thread-safety: a stream is used by one thread; the functions are reentrant.
 #pragma once
 
+#include <functional>
 #include <istream>
 #include <memory>
 #include <string>
 
 #include "sim/trace/request_stream.h"
+#include "sim/trace/trace_io.h"
 
 namespace llm {
 
@@ -53,6 +55,15 @@ class MooncakeJsonlStream final : public RequestStream {
   int64_t previous_line_ = 0, previous_arrival_ = 0;
   TraceRequest current_;
 };
+
+// Our JSON format a request at a time: `open` gives the document from its start for each pass
+// (the first checks the syntax of the whole document and its top level, the second reads the
+// requests; a repeated id reads it once more to name the id's first use). Memory: one request's
+// text and value, and the ids seen (sim/trace/seen_ids.h). The messages are parse_trace_json's,
+// in the same order (a syntax error anywhere comes before any other). Throws TraceError.
+std::unique_ptr<RequestStream> open_json_trace_stream(
+    std::function<std::unique_ptr<std::istream>()> open, const std::string& name,
+    TraceMetadata* metadata = nullptr);
 
 // Opens a trace for streaming, the format chosen as read_trace_file does (synthetic:...,
 // synthetic-week:..., *.csv, *.jsonl, *.json, each file optionally *.gz). `format` (".csv",
