@@ -4,8 +4,8 @@ in ../shared/gpu-truth, leaving each model out of the fit, beside BLIS's and the
 errors on the same runs, and the medians next to the goals of issue 32.
 
 Usage:
-  tools/fidelity-xval.py LLMSIM [GPU_TRUTH] [--runs SUBSTR,...] [--no-api-server] [--out DIR]
-                      [--check-machinery] [--markdown]
+  tools/fidelity-xval.py LLMSIM [GPU_TRUTH] [--runs SUBSTR,...] [--folds MODEL,...]
+                      [--no-api-server] [--out DIR] [--check-machinery] [--markdown]
 
 For each model of the runs (the leave-one-model-out folds): when `LLMSIM calibrate --runs` has
 `--hold-out` it fits the GPU coefficients without that model's profiles, runs and KV counts
@@ -19,6 +19,10 @@ trained-physics' (its outputs in trainval-exact-config.json's `expected`, agains
 and blis-evolved / blis-roofline / vidur / aiconfigurator / llm-optimizer from
 other-simulators.csv where they predicted that run. The medians are of |error| over the runs
 each column has.
+
+--folds predicts only those models' runs (their folds: e.g. `--folds llama-4-scout-17b-16e`), each
+still fitted without it and its API-server hop fitted to every other model's runs: a quick check of
+one hypothesis on the models it should move, before the whole table.
 
 --check-machinery (the ctest): exits 1 only if the machinery broke (a run not predicted, a
 figure missing, the other simulators' columns not joined), never for the numbers.
@@ -121,6 +125,7 @@ def main():
     ap.add_argument("truth", nargs="?", default=str(pathlib.Path(__file__).resolve().parents[2]
                                                       / "shared" / "gpu-truth"))
     ap.add_argument("--runs", default="")
+    ap.add_argument("--folds", default="")
     ap.add_argument("--no-api-server", action="store_true")
     ap.add_argument("--out", default="")
     ap.add_argument("--check-machinery", action="store_true")
@@ -142,6 +147,13 @@ def main():
     runs_fit = has_runs_fit(a.llmsim)
     ingest = fit.rtx_ingest(a.truth)
     families = sorted({model_family(r["model"]) for r in base["runs"]})
+    if a.folds:
+        wanted = a.folds.split(",")
+        unknown = [f for f in wanted if f not in families]
+        if unknown:
+            sys.exit(f"fidelity-xval: --folds {','.join(unknown)}: no such model among the runs "
+                     f"({', '.join(families)})")
+        families = wanted
     layers = {r["run"]: fit.model_layers(r["model_config"]) for r in base["runs"]}
     results = {}
     for fam in families:

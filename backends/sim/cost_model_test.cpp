@@ -123,14 +123,59 @@ TEST(GpuStepModel, MixedStepAddsTheKernelsAndPricesDecodesInThePrefillKernel) {
   const GpuStepTerms x = gpu_step_terms(c, {&m, 1, 2}, mixed);
   // Not the maximum of the two: the attention of the mixed step is the prefill chunk's kernel
   // plus the decodes inside it, at the mixed rates.
+  // The card's prefill kernel reads a decode's KV once per query head: 4 per KV head here.
+  ASSERT_EQ(c.mixed_reads_per_query_head, 1);
   const double kv = 64.0 * 2001 * 8 * 128 * 2 * 2;
   const double decodes_in_prefill =
-      c.mixed_decode_per_sequence_ns * 64 + kv / c.mixed_kv_bytes_per_s * 1e9;
+      c.mixed_decode_per_sequence_ns * 64 + 4 * kv / c.mixed_kv_bytes_per_s * 1e9;
   EXPECT_NEAR(x.attention_ns, p.attention_ns + 32 * decodes_in_prefill, 1e-3);
   EXPECT_GT(x.total(), std::max(d.total(), p.total()));
   // On this card decodes beside a prefill read their KV slower than in their own kernel (the
-  // profiles: about twice the time).
+  // profiles: about 1.7 times the time at 4 query heads per KV head).
   EXPECT_GT(x.attention_ns - p.attention_ns, d.attention_ns);
+}
+
+TEST(GpuStepModel, MixedDecodesReadTheirKvOncePerQueryHeadAsTheCardSays) {
+  // A mixed step's attention less its prefill chunk's own: L x (per-sequence cost x D + KV x
+  // (1 + f (G - 1)) / rate), G the query heads per KV head per rank, f the card's
+  // mixed_reads_per_query_head. Decode-only steps do not depend on f.
+  struct Case {
+    std::string model;
+    int64_t tp;
+    double f;
+    double layers, kv_heads_per_rank, query_heads_per_kv_head;
+    bool mha = false;  // every query head its own KV head (G = 1)
+  };
+  const Case cases[] = {{"Llama-3.1-8B", 1, 0, 32, 8, 4},       {"Llama-3.1-8B", 1, 1, 32, 8, 4},
+                        {"Llama-3.1-8B", 1, 0.5, 32, 8, 4},     {"Llama-3.1-8B", 2, 1, 32, 4, 4},
+                        {"Llama-3.1-8B", 16, 1, 32, 1, 2},      {"Llama-3.2-1B", 1, 1, 16, 8, 4},
+                        {"Llama-3.1-70B", 4, 1, 80, 2, 8},      {"Qwen2.5-7B", 1, 1, 28, 4, 7},
+                        {"Llama-3.1-8B", 1, 1, 32, 32, 1, true}};
+  for (const Case& k : cases) {
+    ModelShape m = *find_model_preset(k.model);
+    if (k.mha) m.kv_heads = m.heads;
+    GpuStepCoefficients c = streaming_only();
+    c.mixed_decode_per_sequence_ns = 500;
+    c.mixed_reads_per_query_head = k.f;
+    const BatchCost decodes = decode_batch(16, 1000);
+    BatchCost prefill;
+    prefill.add(0, 512, true);
+    BatchCost mixed = decodes;
+    mixed.add(0, 512, true);
+    const GpuStepInputs in{&m, k.tp, 2};
+    const double head_dim = static_cast<double>(m.head_dim);
+    const double kv = 16.0 * 1001 * k.kv_heads_per_rank * head_dim * 2 * 2;
+    const double reads = 1 + k.f * (k.query_heads_per_kv_head - 1);
+    const double expected = k.layers * (500.0 * 16 + kv * reads / 1e12 * 1e9);
+    EXPECT_NEAR(
+        gpu_step_terms(c, in, mixed).attention_ns - gpu_step_terms(c, in, prefill).attention_ns,
+        expected, 1e-6 * expected)
+        << k.model << " tp" << k.tp << " f " << k.f;
+    GpuStepCoefficients once = c;
+    once.mixed_reads_per_query_head = 0;
+    EXPECT_EQ(gpu_step_terms(c, in, decodes).total(), gpu_step_terms(once, in, decodes).total())
+        << k.model;
+  }
 }
 
 TEST(GpuStepModel, ExpertsTouchedByTopKRouting) {

@@ -80,7 +80,7 @@ GpuPreset gpu_preset_from_json(const json& obj, const std::string& file) {
   {
     FieldReader s(r.object("step_time"), file + ": step_time");
     for (const GpuCoefficientField& f : gpu_coefficient_fields()) {
-      s.read(f.name, p.profile.step.*f.member, true);
+      s.read(f.name, p.profile.step.*f.member, !f.optional);
     }
     s.reject_unknown();
     fail_on(s, gpu_coefficients_problem(p.profile.step));

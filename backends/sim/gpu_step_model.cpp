@@ -43,10 +43,13 @@ double expected_experts_touched(double experts, double top_k, double tokens) {
 }
 
 double decode_attention_ns(const GpuStepCoefficients& c, double sequences, double kv_bytes,
-                           bool mixed) {
+                           bool mixed, double query_heads_per_kv_head) {
   if (!(sequences > 0)) return 0;
-  if (mixed)
-    return c.mixed_decode_per_sequence_ns * sequences + kv_bytes / c.mixed_kv_bytes_per_s * 1e9;
+  if (mixed) {
+    const double reads = 1.0 + c.mixed_reads_per_query_head * (query_heads_per_kv_head - 1.0);
+    return c.mixed_decode_per_sequence_ns * sequences +
+           kv_bytes * reads / c.mixed_kv_bytes_per_s * 1e9;
+  }
   return c.decode_kernel_ns + c.decode_per_sequence_ns * sequences +
          kv_bytes / c.kv_bytes_per_s * 1e9;
 }
@@ -173,7 +176,7 @@ GpuStepTerms gpu_step_terms(const GpuStepCoefficients& c, const GpuStepInputs& i
   const double prefill_kv =
       d_of(std::max<int64_t>(b.context_tokens - b.decode_context_tokens, 0)) * kv_token_bytes;
   t.attention_ns =
-      layers * (decode_attention_ns(c, decodes, decode_kv, prefill_tokens > 0) +
+      layers * (decode_attention_ns(c, decodes, decode_kv, prefill_tokens > 0, heads / kv_heads) +
                 prefill_attention_ns(c, prefill_tokens, heads, hd, prefill_pairs, prefill_kv));
 
   // Elementwise kernels, at the streaming rate times elementwise_speed.
@@ -212,6 +215,7 @@ const std::vector<GpuCoefficientField>& gpu_coefficient_fields() {
       {"prefill_kv_bytes_per_s", &C::prefill_kv_bytes_per_s, true},
       {"mixed_decode_per_sequence_ns", &C::mixed_decode_per_sequence_ns, false},
       {"mixed_kv_bytes_per_s", &C::mixed_kv_bytes_per_s, true},
+      {"mixed_reads_per_query_head", &C::mixed_reads_per_query_head, false, true},
       {"elementwise_speed", &C::elementwise_speed, true},
       {"allreduce_ns", &C::allreduce_ns, false},
       {"allreduce_per_doubling_ns", &C::allreduce_per_doubling_ns, false},
@@ -228,6 +232,7 @@ std::string gpu_coefficients_problem(const GpuStepCoefficients& c) {
     }
   }
   if (c.gemm_sharpness < 1) return "gemm_sharpness: must be >= 1";
+  if (c.mixed_reads_per_query_head > 1) return "mixed_reads_per_query_head: must be <= 1";
   return "";
 }
 

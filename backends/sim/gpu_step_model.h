@@ -16,7 +16,8 @@
 //   decode attention  = decode_kernel_ns + decode_per_sequence_ns * D
 //                       + (KV the D decodes read) / kv_bytes_per_s
 //                       (beside a prefill chunk: mixed_decode_per_sequence_ns * D
-//                        + KV / mixed_kv_bytes_per_s, inside the prefill's kernel)
+//                        + KV * (1 + f (G - 1)) / mixed_kv_bytes_per_s, inside the prefill's
+//                        kernel, G query heads per KV head, f = mixed_reads_per_query_head)
 //   prefill attention = prefill_kernel_ns + prefill_per_token_head_ns * (P tokens x heads)
 //                       + 4 heads d * causal pairs / attention_flops
 //                       + (cached prefix read) / prefill_kv_bytes_per_s
@@ -68,6 +69,12 @@ struct GpuStepCoefficients {
   // decode kernel: their own per-sequence cost and KV read rate.
   double mixed_decode_per_sequence_ns = 0;
   double mixed_kv_bytes_per_s = 0;
+  // 1: the prefill kernel reads a decode's KV once per query head, not once per KV head (it runs
+  // one program per query head and shares no KV between the G query heads of a group); 0: once
+  // per KV head, as the decode kernel. Set by the fit, not fitted (docs/cost-model.md, "Mixed
+  // steps"): 1 where a card's profiles time mixed steps, 0 where they are priced as the decode
+  // kernel. Optional in a preset file (0).
+  double mixed_reads_per_query_head = 0;
   // Elementwise kernels (norms, activation, rotary, KV write): bytes per token and layer moved at
   // weight_bytes_per_s times this factor.
   double elementwise_speed = 1;
@@ -121,9 +128,10 @@ double gemm_ns(const GpuStepCoefficients& c, double params, double weight_bytes,
 double expected_experts_touched(double experts, double top_k, double tokens);
 
 // The decode attention of `sequences` sequences reading `kv_bytes` of KV cache: their own kernel,
-// or (mixed) inside a prefill chunk's.
+// or (mixed) inside a prefill chunk's, where each of a KV head's `query_heads_per_kv_head` query
+// heads reads it again as far as mixed_reads_per_query_head says.
 double decode_attention_ns(const GpuStepCoefficients& c, double sequences, double kv_bytes,
-                           bool mixed = false);
+                           bool mixed = false, double query_heads_per_kv_head = 1);
 // One prefill-attention kernel over `tokens` tokens of `heads` query heads of `head_dim`,
 // `pairs` causal pairs, reading `kv_bytes` of cached KV.
 double prefill_attention_ns(const GpuStepCoefficients& c, double tokens, double heads,
@@ -136,6 +144,7 @@ struct GpuCoefficientField {
   const char* name;
   double GpuStepCoefficients::*member;
   bool rate;
+  bool optional = false;  // a preset file may leave it out (its default then)
 };
 const std::vector<GpuCoefficientField>& gpu_coefficient_fields();
 

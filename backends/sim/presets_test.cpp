@@ -193,7 +193,11 @@ TEST(PresetsJson, BadPresetFileNamesFileAndField) {
       {"\"weight_bytes_per_s\": 3", "\"weight_bytes_per_s\": -3", "weight_bytes_per_s"},
       {"\"llmsim_gpu\": 1", "\"llmsim_gpu\": 2", "llmsim_gpu"},
       {"\"reserved_bytes\": ", "\"reserved_bytes\": \"x\", \"r\": ", "reserved_bytes"},
-      {"\"memory_bytes\": ", "\"memory_bytes\": 0, \"m\": ", "memory_bytes"}};
+      {"\"memory_bytes\": ", "\"memory_bytes\": 0, \"m\": ", "memory_bytes"},
+      {"\"mixed_reads_per_query_head\": 0.0", "\"mixed_reads_per_query_head\": 2",
+       "mixed_reads_per_query_head': must be <= 1"},
+      {"\"mixed_reads_per_query_head\": 0.0", "\"mixed_reads_per_query_head\": -1",
+       "mixed_reads_per_query_head"}};
   for (const Case& c : cases) {
     std::string text = good;
     ASSERT_NE(text.find(c.from), std::string::npos) << c.from;
@@ -203,6 +207,18 @@ TEST(PresetsJson, BadPresetFileNamesFileAndField) {
     EXPECT_NE(error.find(path), std::string::npos) << error;
     EXPECT_NE(error.find(c.field), std::string::npos) << c.field << ": " << error;
   }
+}
+
+TEST(PresetsJson, PresetFileWithoutMixedReadsPerQueryHeadLoadsAsOncePerKvHead) {
+  // Preset files written before the field existed still load, as 0 (once per KV head).
+  std::string text = gpu_preset_json(*find_gpu_preset_file("RTX-PRO-6000"));
+  const std::string field = "\"mixed_reads_per_query_head\": 1.0,";
+  ASSERT_NE(text.find(field), std::string::npos);
+  text.erase(text.find(field), field.size());
+  const GpuProfile g = load_gpu_profile(write_fixture("old_preset.json", text));
+  EXPECT_EQ(g.step.mixed_reads_per_query_head, 0);
+  EXPECT_EQ(load_gpu_profile("RTX-PRO-6000").step.mixed_reads_per_query_head, 1);
+  EXPECT_EQ(load_gpu_profile("H100-SXM").step.mixed_reads_per_query_head, 0);
 }
 
 TEST(PresetsJson, RooflineGpuFileStillLoads) {

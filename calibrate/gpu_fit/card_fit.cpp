@@ -176,6 +176,10 @@ CardFit fit_card(const GpuStepCoefficients& prior, const std::vector<OpSample>& 
   }
   const std::vector<OpSample> mixed = of_kind(ops, OpKind::kMixedAttention);
   if (!mixed.empty()) {
+    // The prefill kernel that runs them reads a decode's KV once per query head: the profiled
+    // decodes' extra time is the same for 8 and for 4 KV heads at 32 query heads per rank
+    // (docs/cost-model.md, "Mixed steps").
+    c.mixed_reads_per_query_head = 1;
     fit_stage(c,
               {"mixed attention",
                {&C::mixed_decode_per_sequence_ns, &C::mixed_kv_bytes_per_s},
@@ -189,6 +193,7 @@ CardFit fit_card(const GpuStepCoefficients& prior, const std::vector<OpSample>& 
     // (docs/cost-model.md, "Mixed steps").
     c.mixed_kv_bytes_per_s = c.kv_bytes_per_s;
     c.mixed_decode_per_sequence_ns = c.decode_per_sequence_ns;
+    c.mixed_reads_per_query_head = 0;
     out.unfitted.push_back("mixed attention (priced as the decode kernel)");
   }
   fit_stage(c,

@@ -108,6 +108,7 @@ void read_attention(const fs::path& file, const ModelShape& m, int64_t tp, const
                                                       : " decode_attention");
     s.decode_sequences = decodes;
     s.decode_kv_bytes = decodes * (kv_decode + 1) * r.kv_bytes_per_token;
+    s.query_heads_per_kv_head = r.heads / r.kv_heads;
     s.prefill_tokens = chunk;
     s.heads = r.heads;
     s.head_dim = r.head_dim;

@@ -16,7 +16,8 @@ double predict_op_ns(const GpuStepCoefficients& c, const OpSample& s) {
       return prefill_attention_ns(c, s.prefill_tokens, s.heads, s.head_dim, s.pairs,
                                   s.prefill_kv_bytes);
     case OpKind::kMixedAttention:
-      return decode_attention_ns(c, s.decode_sequences, s.decode_kv_bytes, true) +
+      return decode_attention_ns(c, s.decode_sequences, s.decode_kv_bytes, true,
+                                 s.query_heads_per_kv_head) +
              prefill_attention_ns(c, s.prefill_tokens, s.heads, s.head_dim, s.pairs,
                                   s.prefill_kv_bytes);
     case OpKind::kAllreduce:

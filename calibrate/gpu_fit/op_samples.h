@@ -41,6 +41,7 @@ struct OpSample {
   // Decode attention: sequences and the KV bytes they read.
   double decode_sequences = 0;
   double decode_kv_bytes = 0;
+  double query_heads_per_kv_head = 1;  // G, for decodes beside a chunk (mixed_reads_per_query_head)
   // Prefill attention: tokens, query heads and head size, causal pairs, cached KV read.
   double prefill_tokens = 0;
   double heads = 0;

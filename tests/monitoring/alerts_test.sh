@@ -31,7 +31,7 @@ done
 
 normal=(--data-parallel-size 2)
 overload=(--gpu L40S --model Llama-3.1-70B --tensor-parallel-size 4 --no-async-scheduling
-  --arrival-rate-scale 4 --num-gpu-blocks-override 600 --max-model-len 8192)
+  --arrival-rate-scale 4 --num-gpu-blocks-override 620 --max-model-len 8192)
 
 # --- the promtool expectations ---------------------------------------------------------------
 # llmsim_rules_test.yml.in evaluates every 15 s, as here.

@@ -123,7 +123,7 @@ step "llmsim --promtool-series"
 # scheduling (vLLM's default, llmsim's too) the KV cache's 5-minute mean hovers at the 90% line.
 "$llmsim" replay "$root/traces/azure-conv-sample.json" --quiet --no-progress \
   --gpu L40S --model Llama-3.1-70B --tensor-parallel-size 4 --no-async-scheduling \
-  --arrival-rate-scale 4 --num-gpu-blocks-override 600 --max-model-len 8192 \
+  --arrival-rate-scale 4 --num-gpu-blocks-override 620 --max-model-len 8192 \
   --promtool-series "$work/overload.series.yml" >"$work/overload.out" 2>&1 \
   && ok || fail "overload replay: $(cat "$work/overload.out")"
 for s in normal overload; do

@@ -280,7 +280,7 @@ def main():
                         os.path.join(ROOT, "monitoring", "prometheus-rules.yml"),
                         "--evaluation-interval", "15s", "--gpu", "L40S", "--model",
                         "Llama-3.1-70B", "--tensor-parallel-size", "4", "--no-async-scheduling",
-                        "--arrival-rate-scale", "4", "--num-gpu-blocks-override", "600",
+                        "--arrival-rate-scale", "4", "--num-gpu-blocks-override", "620",
                         "--max-model-len", "8192", "--report", alerts], check=True,
                        stdout=subprocess.DEVNULL)
         verdict, _ = verdict_of(chromium, alerts, work, "alerts")
