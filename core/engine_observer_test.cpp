@@ -11,6 +11,7 @@
 
 #include "core/engine_core.h"
 #include "core/observer_tee.h"
+#include "core/testing/scheduler_table.h"
 #include "core/testing/scripted_backend.h"
 
 namespace llm {
@@ -72,15 +73,10 @@ struct StepTokens final : EngineObserver {
 };
 
 TEST(EngineCore, OneOnTokensCallPerStepWithEverySampledSequence) {
-  SchedulerConfig config;
-  config.block_size = 4;
-  config.num_gpu_blocks = 64;
-  config.max_model_len = 256;
-  config.max_num_batched_tokens = 256;
   testing::ScriptedBackend backend;
   SimClock clock;
   StepTokens observer;
-  EngineCore engine(config, backend, clock, &observer);
+  EngineCore engine(testing::table_config(64, 256, 256), backend, clock, &observer);
   for (int i = 0; i < 3; ++i) {
     auto r = std::make_unique<Request>();
     r->prompt_len = 8;
