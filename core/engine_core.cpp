@@ -6,6 +6,9 @@
 namespace llm {
 namespace {
 
+// How many sequences ahead apply_outputs asks for a request's cache lines.
+constexpr size_t kPrefetchAhead = 8;
+
 EngineObserver& null_observer() {
   static EngineObserver none;
   return none;
@@ -180,7 +183,10 @@ void EngineCore::end_step(Nanos end_time) {
 }
 
 void EngineCore::apply_outputs(Nanos end_time) {
-  for (size_t i = 0; i < batch_.seqs.size(); ++i) {
+  tokens_.clear();
+  const size_t n = batch_.seqs.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) prefetch_step_fields(*batch_.seqs[i + kPrefetchAhead].request);
     const ScheduledSeq& s = batch_.seqs[i];
     if (!s.samples) continue;
     Request& r = *s.request;
@@ -191,7 +197,7 @@ void EngineCore::apply_outputs(Nanos end_time) {
     if (r.timeline.first_token == kNoTime) r.timeline.first_token = end_time;
     r.timeline.last_token = end_time;
     report_preemptions(r);
-    observer_->on_token(r, end_time, itl);
+    tokens_.push_back({&r, itl});
     const FinishReason reason = stop_reason(r, token);
     if (reason == FinishReason::kNone) continue;
     finish(r, reason, end_time);
@@ -207,6 +213,7 @@ void EngineCore::apply_outputs(Nanos end_time) {
       finished_.push_back(&r);
     }
   }
+  if (!tokens_.empty()) observer_->on_tokens(tokens_, end_time);
 }
 
 void EngineCore::attach_logprobs() {

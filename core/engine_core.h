@@ -118,6 +118,7 @@ class EngineCore {
   uint64_t next_id_ = 0;
   SchedulerOutput batch_;
   std::vector<int32_t> sampled_;
+  std::vector<TokenEvent> tokens_;  // the step's outputs, for the observer's on_tokens
   std::vector<Request*> finished_;
   std::vector<Request*> seat_holders_;  // finished, holding their seat one step (async scheduling)
   std::vector<Request*> new_seat_holders_;  // this step's: the observer hears of them now

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "core/clock.h"
 #include "core/kv_block_residency.h"
@@ -36,6 +37,13 @@ struct StepStats {
   double kv_usage = 0;
 };
 
+// One output token of a step, for EngineObserver::on_tokens: its request (whose
+// last_output_token it is) and the time since the request's previous token, kNoTime for its first.
+struct TokenEvent {
+  const Request* request = nullptr;
+  Nanos itl_ns = kNoTime;
+};
+
 class EngineObserver {
  public:
   virtual ~EngineObserver() = default;
@@ -46,6 +54,13 @@ class EngineObserver {
   // A request received an output token at `time`; itl_ns is time minus its previous token time,
   // or kNoTime for its first token.
   virtual void on_token(const Request& request, Nanos time, Nanos itl_ns) {}
+  // A step's output tokens, in batch order, all at `time`: one call per step instead of one
+  // on_token per sequence. It comes after the step's stop checks (a request in it may already be
+  // finished, its on_finished still to come) and after its on_preemptions_reported. The default
+  // passes each token to on_token in order; an observer on the hot path overrides it.
+  virtual void on_tokens(std::span<const TokenEvent> tokens, Nanos time) {
+    for (const TokenEvent& t : tokens) on_token(*t.request, time, t.itl_ns);
+  }
   virtual void on_preempted(const Request& request) {}
   // The request reports output (a token, or a failed step's error) after `count` preemptions
   // since its previous output. vLLM counts vllm:num_preemptions_total here, not at the

@@ -23,6 +23,9 @@ class ObserverTee final : public EngineObserver {
   void on_token(const Request& r, Nanos time, Nanos itl) override {
     for (auto* t : targets_) t->on_token(r, time, itl);
   }
+  void on_tokens(std::span<const TokenEvent> tokens, Nanos time) override {
+    for (auto* t : targets_) t->on_tokens(tokens, time);
+  }
   void on_preempted(const Request& r) override {
     for (auto* t : targets_) t->on_preempted(r);
   }

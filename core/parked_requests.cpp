@@ -10,7 +10,7 @@ namespace {
 
 // A field added to Request must be added to the record (or to parkable's checks): this fails to
 // compile until someone looks. (x86-64 with libstdc++.)
-static_assert(sizeof(void*) != 8 || sizeof(Request) == 648,
+static_assert(sizeof(void*) != 8 || sizeof(Request) == 664,
               "Request changed: update ParkedRequests' record (core/parked_requests.cpp)");
 
 // Presence bits, one per field that may differ from a default Request.
@@ -150,7 +150,8 @@ bool ParkedRequests::parkable(const Request& r) {
          r.last_output_token == fresh.last_output_token && r.output_digest == fresh.output_digest &&
          r.output_tokens.empty() && r.num_cached_tokens == fresh.num_cached_tokens &&
          r.num_preemptions_reported == fresh.num_preemptions_reported &&
-         r.holds_seat == fresh.holds_seat && r.block_ids.empty() && r.block_hashes.empty() &&
+         r.holds_seat == fresh.holds_seat && r.sample_key_set == fresh.sample_key_set &&
+         r.block_ids.empty() && r.block_hashes.empty() &&
          r.num_hashed_blocks_cached == fresh.num_hashed_blocks_cached &&
          r.prompt_logprobs.empty() && !r.last_logprobs.has_value() &&
          t.scheduled == fresh.timeline.scheduled && t.first_token == fresh.timeline.first_token &&

@@ -13,6 +13,7 @@
 
 #include "core/clock.h"
 #include "core/logprobs.h"
+#include "core/prefetch.h"
 
 namespace llm {
 
@@ -105,6 +106,12 @@ struct Request {
   int64_t prompt_len = 0;
   uint64_t prompt_salt = 0;          // identity of prompt content not covered by tokens or hash ids
   int64_t scripted_output_len = -1;  // simulated backends: the model stops after this many tokens
+  // A simulated backend's sampling identity of this sequence (SimBackend: a hash of its seed,
+  // params.seed, prompt_salt and child_index, which every sampled token would hash again),
+  // cached at its first sampled token: valid while sample_key_set and sample_key_seed is that
+  // backend's seed.
+  uint64_t sample_key = 0;
+  uint64_t sample_key_seed = 0;
 
   // Mutable engine state.
   int64_t num_computed_tokens = 0;
@@ -125,7 +132,8 @@ struct Request {
   // scheduled with it, so it holds its seat (budget, KV slot) through that one step and leaves
   // the running set after it. Set by EngineCore, cleared by the scheduler once it is scheduled.
   bool holds_seat = false;
-  Timeline timeline;  // its first fields are the ones a step reads
+  bool sample_key_set = false;  // see sample_key
+  Timeline timeline;            // its first fields are the ones a step reads
 
   int64_t num_tokens() const { return prompt_len + num_output_tokens; }
   bool is_finished() const { return state == RequestState::kFinished; }
@@ -133,6 +141,15 @@ struct Request {
   int64_t effective_max_tokens(int64_t max_model_len) const;
   void append_output_token(int32_t token);
 };
+
+// Asks the CPU for the cache lines of `r` that a decode step reads (params.min_tokens to the
+// timeline's first fields), some sequences ahead of a loop over a batch; changes no value.
+inline void prefetch_step_fields(const Request& r) {
+  const char* first = reinterpret_cast<const char*>(&r.params.min_tokens);
+  const char* last = reinterpret_cast<const char*>(&r.timeline.num_preemptions);
+  for (const char* p = first; p <= last; p += 64) prefetch_line(p);
+  prefetch_line(last);
+}
 
 // Makes the n engine sequences of one client request: ids "<i>_<parent>", seeds seed + i, the same
 // arrival and prompt identity (they share prompt blocks through the prefix cache). n == 1 returns

@@ -9,6 +9,13 @@
 #include "core/rng.h"
 
 namespace llm {
+namespace {
+
+// How many sequences ahead execute() asks for a request's cache lines (a decode batch's requests
+// are a few hundred kilobytes, read from L2 or further in each pass).
+constexpr size_t kPrefetchAhead = 8;
+
+}  // namespace
 
 SimBackend::SimBackend(const Deployment& deployment, uint64_t seed, uint64_t engine)
     : deployment_(deployment),
@@ -23,9 +30,22 @@ uint64_t SimBackend::identity(const Request& r) const {
   return hash_combine(h, static_cast<uint64_t>(r.child_index));
 }
 
-int32_t SimBackend::token_for(const Request& r, int64_t index) const {
-  const uint64_t h = hash_combine(identity(r), static_cast<uint64_t>(index));
+uint64_t SimBackend::cached_identity(Request& r) const {
+  if (!r.sample_key_set || r.sample_key_seed != seed_) {
+    r.sample_key = identity(r);
+    r.sample_key_seed = seed_;
+    r.sample_key_set = true;
+  }
+  return r.sample_key;
+}
+
+int32_t SimBackend::token_of(uint64_t key, int64_t index) const {
+  const uint64_t h = hash_combine(key, static_cast<uint64_t>(index));
   return static_cast<int32_t>(mod_eos_(h));  // h % eos: ids 0 .. eos-1
+}
+
+int32_t SimBackend::token_for(const Request& r, int64_t index) const {
+  return token_of(identity(r), index);
 }
 
 int64_t SimBackend::natural_output_len(const Request& r) const {
@@ -36,17 +56,18 @@ Nanos SimBackend::execute(const SchedulerOutput& batch, std::vector<int32_t>& sa
   sampled.assign(batch.seqs.size(), -1);
   logprobs_.clear();
   const BatchCost cost = batch_cost_of(batch);
-  for (size_t i = 0; i < batch.seqs.size(); ++i) {
+  const size_t n = batch.seqs.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetchAhead < n) prefetch_step_fields(*batch.seqs[i + kPrefetchAhead].request);
     const ScheduledSeq& s = batch.seqs[i];
-    if (!s.samples) continue;
-    const Request& r = *s.request;
-    const bool last = r.scripted_output_len > 0 && r.num_output_tokens + 1 >= r.scripted_output_len;
-    sampled[i] = last ? eos_ : token_for(r, r.num_output_tokens);
-  }
-  for (size_t i = 0; i < batch.seqs.size(); ++i) {
-    const Request& r = *batch.seqs[i].request;
+    Request& r = *s.request;
+    if (s.samples) {
+      const bool last =
+          r.scripted_output_len > 0 && r.num_output_tokens + 1 >= r.scripted_output_len;
+      sampled[i] = last ? eos_ : token_of(cached_identity(r), r.num_output_tokens);
+    }
     if (wants_logprobs(r.params.logprobs, r.params.prompt_logprobs)) {
-      add_logprobs(batch.seqs[i], i, sampled[i]);
+      add_logprobs(s, i, sampled[i]);
     }
   }
   const Nanos modelled = pricer_.step_time_ns(cost);

@@ -40,6 +40,9 @@ class SimBackend final : public Backend {
  private:
   void add_logprobs(const ScheduledSeq& s, size_t index, int32_t sampled);
   uint64_t identity(const Request& request) const;
+  // identity(request), cached in the request (Request::sample_key) the first time.
+  uint64_t cached_identity(Request& request) const;
+  int32_t token_of(uint64_t key, int64_t index) const;  // token_for from identity() `key`
 
   Deployment deployment_;
   StepPricer pricer_{deployment_};  // prices deployment_'s steps (declared after it)

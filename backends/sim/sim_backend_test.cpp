@@ -1,10 +1,12 @@
 // The simulated backend's log-probabilities through the engine: each sampled token's entry names
 // that token, the prompt's positions arrive in order over prefill chunks, and a request that asks
 // for none gets none. With a profile's step_time_noise, each step costs the model's time times
-// that step's draw.
+// that step's draw. A sampled token is token_for of its request and index, whether the request's
+// identity was cached by this backend, by another one (another seed) or by none.
 #include "backends/sim/sim_backend.h"
 
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -160,6 +162,33 @@ TEST(SimBackend, AProfilesNoiseScalesEachStepByThatStepsDraw) {
   d.step_noise.reset();
   SimBackend quiet(d, 11);
   EXPECT_EQ(quiet.execute(batch, sampled), modelled);
+}
+
+// SimBackend caches a sequence's identity in the request (Request::sample_key) at its first
+// sampled token; every later token must be the one token_for recomputes from scratch, and a
+// backend with another seed must not take the first one's cache.
+RC_GTEST_PROP(SimBackend, CachedIdentityGivesTheRecomputedTokens, ()) {
+  const auto seeds = *rc::gen::pair(rc::gen::arbitrary<uint64_t>(), rc::gen::arbitrary<uint64_t>());
+  Request r;
+  r.prompt_tokens.assign(4, 1);
+  r.prompt_len = 4;
+  r.params.seed = *rc::gen::arbitrary<uint64_t>();
+  r.prompt_salt = *rc::gen::arbitrary<uint64_t>();
+  r.child_index = *rc::gen::inRange<int32_t>(0, 8);
+  SchedulerOutput batch;
+  batch.seqs.push_back(ScheduledSeq{&r, 4, 1, true});
+  SimBackend first(deployment(), seeds.first), second(deployment(), seeds.second);
+  std::vector<int32_t> sampled;
+  const auto steps = *rc::gen::inRange(1, 20);
+  for (int step = 0; step < steps; ++step) {
+    // Each step's backend chosen at random: the cache follows whichever samples.
+    SimBackend& sim = *rc::gen::arbitrary<bool>() ? first : second;
+    sim.execute(batch, sampled);
+    RC_ASSERT(sampled.size() == 1u);
+    RC_ASSERT(sampled[0] == sim.token_for(r, r.num_output_tokens));
+    RC_ASSERT(r.sample_key_set);
+    r.append_output_token(sampled[0]);
+  }
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 #include <deque>
 #include <stdexcept>
 
+#include "core/prefetch.h"
+
 namespace llm {
 
 // Engine i's events: noted for the client's view, then passed on unchanged.
@@ -22,12 +24,16 @@ class ApiFrontend::EngineTap final : public EngineObserver {
     if (inner_) inner_->on_scheduled(batch, scheduler);
   }
   void on_token(const Request& r, Nanos time, Nanos itl_ns) override {
-    const Nanos delivered = frontend_.process_.deliver(time);
-    if (Open* o = find(r.id)) {
-      if (o->times.first_token == kNoTime) o->times.first_token = delivered;
-      o->times.finished = delivered;
-    }
+    note_token(r, time);
     if (inner_) inner_->on_token(r, time, itl_ns);
+  }
+  void on_tokens(std::span<const TokenEvent> tokens, Nanos time) override {
+    constexpr size_t kAhead = 8;  // entries asked for ahead of their use (a step's are far apart)
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      if (i + kAhead < tokens.size()) prefetch_open(tokens[i + kAhead].request->id);
+      note_token(*tokens[i].request, time);
+    }
+    if (inner_) inner_->on_tokens(tokens, time);
   }
   void on_preempted(const Request& r) override {
     if (inner_) inner_->on_preempted(r);
@@ -68,6 +74,17 @@ class ApiFrontend::EngineTap final : public EngineObserver {
     ClientTimes times;
     bool open = false;  // queued and not finished
   };
+  // The client receives the token when the API server's output path has sent it.
+  void note_token(const Request& r, Nanos time) {
+    const Nanos delivered = frontend_.process_.deliver(time);
+    if (Open* o = find(r.id)) {
+      if (o->times.first_token == kNoTime) o->times.first_token = delivered;
+      o->times.finished = delivered;
+    }
+  }
+  void prefetch_open(uint64_t id) const {
+    if (id >= base_ && id - base_ < open_.size()) prefetch_line(&open_[id - base_]);
+  }
   Open* find(uint64_t id) {
     if (id < base_ || id - base_ >= open_.size()) return nullptr;
     Open& o = open_[id - base_];

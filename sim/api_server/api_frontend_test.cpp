@@ -1,6 +1,7 @@
 // The API server in front of a replay (ReplayConfig::api_server): what the client sees of each
 // sequence against what the engine does, for one request, for a burst, and for any trace with a
-// server that costs nothing (then nothing may change).
+// server that costs nothing (then nothing may change); a step's tokens handed over at once
+// (on_tokens) give what one call per token gives.
 #include "sim/api_server/api_frontend.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "backends/sim/presets.h"
@@ -129,6 +131,63 @@ TEST(ApiFrontend, ABurstSpreadsFirstTokensOverTheProcessTime) {
   EXPECT_LT(engine_only, 150'000'000);
   EXPECT_GE(client, 199 * 1'500'000);
   EXPECT_LT(client, 199 * 1'500'000 + 150'000'000);
+}
+
+// (request id, time, itl) of every token an engine observer hears of.
+struct TokenLog final : EngineObserver {
+  std::vector<std::tuple<uint64_t, Nanos, Nanos>> seen;
+  void on_token(const Request& r, Nanos time, Nanos itl_ns) override {
+    seen.emplace_back(r.id, time, itl_ns);
+  }
+};
+
+// The engine hands the API server a step's tokens at once (on_tokens): each sequence's client
+// times, and what the engine's own observer hears, are those of one on_token per token.
+RC_GTEST_PROP(ApiFrontend, OnTokensGivesTheClientTimesOfOneCallPerToken, ()) {
+  const auto n = *rc::gen::inRange<size_t>(1, 12);
+  const auto steps = *rc::gen::inRange(1, 30);
+  struct Step {
+    Nanos time;
+    std::vector<size_t> seqs;  // those that sample, in batch order
+  };
+  std::vector<Step> script;
+  Nanos t = 0;
+  for (int i = 0; i < steps; ++i) {
+    t += *rc::gen::inRange<Nanos>(1, 100'000);  // steps shorter than the per-token cost, too
+    script.push_back({t, *rc::gen::container<std::vector<size_t>>(rc::gen::inRange<size_t>(0, n))});
+  }
+  std::map<uint64_t, std::tuple<Nanos, Nanos, Nanos>> client[2];
+  std::vector<std::tuple<uint64_t, Nanos, Nanos>> heard[2];
+  for (int batched = 0; batched < 2; ++batched) {
+    TokenLog inner;
+    ApiFrontend frontend(frontend_costs(1e6, 1000, 2e6, 30e3, 0.5e6), {&inner},
+                         [&](size_t, const Request& r, const ClientTimes& c) {
+                           client[batched][r.id] = {c.server_arrival, c.first_token, c.finished};
+                         });
+    EngineObserver& tap = *frontend.observer(0);
+    std::vector<Request> seqs(n);
+    for (size_t i = 0; i < n; ++i) {
+      seqs[i].id = i;
+      frontend.expect(static_cast<Nanos>(i));
+      tap.on_queued(seqs[i]);
+    }
+    for (const Step& step : script) {
+      std::vector<TokenEvent> events;
+      for (size_t i : step.seqs) events.push_back({&seqs[i], static_cast<Nanos>(i) + 1});
+      if (batched) {
+        tap.on_tokens(events, step.time);
+      } else {
+        for (const TokenEvent& e : events) tap.on_token(*e.request, step.time, e.itl_ns);
+      }
+    }
+    for (Request& r : seqs) {
+      r.timeline.finished = t;
+      tap.on_finished(r);
+    }
+    heard[batched] = inner.seen;
+  }
+  RC_ASSERT(client[0] == client[1]);
+  RC_ASSERT(heard[0] == heard[1]);
 }
 
 // An API server that costs nothing changes nothing: every sequence's engine timeline equals the

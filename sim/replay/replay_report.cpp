@@ -90,6 +90,12 @@ void ReplayReport::on_token(const Request&, Nanos, Nanos itl_ns) {
   if (itl_ns != kNoTime) itl_.add(nanos_to_seconds(itl_ns));
 }
 
+void ReplayReport::on_tokens(std::span<const TokenEvent> tokens, Nanos) {
+  for (const TokenEvent& t : tokens) {
+    if (t.itl_ns != kNoTime) itl_.add(nanos_to_seconds(t.itl_ns));
+  }
+}
+
 void ReplayReport::on_preempted(const Request&) {}
 
 void ReplayReport::on_step(const StepStats& stats) {

@@ -84,6 +84,7 @@ class ReplayReport final : public EngineObserver {
                         size_t samples_in_memory = kDefaultSamplesInMemory);
 
   void on_token(const Request& request, Nanos time, Nanos itl_ns) override;
+  void on_tokens(std::span<const TokenEvent> tokens, Nanos time) override;
   void on_preempted(const Request& request) override;
   void on_finished(const Request& request) override;
   void on_step(const StepStats& stats) override;

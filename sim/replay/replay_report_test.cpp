@@ -1,9 +1,11 @@
 // What llmsim reports for trace requests vLLM's frontend would refuse: "rejected" in the summary
 // and in requests.jsonl, never "error", and no tokens or latencies of theirs; the faults in
-// summary.json.
+// summary.json; a step's tokens at once (on_tokens) give the inter-token latencies one call per
+// token gives.
 #include "sim/replay/replay_report.h"
 
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -88,6 +90,33 @@ TEST(ReplayReport, SummaryJsonListsTheFaultWindowsAndWhetherTheyRan) {
   EXPECT_EQ(f[2]["factor"], 3);
   EXPECT_EQ(f[2]["ran"], false);
   EXPECT_EQ(f[2]["active_s"], 0);
+}
+
+// The ITL sketch sums its values in order (a double sum): a step's tokens through on_tokens must
+// give the very figures of one on_token per token, first tokens (no ITL) among them.
+RC_GTEST_PROP(ReplayReport, OnTokensGivesTheItlsOfOneCallPerToken, ()) {
+  ReplayReport one(nullptr, 16), batched(nullptr, 16);
+  Request r;
+  const auto steps = *rc::gen::inRange(1, 40);
+  for (int step = 0; step < steps; ++step) {
+    std::vector<TokenEvent> events;
+    const auto size = *rc::gen::inRange(0, 20);
+    for (int i = 0; i < size; ++i) {
+      // Mostly the step's shared gap, sometimes a first token or a longer gap.
+      const Nanos itl = *rc::gen::element(Nanos{kNoTime}, Nanos{1000}, Nanos{25000000},
+                                          Nanos{25000001}, Nanos{7});
+      events.push_back({&r, itl});
+      one.on_token(r, 0, itl);
+    }
+    batched.on_tokens(events, 0);
+  }
+  const Distribution a = one.itl_sketch().summarize(), b = batched.itl_sketch().summarize();
+  RC_ASSERT(a.count == b.count);
+  RC_ASSERT(a.mean == b.mean);
+  RC_ASSERT(a.p50 == b.p50);
+  RC_ASSERT(a.p99 == b.p99);
+  RC_ASSERT(a.p999 == b.p999);
+  RC_ASSERT(a.max == b.max);
 }
 
 }  // namespace
