@@ -17,7 +17,8 @@ class ApiFrontend::EngineTap final : public EngineObserver {
   void on_queued(const Request& r) override {
     if (r.id < base_) throw std::logic_error("ApiFrontend: a request queued twice");
     while (open_.size() <= r.id - base_) open_.push_back({});
-    open_[r.id - base_] = {ClientTimes{frontend_.expected_arrival_, kNoTime, kNoTime}, true};
+    open_[r.id - base_] = {ClientTimes{frontend_.expected_arrival_, kNoTime, kNoTime}, true,
+                           static_cast<uint32_t>(frontend_.expected_process_)};
     if (inner_) inner_->on_queued(r);
   }
   void on_scheduled(const SchedulerOutput& batch, const Scheduler& scheduler) override {
@@ -45,7 +46,7 @@ class ApiFrontend::EngineTap final : public EngineObserver {
     if (Open* o = find(r.id)) {
       ClientTimes& t = o->times;
       // The stream's end goes out with its last token, or on its own after an abort.
-      const Nanos closed = frontend_.process_.close(r.timeline.finished);
+      const Nanos closed = frontend_.processes_[o->process].close(r.timeline.finished);
       t.finished = t.finished == kNoTime ? closed : std::max(t.finished, closed);
       if (frontend_.on_client_times_) frontend_.on_client_times_(engine_, r, t);
       o->open = false;
@@ -72,12 +73,14 @@ class ApiFrontend::EngineTap final : public EngineObserver {
   EngineObserver* inner_;
   struct Open {
     ClientTimes times;
-    bool open = false;  // queued and not finished
+    bool open = false;     // queued and not finished
+    uint32_t process = 0;  // the API process that read it and streams its tokens
   };
-  // The client receives the token when the API server's output path has sent it.
+  // The client receives the token when its API process's output path has sent it.
   void note_token(const Request& r, Nanos time) {
-    const Nanos delivered = frontend_.process_.deliver(time);
-    if (Open* o = find(r.id)) {
+    Open* o = find(r.id);
+    const Nanos delivered = frontend_.processes_[o ? o->process : 0].deliver(time);
+    if (o) {
       if (o->times.first_token == kNoTime) o->times.first_token = delivered;
       o->times.finished = delivered;
     }
@@ -99,8 +102,9 @@ class ApiFrontend::EngineTap final : public EngineObserver {
 
 ApiFrontend::ApiFrontend(const ApiServerCosts& costs,
                          const std::vector<EngineObserver*>& engine_observers,
-                         ClientTimesFn on_client_times)
-    : process_(costs), on_client_times_(std::move(on_client_times)) {
+                         ClientTimesFn on_client_times, size_t processes)
+    : processes_(std::max<size_t>(processes, 1), ApiServerProcess(costs)),
+      on_client_times_(std::move(on_client_times)) {
   for (size_t i = 0; i < engine_observers.size(); ++i) {
     taps_.push_back(std::make_unique<EngineTap>(*this, i, engine_observers[i]));
   }
@@ -109,5 +113,25 @@ ApiFrontend::ApiFrontend(const ApiServerCosts& costs,
 ApiFrontend::~ApiFrontend() = default;
 
 EngineObserver* ApiFrontend::observer(size_t engine) { return taps_.at(engine).get(); }
+
+void ApiFrontend::advance(Nanos now, std::vector<Ingest>& finished) {
+  const size_t first = finished.size();
+  for (ApiServerProcess& p : processes_) p.advance(now, finished);
+  // One process hands over in time order; several interleave.
+  if (processes_.size() > 1) {
+    std::stable_sort(
+        finished.begin() + static_cast<std::ptrdiff_t>(first), finished.end(),
+        [](const Ingest& a, const Ingest& b) { return a.engine_arrival < b.engine_arrival; });
+  }
+}
+
+Nanos ApiFrontend::next_event() const {
+  Nanos t = kNoTime;
+  for (const ApiServerProcess& p : processes_) {
+    const Nanos e = p.next_event();
+    if (e != kNoTime && (t == kNoTime || e < t)) t = e;
+  }
+  return t;
+}
 
 }  // namespace llm

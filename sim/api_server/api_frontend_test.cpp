@@ -133,6 +133,51 @@ TEST(ApiFrontend, ABurstSpreadsFirstTokensOverTheProcessTime) {
   EXPECT_LT(client, 199 * 1'500'000 + 150'000'000);
 }
 
+// Four API processes (vLLM's --api-server-count 4) read a burst four at a time: request k is
+// process k mod 4's, so requests 0-3 are read together, 4-7 one read later, and the last one
+// after a quarter of one process's reads.
+TEST(ApiFrontend, ProcessesShareABurstByRequestIndex) {
+  Trace trace;
+  for (int i = 0; i < 200; ++i)
+    trace.requests.push_back(frontend_request(std::to_string(i), 0, 64, 8));
+  ReplayConfig config = frontend_engine();
+  config.api_server = frontend_costs(1.5e6, 0, 1e6, 20e3, 0);
+  const auto one = replay_seen(trace, config);
+  config.api_server_count = 4;
+  const auto four = replay_seen(trace, config);
+  ASSERT_EQ(four.size(), 200u);
+  // The engine's arrival is the end of the body's read. Before the first token comes out (its
+  // step ends after 7 ms), reads are back to back.
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(four.at(std::to_string(i)).engine.arrival, (i / 4 + 1) * 1'500'000) << i;
+  }
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(one.at(std::to_string(i)).engine.arrival, (i + 1) * 1'500'000) << i;
+  }
+  // The last read: 50 reads into its process (plus the tokens streamed between reads), against
+  // 200 for one process.
+  const Nanos last_of_four = four.at("199").engine.arrival;
+  EXPECT_GE(last_of_four, 50 * 1'500'000);
+  EXPECT_LT(last_of_four, 50 * 1'500'000 + 40'000'000);
+  EXPECT_GE(one.at("199").engine.arrival, 200 * 1'500'000);
+}
+
+// How many API processes a replay runs: --api-server-count, else one per engine (vLLM's default
+// for `vllm serve --data-parallel-size N` with its internal load balancer).
+TEST(ApiFrontend, ProcessesDefaultToOnePerEngine) {
+  struct Row {
+    int32_t data_parallel_size, api_server_count;
+    size_t processes;
+  };
+  for (const Row& row : {Row{1, 0, 1}, Row{4, 0, 4}, Row{4, 1, 1}, Row{1, 3, 3}, Row{6, 2, 2}}) {
+    ReplayConfig config;
+    config.data_parallel_size = row.data_parallel_size;
+    config.api_server_count = row.api_server_count;
+    EXPECT_EQ(api_server_processes(config), row.processes)
+        << row.data_parallel_size << " engines, --api-server-count " << row.api_server_count;
+  }
+}
+
 // (request id, time, itl) of every token an engine observer hears of.
 struct TokenLog final : EngineObserver {
   std::vector<std::tuple<uint64_t, Nanos, Nanos>> seen;

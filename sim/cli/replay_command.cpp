@@ -58,6 +58,9 @@ Simulation:
                                    tokenization, streaming) in front of it (it is modelled
                                    where the GPU preset or the profile has its costs;
                                    docs/api-server.md)
+  --api-server-count N             API server processes in front of the engines, request k
+                                   read and streamed by process k mod N (one per engine, as
+                                   `vllm serve --data-parallel-size` starts them)
   --seed N                         output-token and step-noise seed (0)
   --arrival-rate-scale F           multiply the arrival rate (2 = twice the load) (1)
   --load-scaling MODE              how: stretch (divide every arrival time by F: requests that
@@ -226,7 +229,8 @@ void add_replay_load_flags(FlagSet& flags, ReplayOptions& o) {
                o.window_end_ns = parse_positive_duration_flag(flag, v);
              })
       .boolean({"--sort-arrivals"}, o.sort_arrivals)
-      .boolean({"--no-api-server"}, o.api_server, false);
+      .boolean({"--no-api-server"}, o.api_server, false)
+      .integer({"--api-server-count"}, o.api_server_count, 1);
 }
 
 // The files a replay writes and the series' clock.

@@ -158,7 +158,7 @@ Replayer::Replayer(RequestStream& trace, const ReplayConfig& config,
   if (config.api_server) {
     frontend_ = std::make_unique<ApiFrontend>(
         api_server_costs_for_model(*config.api_server, config.deployment.model.layers), observers,
-        hooks.on_client_times);
+        hooks.on_client_times, api_server_processes(config));
   }
   for (size_t i = 0; i < slots_.size(); ++i) {
     make_engine(i, frontend_ ? frontend_->observer(i) : observers[i]);
@@ -277,7 +277,12 @@ void Replayer::hand_off(Nanos now) {
   if (!frontend_) return;
   ingested_.clear();
   frontend_->advance(now, ingested_);
-  handoffs_.insert(handoffs_.end(), ingested_.begin(), ingested_.end());
+  for (const Ingest& h : ingested_) {  // kept in the order they reach the engines
+    const auto at =
+        std::upper_bound(handoffs_.begin(), handoffs_.end(), h.engine_arrival,
+                         [](Nanos t, const Ingest& queued) { return t < queued.engine_arrival; });
+    handoffs_.insert(at, h);
+  }
   while (!handoffs_.empty() && handoffs_.front().engine_arrival <= now) {
     const Ingest h = handoffs_.front();
     handoffs_.pop_front();
@@ -389,7 +394,7 @@ void Replayer::fail_everything(EngineSlot& slot) {
 
 void Replayer::add(EngineSlot& slot, Arrival a) {
   const bool first = a.seq->child_index == 0;
-  if (frontend_) frontend_->expect(a.arrival);
+  if (frontend_) frontend_->expect(a.arrival, a.request);
   const uint64_t id = slot.core->add_request(std::move(a.seq));
   // The sequences of one request are added one after another, so child c has id first + c.
   if (first && track_requests_) first_id_[a.request] = id;
@@ -572,6 +577,12 @@ ReplayTotals run_replay(const Trace& trace, const ReplayConfig& config,
                         const std::vector<EngineObserver*>& observers, const ReplayHooks& hooks) {
   TraceRequestStream stream(trace);
   return run_replay(stream, config, observers, hooks);
+}
+
+size_t api_server_processes(const ReplayConfig& config) {
+  const int32_t n =
+      config.api_server_count > 0 ? config.api_server_count : config.data_parallel_size;
+  return static_cast<size_t>(std::max(n, 1));
 }
 
 ReplayTotals run_replay(RequestStream& trace, const ReplayConfig& config,

@@ -105,7 +105,13 @@ struct ReplayConfig {
   // its engine after the server's queueing, HTTP, tokenization and hop, and the client's view of
   // its tokens goes to ReplayHooks::on_client_times. None: requests reach the engine on arrival.
   std::optional<ApiServerCosts> api_server;
+  // Its processes (vLLM's --api-server-count); 0: one per engine, as `vllm serve
+  // --data-parallel-size N` starts them.
+  int32_t api_server_count = 0;
 };
+
+// The API processes a replay with `config.api_server` runs: api_server_count, or one per engine.
+size_t api_server_processes(const ReplayConfig& config);
 
 // Where an aborted sequence was when its abort was applied.
 enum class AbortState : uint8_t {

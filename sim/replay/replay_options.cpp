@@ -20,6 +20,7 @@ ReplayConfig make_replay_config(const ReplayOptions& o, ResolvedEngine* resolved
   if (o.epp_staleness_ns) c.epp.staleness = *o.epp_staleness_ns;
   c.epp.weights = o.epp_weights;
   if (o.api_server) c.api_server = engine.api_server;
+  c.api_server_count = o.api_server_count;
   try {
     check_fault_engines(o.faults, o.data_parallel_size);
   } catch (const FaultSpecError& e) {

@@ -29,6 +29,7 @@ struct ReplayOptions {
   // Model the API server in front of the engine where the GPU preset or profile has its costs
   // (--no-api-server: requests reach the engine on arrival, as before).
   bool api_server = true;
+  int32_t api_server_count = 0;  // --api-server-count (0: one per engine, as vLLM starts them)
   uint64_t seed = 0;
   double arrival_rate_scale = 1.0;
   LoadScalingMode load_scaling = LoadScalingMode::kStretch;  // --load-scaling
