@@ -62,7 +62,7 @@ std::string pair_text(const ReplaySummary& s, const std::string& distribution) {
 
 // The CDF of one distribution ("ttft") with its p50, p90 and p99 marked: a marker at each (the
 // summary's exact percentile, not one read off the thinned curve) whose legend entry gives the
-// values, so a reader need not read them off the axis.
+// values, one line each, so a reader need not read them off the axis.
 Plot cdf_plot(const std::string& id, const std::string& what, const std::string& distribution,
               const XySeries& cdf, const ReplaySummary& summary) {
   Plot p;
@@ -77,7 +77,7 @@ Plot cdf_plot(const std::string& id, const std::string& what, const std::string&
     if (!v) continue;
     marks.x.push_back(*v);
     marks.y.push_back(fraction);
-    marks.name += (marks.name.empty() ? "" : ", ") + std::string(name) + " " +
+    marks.name += (marks.name.empty() ? "" : ",\n") + std::string(name) + " " +
                   latency_text(summary, (distribution + "_" + name).c_str());
   }
   if (!marks.x.empty()) p.series.push_back(std::move(marks));

@@ -62,6 +62,12 @@ bool log_y_axis(const Plot& plot) {
 }
 
 std::vector<std::string> wrap_text(const std::string& text, size_t width) {
+  if (const size_t cut = text.find('\n'); cut != std::string::npos) {
+    std::vector<std::string> lines = wrap_text(text.substr(0, cut), width);
+    for (std::string& line : wrap_text(text.substr(cut + 1), width))
+      lines.push_back(std::move(line));
+    return lines;
+  }
   std::vector<std::string> lines;
   std::string line;
   size_t at = 0;

@@ -46,7 +46,8 @@ inline constexpr double kLogSpan = 100;
 // Whether render_svg_plot draws `plot`'s y axis logarithmically.
 bool log_y_axis(const Plot& plot);
 
-// `text` cut into lines of at most `width` characters at spaces (a longer word is cut).
+// `text` cut into lines of at most `width` characters at spaces (a longer word is cut); a '\n'
+// always starts a new line.
 std::vector<std::string> wrap_text(const std::string& text, size_t width);
 
 // Evenly spaced "nice" tick values (steps of 1, 2 or 5 x 10^k) covering [lo, hi], about `count`.

@@ -75,6 +75,9 @@ TEST(SvgPlot, LongLegendEntriesWrapInsteadOfBeingCut) {
   EXPECT_EQ(wrap_text("--max-num-seqs 64 --kv-cache-dtype fp8", 20),
             (std::vector<std::string>{"--max-num-seqs 64", "--kv-cache-dtype fp8"}));
   EXPECT_EQ(wrap_text("abcdefghij", 4), (std::vector<std::string>{"abcd", "efgh", "ij"}));
+  EXPECT_EQ(wrap_text("p50 6.741 ms,\np90 7.99 ms,\np99 8 ms", 26),
+            (std::vector<std::string>{"p50 6.741 ms,", "p90 7.99 ms,", "p99 8 ms"}));
+  EXPECT_EQ(wrap_text("a\n\nb", 26), (std::vector<std::string>{"a", "", "b"}));
   Plot p = two_series_plot();
   p.series[0].name = "engine 0 with --max-num-seqs 64 --kv-cache-dtype fp8";
   const std::string svg = render_svg_plot(p);
