@@ -277,12 +277,9 @@ void Replayer::hand_off(Nanos now) {
   if (!frontend_) return;
   ingested_.clear();
   frontend_->advance(now, ingested_);
-  for (const Ingest& h : ingested_) {  // kept in the order they reach the engines
-    const auto at =
-        std::upper_bound(handoffs_.begin(), handoffs_.end(), h.engine_arrival,
-                         [](Nanos t, const Ingest& queued) { return t < queued.engine_arrival; });
-    handoffs_.insert(at, h);
-  }
+  // In the order they reach the engines: ApiFrontend::advance sorts a call's own, and every read
+  // it returns ended after those of the calls before.
+  handoffs_.insert(handoffs_.end(), ingested_.begin(), ingested_.end());
   while (!handoffs_.empty() && handoffs_.front().engine_arrival <= now) {
     const Ingest h = handoffs_.front();
     handoffs_.pop_front();
